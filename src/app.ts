@@ -1,0 +1,58 @@
+import Koa from 'koa';
+import mount from 'koa-mount';
+import type { Db } from 'mongodb';
+import type Provider from 'oidc-provider';
+import type { Config } from './config/index.ts';
+import { errorHandler } from './http/errorHandler.ts';
+import type { Metrics } from './http/metrics.ts';
+import { requestContext } from './http/requestContext.ts';
+import { securityHeaders } from './http/securityHeaders.ts';
+import type { Logger } from './logger.ts';
+import { createInteractionRouter } from './oauth/interactions.ts';
+import type { Repositories } from './repositories/index.ts';
+import { createSystemRouter } from './routes/system.ts';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  repos: Repositories;
+  provider: Provider;
+  metrics: Metrics;
+  isShuttingDown: () => boolean;
+}
+
+/**
+ * The one Koa app: system endpoints, the authorization server's pages, oidc-provider mounted at /oauth
+ * (outside the JSON error handler, so its errors keep the OAuth format), then the JSON API.
+ */
+export function createApp(deps: AppDeps): Koa {
+  const { config, logger, provider, metrics } = deps;
+  const app = new Koa({ proxy: config.trustProxy });
+  app.silent = true;
+  app.on('error', (err: Error) => logger.error({ err }, 'unhandled error'));
+
+  app.use(requestContext(logger, metrics));
+  app.use(securityHeaders());
+
+  const system = createSystemRouter(deps);
+  app.use(system.routes());
+
+  const interactions = createInteractionRouter({ provider, repos: deps.repos, logger });
+  app.use(interactions.routes());
+  app.use(interactions.allowedMethods());
+
+  // RFC 8414 §3: the metadata of issuer {base}/oauth also answers at the path-inserted well-known URL.
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/.well-known/oauth-authorization-server/oauth') ctx.path = '/oauth/.well-known/openid-configuration';
+    await next();
+  });
+  const oauth = mount('/oauth', provider as unknown as Koa);
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/oauth' || ctx.path.startsWith('/oauth/')) return await oauth(ctx, next);
+    return await next();
+  });
+
+  app.use(errorHandler());
+  return app;
+}

@@ -1,0 +1,126 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * One typed configuration, validated once at start. Sources, later wins:
+ * `config/default.json`, `config/<NODE_ENV>.json` (optional), `config/local.json` (optional, git-ignored
+ * by convention), then environment variables. Every problem is reported at once.
+ */
+const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+const Url = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL')
+  .transform((v) => v.replace(/\/+$/, ''));
+
+export const ConfigSchema = z
+  .object({
+    host: z.string().min(1),
+    port: z.coerce.number().int().min(0).max(65535),
+    publicUrl: Url,
+    mongodbUri: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://').optional(),
+    mongodbDb: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and - only (at most 63)'),
+    logLevel: LogLevel,
+    keysDir: z.string().min(1),
+    dataDir: z.string().min(1),
+    trustProxy: z.coerce.boolean(),
+    shutdownGraceMs: z.coerce.number().int().min(0).max(120_000),
+    sweepIntervalSeconds: z.coerce.number().int().min(1).max(3600),
+    ferretdbVersion: z.string().regex(/^v\d+\.\d+\.\d+$/),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema> & {
+  /** Root of the project (where package.json, config/ and keys/ live). */
+  rootDir: string;
+  /** `{publicUrl}/oauth`: the OAuth issuer. */
+  issuer: string;
+  /** `{publicUrl}/v1`: the audience of every access token. */
+  apiAudience: string;
+};
+
+const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
+  HOST: 'host',
+  PORT: 'port',
+  PUBLIC_URL: 'publicUrl',
+  MONGODB_URI: 'mongodbUri',
+  MONGODB_DB: 'mongodbDb',
+  LOG_LEVEL: 'logLevel',
+  KEYS_DIR: 'keysDir',
+  DATA_DIR: 'dataDir',
+  TRUST_PROXY: 'trustProxy',
+  SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
+  SWEEP_INTERVAL_SECONDS: 'sweepIntervalSeconds',
+};
+
+export const ENV_VARIABLES = Object.keys(ENV_MAP);
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+function readJson(file: string, problems: string[]): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    problems.push(`${file}: must contain a JSON object`);
+  } catch (err) {
+    problems.push(`${file}: ${(err as Error).message}`);
+  }
+  return {};
+}
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  rootDir?: string;
+  /** Values that win over every other source (tests use this). */
+  overrides?: Partial<z.input<typeof ConfigSchema>>;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const rootDir = options.rootDir ?? PROJECT_ROOT;
+  const problems: string[] = [];
+  const configDir = path.join(rootDir, 'config');
+  const merged: Record<string, unknown> = {
+    ...readJson(path.join(configDir, 'default.json'), problems),
+    ...(env.NODE_ENV ? readJson(path.join(configDir, `${env.NODE_ENV}.json`), problems) : {}),
+    ...readJson(path.join(configDir, 'local.json'), problems),
+  };
+  for (const [name, key] of Object.entries(ENV_MAP)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') merged[key] = key === 'trustProxy' ? value === 'true' || value === '1' : value;
+  }
+  Object.assign(merged, options.overrides ?? {});
+
+  const result = ConfigSchema.safeParse(merged);
+  if (!result.success) {
+    const reverse = Object.fromEntries(Object.entries(ENV_MAP).map(([k, v]) => [v, k]));
+    for (const issue of result.error.issues) {
+      const key = issue.path.join('.');
+      const envName = reverse[key];
+      problems.push(`${key}${envName ? ` (env ${envName})` : ''}: ${issue.message}`);
+    }
+  }
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+
+  const data = result.data;
+  return {
+    ...data,
+    keysDir: path.resolve(rootDir, data.keysDir),
+    dataDir: path.resolve(rootDir, data.dataDir),
+    rootDir,
+    issuer: `${data.publicUrl}/oauth`,
+    apiAudience: `${data.publicUrl}/v1`,
+  };
+}

@@ -1,0 +1,164 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, cp, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Logger } from '../logger.ts';
+
+const run = promisify(execFile);
+
+/**
+ * The embedded database: FerretDB 1.x (MongoDB wire protocol, SQLite storage), built once from the Go
+ * module proxy into `.tools/bin`, run on loopback only, with telemetry and the debug listener off.
+ */
+export class EmbeddedDatabaseUnavailable extends Error {
+  constructor(reason: string) {
+    super(
+      `${reason}\n` +
+        'The embedded database (FerretDB) is built with the Go toolchain, which this machine lacks. Either:\n' +
+        '  - install Go (https://go.dev/doc/install) and run `npm start` again, or\n' +
+        '  - point Slipway at a MongoDB server: MONGODB_URI=mongodb://127.0.0.1:27017 npm start, or\n' +
+        '  - run MongoDB and Slipway together with `docker compose up`.',
+    );
+    this.name = 'EmbeddedDatabaseUnavailable';
+  }
+}
+
+export function ferretdbBinaryPath(rootDir: string, version: string): string {
+  return path.join(rootDir, '.tools', 'bin', `ferretdb-${version}`);
+}
+
+async function hasGo(): Promise<boolean> {
+  try {
+    await run('go', ['version']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Returns the path of the FerretDB binary, building it first if it is not cached. */
+export async function ensureFerretdbBinary(rootDir: string, version: string, logger?: Logger): Promise<string> {
+  const binary = ferretdbBinaryPath(rootDir, version);
+  if (existsSync(binary)) return binary;
+  if (!(await hasGo())) throw new EmbeddedDatabaseUnavailable('No MONGODB_URI is set and `go` is not on PATH.');
+
+  const moduleDir = path.join(rootDir, 'tools', 'ferretdb');
+  // Never let the build fetch a toolchain or talk to anything but the module proxy; the pinned go.sum
+  // verifies what is downloaded.
+  const env = { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false -mod=mod', CGO_ENABLED: '0' };
+  logger?.info({ version }, 'building the embedded database (FerretDB) once; this takes a few minutes');
+  const started = Date.now();
+  const { stdout } = await run('go', ['mod', 'download', '-json', 'github.com/FerretDB/FerretDB'], {
+    cwd: moduleDir,
+    env,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const downloaded = JSON.parse(stdout) as { Dir?: string; Version?: string; Error?: string };
+  if (!downloaded.Dir || downloaded.Version !== version) {
+    throw new Error(`could not download FerretDB ${version}: ${downloaded.Error ?? `got ${downloaded.Version}`}`);
+  }
+  const srcDir = path.join(rootDir, '.tools', 'src', `ferretdb-${version}`);
+  await rm(srcDir, { recursive: true, force: true });
+  await mkdir(path.dirname(srcDir), { recursive: true });
+  await cp(downloaded.Dir, srcDir, { recursive: true });
+  await chmod(srcDir, 0o755);
+  await run('chmod', ['-R', 'u+w', srcDir]);
+  // Module archives do not carry the generated version file that FerretDB's own release build writes
+  // (its build/version package documents writing it by hand).
+  await writeFile(path.join(srcDir, 'build', 'version', 'version.txt'), `${version}\n`);
+  await mkdir(path.dirname(binary), { recursive: true });
+  const tmp = `${binary}.tmp-${process.pid}`;
+  await run('go', ['build', '-trimpath', '-o', tmp, './cmd/ferretdb'], {
+    cwd: srcDir,
+    env: { ...env, GOFLAGS: '-buildvcs=false' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  await rename(tmp, binary);
+  logger?.info({ version, seconds: Math.round((Date.now() - started) / 1000) }, 'embedded database built');
+  return binary;
+}
+
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`FerretDB exited with code ${child.exitCode} while starting`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`FerretDB did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
+}
+
+export interface EmbeddedDatabase {
+  uri: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startFerretdb(options: {
+  binary: string;
+  dataDir: string;
+  port?: number;
+  logger?: Logger;
+}): Promise<EmbeddedDatabase> {
+  const port = options.port ?? (await freePort());
+  await mkdir(options.dataDir, { recursive: true });
+  const sqliteUrl = `file:${options.dataDir.replace(/\/?$/, '/')}`;
+  const child = spawn(
+    options.binary,
+    [
+      '--handler=sqlite',
+      `--sqlite-url=${sqliteUrl}`,
+      `--listen-addr=127.0.0.1:${port}`,
+      '--telemetry=disable',
+      '--debug-addr=-',
+      '--log-level=error',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FERRETDB_TELEMETRY: 'disable', DO_NOT_TRACK: '1' } },
+  );
+  const forward = (chunk: Buffer) => {
+    const text = chunk.toString().trim();
+    if (text) options.logger?.debug({ component: 'ferretdb' }, text.slice(0, 2000));
+  };
+  child.stdout?.on('data', forward);
+  child.stderr?.on('data', forward);
+  await waitForPort(port, child, 20_000);
+  let stopped: Promise<void> | undefined;
+  return {
+    uri: `mongodb://127.0.0.1:${port}/`,
+    port,
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      });
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { Middleware } from 'koa';
+import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
+import { AppError } from '../errors.ts';
+
+/**
+ * Maps every error to the contract's JSON body `{error: {code, message, status, request_id}}`. Anything
+ * not raised on purpose becomes `internal_error` (or `service_unavailable` when MongoDB is unreachable)
+ * with no internals shown.
+ */
+export function errorHandler(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError(404, 'not_found', 'No such endpoint.');
+    } catch (err) {
+      let error: AppError;
+      if (err instanceof AppError) error = err;
+      else if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError)
+        error = new AppError(503, 'service_unavailable', 'The service is temporarily unavailable. Try again shortly.', { headers: { 'Retry-After': '5' } });
+      else {
+        const status = (err as { status?: number }).status;
+        const expose = (err as { expose?: boolean }).expose;
+        if (status && status < 500 && expose) error = new AppError(status, status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request', (err as Error).message);
+        else error = new AppError(500, 'internal_error', 'An unexpected error occurred.');
+      }
+      if (error.status >= 500) ctx.state.log?.error({ err }, 'request failed');
+      ctx.status = error.status;
+      for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
+      ctx.body = {
+        error: {
+          code: error.code,
+          message: error.message,
+          status: error.status,
+          request_id: ctx.state.requestId,
+          ...(error.details ? { details: error.details } : {}),
+        },
+      };
+    }
+  };
+}

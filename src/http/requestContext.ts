@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from './metrics.ts';
+
+const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Request id (honours a well-formed incoming `X-Request-Id`), one access-log line, and metrics. */
+export function requestContext(logger: Logger, metrics: Metrics): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = logger.child({ request_id: requestId });
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routeLabel(ctx.path, (ctx as { _matchedRoute?: string })._matchedRoute);
+      metrics.observe(ctx.method, route, ctx.status, seconds);
+      // Only the path is logged: query strings can carry authorization parameters.
+      const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 };
+      if (ctx.path === '/healthz' || ctx.path === '/metrics') ctx.state.log.debug(line, 'request');
+      else ctx.state.log.info(line, 'request');
+    }
+  };
+}
+
+/** A bounded set of route labels, so metrics cardinality does not grow with ids. */
+export function routeLabel(path: string, matched: string | undefined): string {
+  if (matched) return matched;
+  if (path.startsWith('/oauth/interaction/')) return '/oauth/interaction/:uid';
+  if (path.startsWith('/oauth/')) {
+    const [, , segment] = path.split('/');
+    return ['authorize', 'token', 'jwks', '.well-known', 'session'].includes(segment ?? '') ? `/oauth/${segment}` : '/oauth/other';
+  }
+  if (path.startsWith('/v1/')) return '/v1/unmatched';
+  return ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs'].includes(path) ? path : 'other';
+}

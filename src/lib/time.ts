@@ -1,0 +1,8 @@
+/** ISO 8601 UTC with milliseconds and `Z`, or null. */
+export function iso(date: Date | null | undefined): string | null {
+  return date ? date.toISOString() : null;
+}
+
+export function addSeconds(date: Date, seconds: number): Date {
+  return new Date(date.getTime() + seconds * 1000);
+}

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { koaBody } from 'koa-body';
+import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import type { Logger } from '../logger.ts';
+import type { Repositories } from '../repositories/index.ts';
+import { verifyAgainstDummy, verifyPassword } from '../services/passwords.ts';
+import { renderConsent, renderLogin, renderMessage } from './views.ts';
+
+const LOGIN_PER_EMAIL_PER_MINUTE = 10;
+const LOGIN_PER_IP_PER_MINUTE = 30;
+const GENERIC_LOGIN_ERROR = 'The email or password is not correct.';
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/**
+ * Login and consent pages of the authorization server. They sit in front of the provider's mount so the
+ * provider keeps its own OAuth error handling.
+ */
+export function createInteractionRouter({ provider, repos, logger }: { provider: Provider; repos: Repositories; logger: Logger }) {
+  const router = new Router({ prefix: '/oauth/interaction' });
+  const form = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
+
+  /** Loads the interaction bound to this browser; a missing or expired one shows a friendly page. */
+  async function details(ctx: Context): Promise<Details | undefined> {
+    try {
+      const found = await provider.interactionDetails(ctx.req, ctx.res);
+      if (found.uid !== ctx.params.uid) throw new errors.SessionNotFound('interaction mismatch');
+      return found;
+    } catch (err) {
+      if (err instanceof errors.SessionNotFound || err instanceof errors.InvalidRequest) {
+        ctx.status = 400;
+        ctx.type = 'html';
+        ctx.body = renderMessage(
+          'This sign-in has expired',
+          'The sign-in request is missing or has expired. Go back to the application and start again.',
+        );
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  async function finish(ctx: Context, result: Record<string, unknown>, merge: boolean): Promise<void> {
+    const location = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
+    ctx.status = 303;
+    ctx.redirect(location);
+  }
+
+  async function clientName(clientId: string): Promise<{ name: string; firstParty: boolean }> {
+    const client = await repos.oauthClients.findById(clientId);
+    return { name: client?.client_name ?? clientId, firstParty: client?.first_party ?? false };
+  }
+
+  async function grantConsent(ctx: Context, interaction: Details): Promise<void> {
+    const { prompt, params, session, grantId: existing } = interaction;
+    const accountId = session!.accountId;
+    const clientId = params.client_id as string;
+    const grant = (existing ? await provider.Grant.find(existing) : undefined) ?? new provider.Grant({ accountId, clientId });
+    const missing = prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(indicator, scopes.join(' '));
+    const grantId = await grant.save();
+    await repos.consents.remember(accountId, clientId, grantId);
+    logger.info({ request_id: ctx.state.requestId, client_id: clientId, user_id: accountId }, 'consent granted');
+    await finish(ctx, { consent: { grantId } }, true);
+  }
+
+  router.get('/:uid', async (ctx) => {
+    const interaction = await details(ctx);
+    if (!interaction) return;
+    const client = await clientName(interaction.params.client_id as string);
+    ctx.set('Cache-Control', 'no-store');
+    if (interaction.prompt.name === 'login') {
+      ctx.type = 'html';
+      ctx.body = renderLogin({ action: `/oauth/interaction/${interaction.uid}/login`, clientName: client.name });
+      return;
+    }
+    if (client.firstParty) return await grantConsent(ctx, interaction);
+    const user = await repos.users.findById(interaction.session!.accountId);
+    const missing = interaction.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const scopes = [...new Set([...Object.values(missing.missingResourceScopes ?? {}).flat(), ...(missing.missingOIDCScope ?? [])])];
+    ctx.type = 'html';
+    ctx.body = renderConsent({
+      action: `/oauth/interaction/${interaction.uid}/confirm`,
+      denyAction: `/oauth/interaction/${interaction.uid}/abort`,
+      clientName: client.name,
+      userEmail: user?.email ?? '',
+      scopes,
+    });
+  });
+
+  router.post('/:uid/login', form, async (ctx) => {
+    const interaction = await details(ctx);
+    if (!interaction) return;
+    if (interaction.prompt.name !== 'login') {
+      ctx.status = 400;
+      ctx.type = 'html';
+      ctx.body = renderMessage('Already signed in', 'This step is complete. Go back to the application and start again.');
+      return;
+    }
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase().slice(0, 254) : '';
+    const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
+    const client = await clientName(interaction.params.client_id as string);
+    const show = (status: number, error: string) => {
+      ctx.status = status;
+      ctx.type = 'html';
+      ctx.body = renderLogin({ action: `/oauth/interaction/${interaction.uid}/login`, clientName: client.name, email, error });
+    };
+
+    const emailKey = createHash('sha256').update(email).digest('base64url');
+    const [byIp, byEmail] = await Promise.all([
+      repos.rateLimits.hit(`login-ip:${ctx.ip}`, LOGIN_PER_IP_PER_MINUTE, 60),
+      repos.rateLimits.hit(`login-email:${emailKey}`, LOGIN_PER_EMAIL_PER_MINUTE, 60),
+    ]);
+    if (!byIp.allowed || !byEmail.allowed) {
+      const retry = Math.max(byIp.allowed ? 0 : byIp.resetSeconds, byEmail.allowed ? 0 : byEmail.resetSeconds);
+      ctx.set('Retry-After', String(retry));
+      logger.warn({ request_id: ctx.state.requestId, ip: ctx.ip }, 'login rate limited');
+      return show(429, `Too many sign-in attempts. Try again in ${retry} seconds.`);
+    }
+
+    const user = email ? await repos.users.findByEmail(email) : null;
+    const ok = user?.password_hash ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
+    if (!user || !ok) {
+      logger.info({ request_id: ctx.state.requestId }, 'login failed');
+      return show(401, GENERIC_LOGIN_ERROR);
+    }
+    await repos.users.recordLogin(user._id);
+    logger.info({ request_id: ctx.state.requestId, user_id: user._id }, 'login succeeded');
+    await finish(ctx, { login: { accountId: user._id } }, false);
+  });
+
+  router.post('/:uid/confirm', form, async (ctx) => {
+    const interaction = await details(ctx);
+    if (!interaction) return;
+    if (interaction.prompt.name !== 'consent') {
+      ctx.status = 400;
+      ctx.type = 'html';
+      ctx.body = renderMessage('Nothing to confirm', 'This step is complete. Go back to the application and start again.');
+      return;
+    }
+    await grantConsent(ctx, interaction);
+  });
+
+  router.post('/:uid/abort', form, async (ctx) => {
+    const interaction = await details(ctx);
+    if (!interaction) return;
+    await finish(ctx, { error: 'access_denied', error_description: 'The user denied the request.' }, false);
+  });
+
+  return router;
+}

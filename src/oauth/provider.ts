@@ -1,0 +1,202 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import crypto from 'node:crypto';
+import type { Db } from 'mongodb';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Config } from '../config/index.ts';
+import type { KeyMaterial } from '../keys/keystore.ts';
+import type { Logger } from '../logger.ts';
+import type { Repositories } from '../repositories/index.ts';
+import { API_SCOPES } from '../services/oauthClients.ts';
+import { hashClientSecret } from '../services/oauthClients.ts';
+import { createAdapterClass } from './adapter.ts';
+import { renderErrorPage } from './views.ts';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+const TOKEN_REQUESTS_PER_MINUTE = 600;
+const KNOWN_SCOPES = new Set<string>(['openid', 'offline_access', ...API_SCOPES]);
+
+/** The request being handled by the provider, for hooks that oidc-provider calls without a context. */
+const currentRequest = new AsyncLocalStorage<KoaContextWithOIDC>();
+
+class RateLimited extends errors.CustomOIDCProviderError {
+  constructor(retryAfter: number) {
+    super('rate_limited', `too many token requests for this client; retry after ${retryAfter} seconds`);
+    Object.assign(this, { status: 429, statusCode: 429 });
+  }
+}
+
+export interface ProviderDeps {
+  config: Config;
+  keys: KeyMaterial;
+  repos: Repositories;
+  db: Db;
+  logger: Logger;
+}
+
+/**
+ * Requested scopes must all be known, and the API scopes among them must be allowed for the client.
+ * oidc-provider passes unrecognised scopes through silently, so this is where they are refused: it runs
+ * after the client and redirect URI are validated, so the error reaches the client the OAuth way.
+ */
+function assertRequestedScopes(ctx: KoaContextWithOIDC, clientScope: string | undefined): void {
+  const requested = typeof ctx.oidc.params?.scope === 'string' ? ctx.oidc.params.scope.split(' ').filter(Boolean) : [];
+  const unknown = requested.filter((s) => !KNOWN_SCOPES.has(s));
+  if (unknown.length) throw new errors.InvalidScope('requested scope is not supported', unknown.join(' '));
+  const allowed = new Set((clientScope ?? API_SCOPES.join(' ')).split(' '));
+  const refused = requested.filter((s) => (API_SCOPES as readonly string[]).includes(s) && !allowed.has(s));
+  if (refused.length) throw new errors.InvalidScope('requested scope is not allowed for this client', refused.join(' '));
+}
+
+export function createProvider({ config, keys, repos, db, logger }: ProviderDeps): Provider {
+  const audience = config.apiAudience;
+  const Adapter = createAdapterClass(db, repos.oauthClients, {
+    onGrantRevoked: async (grantId) => {
+      await repos.revokedGrants.add(grantId);
+      logger.info({ grant_id: grantId }, 'grant revoked');
+    },
+  });
+
+  const configuration: Configuration = {
+    adapter: Adapter,
+    clients: [],
+    jwks: keys.signing as Configuration['jwks'],
+    cookies: {
+      keys: keys.cookies,
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    routes: { authorization: '/authorize' },
+    responseTypes: ['code'],
+    scopes: ['openid', 'offline_access'],
+    claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, resourceIndicator, client) => {
+          if (resourceIndicator !== audience) throw new errors.InvalidTarget();
+          assertRequestedScopes(ctx, client.scope);
+          return {
+            scope: API_SCOPES.join(' '),
+            audience,
+            accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    extraClientMetadata: {
+      properties: ['first_party', 'account_id'],
+      validator(_ctx, key, value) {
+        if (key === 'first_party' && typeof value !== 'boolean') throw new errors.InvalidClientMetadata('first_party must be a boolean');
+        if (key === 'account_id' && typeof value !== 'string') throw new errors.InvalidClientMetadata('account_id must be a string');
+      },
+    },
+    // Every access token names the tenant it acts for: the user's account, or for client_credentials the
+    // account that registered the client.
+    async extraTokenClaims(_ctx, token) {
+      if (token.kind !== 'AccessToken' && token.kind !== 'ClientCredentials') return undefined;
+      const accountId = (token as { accountId?: string }).accountId;
+      if (accountId) {
+        const user = await repos.users.findById(accountId);
+        return user ? { acct: user.account_id, gid: (token as { grantId?: string }).grantId } : undefined;
+      }
+      const client = await repos.oauthClients.findById(token.clientId!);
+      return client ? { acct: client.account_id } : undefined;
+    },
+    findAccount: async (_ctx, sub) => {
+      const user = await repos.users.findById(sub);
+      if (!user) return undefined;
+      return { accountId: user._id, claims: () => ({ sub: user._id, email: user.email, name: user.name }) };
+    },
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // A refresh token outlives the browser session that created it; it ends when revoked, reused or expired.
+    expiresWithSession: () => false,
+    async loadExistingGrant(ctx) {
+      const clientId = ctx.oidc.client!.clientId;
+      const session = ctx.oidc.session!;
+      const grantId =
+        (ctx.oidc.result?.consent as { grantId?: string } | undefined)?.grantId ??
+        session.grantIdFor(clientId) ??
+        (session.accountId ? await repos.consents.grantIdFor(session.accountId, clientId) : undefined);
+      return grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    ttl: {
+      AccessToken: ACCESS_TOKEN_TTL_SECONDS,
+      ClientCredentials: ACCESS_TOKEN_TTL_SECONDS,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+      Grant: 365 * 24 * 3600,
+      Session: 14 * 24 * 3600,
+      Interaction: 3600,
+    },
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    clientBasedCORS(_ctx, origin, client) {
+      // Browser apps may call the token endpoint from the origin of one of their redirect URIs.
+      return client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false;
+    },
+    async renderError(ctx, out, error) {
+      if ((error as { status?: number }).status === undefined || (error as { status: number }).status >= 500)
+        logger.error({ err: error, request_id: ctx.state.requestId }, 'authorization server error');
+      ctx.type = 'html';
+      ctx.body = renderErrorPage(out as unknown as Record<string, string | undefined>);
+    },
+  };
+
+  const provider = new Provider(config.issuer, configuration);
+  provider.proxy = config.trustProxy;
+
+  // Client secrets are stored only as SHA-256; compare the hash of what was presented.
+  const clientProto = provider.Client.prototype as unknown as { compareClientSecret(actual: string): boolean; clientSecret?: string };
+  clientProto.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string) {
+    if (!this.clientSecret || typeof actual !== 'string') return false;
+    const a = Buffer.from(hashClientSecret(actual));
+    const b = Buffer.from(this.clientSecret);
+    return a.length === b.length && crypto.timingSafeEqual(a, b);
+  };
+
+  provider.use(async (ctx, next) => currentRequest.run(ctx as KoaContextWithOIDC, next));
+  // Token endpoint: 600 requests a minute per client, counted when the client is known (after the body
+  // is parsed by the provider itself), shared by every instance.
+  const baseFind = provider.Client.find.bind(provider.Client);
+  provider.Client.find = async (id: string) => {
+    const client = await baseFind(id);
+    const ctx = currentRequest.getStore();
+    if (client && ctx?.oidc?.route === 'token') {
+      const result = await repos.rateLimits.hit(`token:${client.clientId}`, TOKEN_REQUESTS_PER_MINUTE, 60);
+      if (!result.allowed) {
+        ctx.set('Retry-After', String(result.resetSeconds));
+        throw new RateLimited(result.resetSeconds);
+      }
+    }
+    return client;
+  };
+
+  const events = ['server_error', 'authorization.error', 'grant.error', 'revocation.error', 'introspection.error'];
+  for (const event of events) {
+    (provider as unknown as NodeJS.EventEmitter).on(event, (ctx: KoaContextWithOIDC, err: Error & { status?: number; error_description?: string }) => {
+      const level = event === 'server_error' || (err.status ?? 500) >= 500 ? 'error' : 'info';
+      logger[level](
+        { event, request_id: ctx.state?.requestId, error: err.message, description: err.error_description, ...(level === 'error' ? { err } : {}) },
+        'oauth request refused',
+      );
+    });
+  }
+  provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+    logger.info({ request_id: ctx.state?.requestId, client_id: ctx.oidc.client?.clientId }, 'tokens issued');
+  });
+
+  return provider;
+}

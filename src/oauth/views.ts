@@ -1,0 +1,113 @@
+/** Server-rendered pages of the authorization server. Every interpolated value goes through `escape`. */
+export function escape(value: unknown): string {
+  return String(value ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+export function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escape(title)} · Slipway</title>
+<link rel="stylesheet" href="/assets/slipway.css">
+</head>
+<body>
+<main class="card">
+<p class="brand" aria-hidden="true">Slipway</p>
+${body}
+</main>
+</body>
+</html>`;
+}
+
+export interface LoginView {
+  action: string;
+  clientName: string;
+  email?: string;
+  error?: string;
+}
+
+export function renderLogin({ action, clientName, email, error }: LoginView): string {
+  return layout(
+    'Sign in',
+    `<h1>Sign in</h1>
+<p>to continue to <strong>${escape(clientName)}</strong></p>
+${error ? `<p class="error" role="alert" id="login-error">${escape(error)}</p>` : ''}
+<form method="post" action="${escape(action)}" novalidate>
+  <label for="email">Email</label>
+  <input id="email" name="email" type="email" autocomplete="username" required autofocus value="${escape(email)}"${error ? ' aria-describedby="login-error" aria-invalid="true"' : ''}>
+  <label for="password">Password</label>
+  <input id="password" name="password" type="password" autocomplete="current-password" required${error ? ' aria-describedby="login-error" aria-invalid="true"' : ''}>
+  <button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+const SCOPE_TEXT: Record<string, string> = {
+  read: 'Read your projects, deployments and configuration',
+  write: 'Create and change projects, deployments and configuration',
+  admin: 'Administer your account: delete projects, reveal secrets, manage users and keys',
+  openid: 'Know who you are',
+  offline_access: 'Stay signed in when you are not using it',
+};
+
+export interface ConsentView {
+  action: string;
+  denyAction: string;
+  clientName: string;
+  userEmail: string;
+  scopes: string[];
+}
+
+export function renderConsent({ action, denyAction, clientName, userEmail, scopes }: ConsentView): string {
+  const items = scopes.map((s) => `<li><code>${escape(s)}</code> — ${escape(SCOPE_TEXT[s] ?? s)}</li>`).join('\n');
+  return layout(
+    'Authorize access',
+    `<h1>Authorize ${escape(clientName)}</h1>
+<p><strong>${escape(clientName)}</strong> asks to act for <strong>${escape(userEmail)}</strong> with these permissions:</p>
+<ul class="scopes">
+${items || '<li>No additional permissions</li>'}
+</ul>
+<div class="actions">
+  <form method="post" action="${escape(action)}"><button type="submit" name="decision" value="allow">Allow</button></form>
+  <form method="post" action="${escape(denyAction)}"><button type="submit" class="secondary" name="decision" value="deny">Deny</button></form>
+</div>`,
+  );
+}
+
+export function renderMessage(title: string, message: string): string {
+  return layout(title, `<h1>${escape(title)}</h1>\n<p>${escape(message)}</p>`);
+}
+
+export function renderErrorPage(out: Record<string, string | undefined>): string {
+  const description =
+    out.error === 'server_error'
+      ? 'Something went wrong on our side. Please try again.'
+      : (out.error_description ?? 'The request could not be completed.');
+  return layout(
+    'Sign-in problem',
+    `<h1>We could not complete this request</h1>
+<p role="alert">${escape(description)}</p>
+<p class="muted">Error code: <code>${escape(out.error ?? 'error')}</code>. Return to the application and try again.</p>`,
+  );
+}
+
+export const STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#f5f6f8;--card:#fff;--muted:#5b6470;--accent:#1f5fd1;--err:#b42318;--border:#d0d5dd}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--card:#1a1f25;--muted:#9aa4b0;--accent:#6ea1ff;--err:#ff8a80;--border:#353c45}}
+*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+.card{max-width:26rem;margin:2rem auto;padding:1.5rem;background:var(--card);border:1px solid var(--border);border-radius:.75rem}
+.brand{font-weight:700;color:var(--accent);margin:0 0 .5rem}h1{font-size:1.4rem;margin:.25rem 0 1rem}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem}input{width:100%;padding:.6rem;font:inherit;border:1px solid var(--border);border-radius:.4rem;background:transparent;color:inherit}
+button{margin-top:1rem;padding:.6rem 1.2rem;font:inherit;font-weight:600;border:0;border-radius:.4rem;background:var(--accent);color:#fff;cursor:pointer}
+button.secondary{background:transparent;color:var(--fg);border:1px solid var(--border)}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}.error{color:var(--err);font-weight:600}.muted{color:var(--muted)}
+.actions{display:flex;gap:.75rem;flex-wrap:wrap}.scopes{padding-left:1.2rem}code{font-size:.95em}
+@media (max-width:480px){.card{margin:0;border-radius:0;border-width:0 0 1px}}
+`;

@@ -1,0 +1,32 @@
+import type { Collection, Db } from 'mongodb';
+import { newId } from '../lib/ids.ts';
+
+export interface AccountDoc {
+  _id: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export class AccountRepository {
+  readonly collection: Collection<AccountDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<AccountDoc>('accounts');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    // _id is the only lookup.
+  }
+
+  async create(name: string): Promise<AccountDoc> {
+    const now = new Date();
+    const doc: AccountDoc = { _id: newId('acct'), name, created_at: now, updated_at: now };
+    await this.collection.insertOne(doc);
+    return doc;
+  }
+
+  async findById(id: string): Promise<AccountDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOne({ _id: id });
+  }
+}

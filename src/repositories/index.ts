@@ -1,0 +1,35 @@
+import type { Db } from 'mongodb';
+import { ensureOidcIndexes, sweepOidc } from '../oauth/adapter.ts';
+import { AccountRepository } from './accounts.ts';
+import { ConsentRepository } from './consents.ts';
+import { OAuthClientRepository } from './oauthClients.ts';
+import { RateLimitRepository } from './rateLimits.ts';
+import { RevokedGrantRepository } from './revokedGrants.ts';
+import { UserRepository } from './users.ts';
+
+export function createRepositories(db: Db) {
+  return {
+    accounts: new AccountRepository(db),
+    users: new UserRepository(db),
+    oauthClients: new OAuthClientRepository(db),
+    consents: new ConsentRepository(db),
+    rateLimits: new RateLimitRepository(db),
+    revokedGrants: new RevokedGrantRepository(db),
+  };
+}
+
+export type Repositories = ReturnType<typeof createRepositories>;
+
+/** Creates every index. Idempotent: run at start and by `slipway db migrate`. */
+export async function migrate(db: Db, repos: Repositories): Promise<{ collections: string[] }> {
+  for (const repo of Object.values(repos)) await repo.ensureIndexes();
+  await ensureOidcIndexes(db);
+  const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
+  return { collections };
+}
+
+/** Removes expired rows everywhere; every instance may run it. */
+export async function sweepExpired(db: Db, repos: Repositories): Promise<number> {
+  const now = new Date();
+  return (await sweepOidc(db, now)) + (await repos.rateLimits.sweep(now)) + (await repos.revokedGrants.sweep(now));
+}

@@ -1,0 +1,41 @@
+import type { Collection, Db } from 'mongodb';
+
+export type ClientAuthMethod = 'none' | 'client_secret_basic';
+export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+
+export interface OAuthClientDoc {
+  /** The client_id. */
+  _id: string;
+  account_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  token_endpoint_auth_method: ClientAuthMethod;
+  grant_types: ClientGrantType[];
+  /** Space-separated scopes the client may request. */
+  scope: string;
+  first_party: boolean;
+  /** SHA-256 (hex) of the client secret; null for public clients. */
+  client_secret_hash: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export class OAuthClientRepository {
+  readonly collection: Collection<OAuthClientDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<OAuthClientDoc>('oauth_clients');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_clients' });
+  }
+
+  async insert(doc: OAuthClientDoc): Promise<void> {
+    await this.collection.insertOne(doc);
+  }
+
+  async findById(id: string): Promise<OAuthClientDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOne({ _id: id });
+  }
+}

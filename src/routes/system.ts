@@ -1,0 +1,50 @@
+import Router from '@koa/router';
+import type { Db } from 'mongodb';
+import type { Config } from '../config/index.ts';
+import { pingDatabase } from '../db/mongo.ts';
+import type { Metrics } from '../http/metrics.ts';
+import { STYLESHEET } from '../oauth/views.ts';
+import { API_SCOPES } from '../services/oauthClients.ts';
+
+/** Endpoints outside /v1 that need no credentials. */
+export function createSystemRouter({ config, db, metrics, isShuttingDown }: { config: Config; db: Db; metrics: Metrics; isShuttingDown: () => boolean }) {
+  const router = new Router();
+
+  router.get('/healthz', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: 'ok' };
+  });
+
+  router.get('/readyz', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    const database = !isShuttingDown() && (await pingDatabase(db));
+    ctx.status = database ? 200 : 503;
+    ctx.body = { status: database ? 'ok' : 'unavailable', checks: { database: database ? 'ok' : 'unreachable' } };
+  });
+
+  router.get('/metrics', async (ctx) => {
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+
+  router.get('/assets/slipway.css', (ctx) => {
+    ctx.type = 'text/css';
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = STYLESHEET;
+  });
+
+  // RFC 9728: how clients find the authorization server for /v1.
+  router.get('/.well-known/oauth-protected-resource/v1', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = {
+      resource: config.apiAudience,
+      authorization_servers: [config.issuer],
+      scopes_supported: [...API_SCOPES],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Slipway API v1',
+      resource_documentation: `${config.publicUrl}/docs`,
+    };
+  });
+
+  return router;
+}

@@ -1,0 +1,76 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Provider from 'oidc-provider';
+import { createApp } from './app.ts';
+import type { Config } from './config/index.ts';
+import { createMetrics } from './http/metrics.ts';
+import type { Logger } from './logger.ts';
+import { createProvider } from './oauth/provider.ts';
+import { sweepExpired } from './repositories/index.ts';
+import { openRuntime, type Runtime } from './services/runtime.ts';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  runtime: Runtime;
+  provider: Provider;
+  server: http.Server;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the database. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const runtime = await openRuntime(config, logger);
+  const { database, repos, keys } = runtime;
+  let shuttingDown = false;
+  const metrics = createMetrics();
+  const provider = createProvider({ config, keys, repos, db: database.db, logger });
+  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, isShuttingDown: () => shuttingDown });
+
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 30_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+  const { port } = server.address() as AddressInfo;
+
+  const sweep = setInterval(() => {
+    sweepExpired(database.db, repos)
+      .then((removed) => removed && logger.debug({ removed }, 'expired records swept'))
+      .catch((err: unknown) => logger.warn({ err }, 'sweep failed'));
+  }, config.sweepIntervalSeconds * 1000);
+  sweep.unref();
+
+  logger.info({ url: `http://${config.host}:${port}`, public_url: config.publicUrl, issuer: config.issuer }, 'slipway listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${config.host}:${port}`,
+    port,
+    runtime,
+    provider,
+    server,
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        clearInterval(sweep);
+        const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+        await drained;
+        clearTimeout(timer);
+        await runtime.close();
+        logger.info('slipway stopped');
+      })();
+      return closing;
+    },
+  };
+}

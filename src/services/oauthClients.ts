@@ -1,0 +1,111 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { validationFailed } from '../errors.ts';
+import type { AccountRepository } from '../repositories/accounts.ts';
+import type { ClientGrantType, OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
+import { zodDetails } from './users.ts';
+
+export const API_SCOPES = ['read', 'write', 'admin'] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * Redirect URIs: https anywhere; http only to a loopback host (native apps, RFC 8252 §7.3); or a
+ * private-use scheme in reverse-domain form (RFC 8252 §7.1). No fragments, no wildcards.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URI';
+  }
+  if (url.hash || uri.includes('#')) return 'must not contain a fragment';
+  if (uri.includes('*')) return 'must not contain wildcards';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? undefined : 'http is allowed only for loopback hosts';
+  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) return undefined;
+  return 'must be https, http on loopback, or a private-use scheme like com.example.app:/callback';
+}
+
+export const CreateClientInput = z
+  .object({
+    account_id: z.string().min(1),
+    client_name: z.string().trim().min(1).max(100),
+    redirect_uris: z
+      .array(
+        z.string().superRefine((v, ctx) => {
+          const problem = redirectUriProblem(v);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      )
+      .max(20)
+      .default([]),
+    token_endpoint_auth_method: z.enum(['none', 'client_secret_basic']).default('none'),
+    grant_types: z
+      .array(z.enum(['authorization_code', 'refresh_token', 'client_credentials']))
+      .min(1)
+      .default(['authorization_code', 'refresh_token']),
+    scope: z
+      .string()
+      .trim()
+      .default('read write admin')
+      .refine((s) => s.split(/\s+/).every((v) => (API_SCOPES as readonly string[]).includes(v)), 'scopes must be read, write or admin'),
+    first_party: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.grant_types.includes('authorization_code') && v.redirect_uris.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['redirect_uris'], message: 'at least one redirect URI is needed for authorization_code' });
+    if (v.grant_types.includes('client_credentials') && v.token_endpoint_auth_method === 'none')
+      ctx.addIssue({ code: 'custom', path: ['grant_types'], message: 'client_credentials needs a confidential client' });
+    if (v.grant_types.includes('refresh_token') && !v.grant_types.includes('authorization_code'))
+      ctx.addIssue({ code: 'custom', path: ['grant_types'], message: 'refresh_token goes with authorization_code' });
+  });
+export type CreateClientInput = z.input<typeof CreateClientInput>;
+
+export const hashClientSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+export async function createClient(
+  repos: { oauthClients: OAuthClientRepository; accounts: AccountRepository },
+  input: CreateClientInput,
+): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
+  const parsed = CreateClientInput.safeParse(input);
+  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
+  const data = parsed.data;
+  if (!(await repos.accounts.findById(data.account_id))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
+  const confidential = data.token_endpoint_auth_method === 'client_secret_basic';
+  const clientSecret = confidential ? `slwcs_${randomBytes(32).toString('base64url')}` : null;
+  const now = new Date();
+  const client: OAuthClientDoc = {
+    _id: `cli_${randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 20)}`,
+    account_id: data.account_id,
+    client_name: data.client_name,
+    redirect_uris: [...new Set(data.redirect_uris)],
+    token_endpoint_auth_method: data.token_endpoint_auth_method,
+    grant_types: [...new Set(data.grant_types)] as ClientGrantType[],
+    scope: [...new Set(data.scope.split(/\s+/))].join(' '),
+    first_party: data.first_party,
+    client_secret_hash: clientSecret ? hashClientSecret(clientSecret) : null,
+    created_at: now,
+    updated_at: now,
+  };
+  await repos.oauthClients.insert(client);
+  return { client, clientSecret };
+}
+
+export function presentClient(doc: OAuthClientDoc) {
+  return {
+    client_id: doc._id,
+    client_name: doc.client_name,
+    redirect_uris: doc.redirect_uris,
+    token_endpoint_auth_method: doc.token_endpoint_auth_method,
+    grant_types: doc.grant_types,
+    scope: doc.scope,
+    first_party: doc.first_party,
+    account_id: doc.account_id,
+    created_at: doc.created_at.toISOString(),
+    updated_at: doc.updated_at.toISOString(),
+  };
+}
