@@ -133,6 +133,7 @@ export async function startFerretdb(options: {
       `--listen-addr=127.0.0.1:${port}`,
       '--telemetry=disable',
       '--debug-addr=-',
+      `--state-dir=${options.dataDir}`,
       '--log-level=error',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FERRETDB_TELEMETRY: 'disable', DO_NOT_TRACK: '1' } },
