@@ -19,6 +19,8 @@ export interface AppDeps {
   repos: Repositories;
   provider: Provider;
   metrics: Metrics;
+  /** Cookie signing keys; the mounted provider signs its cookies through this app's cookie jar. */
+  cookieKeys: string[];
   isShuttingDown: () => boolean;
 }
 
@@ -29,6 +31,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const { config, logger, provider, metrics } = deps;
   const app = new Koa({ proxy: config.trustProxy });
+  app.keys = deps.cookieKeys;
   app.silent = true;
   app.on('error', (err: Error) => logger.error({ err }, 'unhandled error'));
 

@@ -68,7 +68,7 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     },
     routes: { authorization: '/authorize' },
     responseTypes: ['code'],
-    scopes: ['openid', 'offline_access'],
+    scopes: ['openid', 'offline_access', ...API_SCOPES],
     claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
     allowOmittingSingleRegisteredRedirectUri: false,
     pkce: { required: () => true },

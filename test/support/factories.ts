@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import type { Role } from '../../src/repositories/users.ts';
+import { createClient, type CreateClientInput } from '../../src/services/oauthClients.ts';
+import { createUser } from '../../src/services/users.ts';
+import type { TestServer } from './server.ts';
+
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+export async function makeUser(server: TestServer, overrides: { role?: Role; email?: string; password?: string; account_id?: string; name?: string } = {}) {
+  const password = overrides.password ?? TEST_PASSWORD;
+  const user = await createUser(server.repos, {
+    email: overrides.email ?? `user-${randomBytes(4).toString('hex')}@example.com`,
+    name: overrides.name ?? 'Test User',
+    role: overrides.role ?? 'owner',
+    password,
+    ...(overrides.account_id ? { account_id: overrides.account_id } : {}),
+  });
+  return { ...user, password };
+}
+
+export async function makeClient(server: TestServer, overrides: Partial<CreateClientInput> & { account_id: string }) {
+  return await createClient(server.repos, {
+    client_name: 'Test App',
+    redirect_uris: ['http://127.0.0.1:9/callback'],
+    token_endpoint_auth_method: 'none',
+    ...overrides,
+  });
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { inject } from 'vitest';
+import { loadConfig, type Config } from '../../src/config/index.ts';
+import { freePort } from '../../src/db/embeddedFerretdb.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+
+export interface TestServer {
+  /** Base URL, `http://127.0.0.1:PORT` (also PUBLIC_URL). */
+  url: string;
+  issuer: string;
+  config: Config;
+  running: RunningServer;
+  /** Every log line the server wrote, as text (JSON lines). */
+  logs: string[];
+  repos: RunningServer['runtime']['repos'];
+  /** Stops the server; the database and keys stay for a restart. */
+  stop(): Promise<void>;
+  /** Starts a new server process-equivalent on the same port, database and keys. */
+  restart(): Promise<TestServer>;
+}
+
+export interface TestServerOptions {
+  /** Reuse a database (for restart tests); default: a fresh one for this server. */
+  dbName?: string;
+  keysDir?: string;
+  port?: number;
+}
+
+/** The real app on a real loopback port, against the run's database, in a database of its own. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const port = options.port ?? (await freePort());
+  const dbName = options.dbName ?? `t_${randomBytes(6).toString('hex')}`;
+  const keysDir = options.keysDir ?? (await mkdtemp(path.join(os.tmpdir(), 'slipway-test-keys-')));
+  const publicUrl = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    env: {},
+    overrides: { port, host: '127.0.0.1', publicUrl, mongodbUri: inject('mongodbUri'), mongodbDb: dbName, keysDir, logLevel: 'info', shutdownGraceMs: 2000 },
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      const lines = chunk.toString().split('\n').filter(Boolean);
+      logs.push(...lines);
+      // TEST_LOGS=1 echoes the server's log to the terminal while debugging a test.
+      if (process.env.TEST_LOGS) for (const line of lines) process.stderr.write(`${line}\n`);
+      cb();
+    },
+  });
+  const logger = createLogger({ level: 'info', destination: sink });
+  const running = await startServer(config, logger);
+  const server: TestServer = {
+    url: publicUrl,
+    issuer: config.issuer,
+    config,
+    running,
+    logs,
+    repos: running.runtime.repos,
+    stop: () => running.close(),
+    async restart() {
+      await running.close();
+      return await startTestServer({ dbName, keysDir, port });
+    },
+  };
+  return server;
+}
