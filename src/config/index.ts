@@ -28,6 +28,11 @@ export const ConfigSchema = z
     trustProxy: z.coerce.boolean(),
     shutdownGraceMs: z.coerce.number().int().min(0).max(120_000),
     sweepIntervalSeconds: z.coerce.number().int().min(1).max(3600),
+    /**
+     * Token endpoint requests per minute per client, shared by every instance (PRODUCT §6: 600). Raise it
+     * only to measure throughput (`npm run bench` does); production keeps the contract's value.
+     */
+    tokenRateLimitPerMinute: z.coerce.number().int().min(1).max(10_000_000),
     ferretdbVersion: z.string().regex(/^v\d+\.\d+\.\d+$/),
   })
   .strict();
@@ -53,6 +58,7 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   TRUST_PROXY: 'trustProxy',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
   SWEEP_INTERVAL_SECONDS: 'sweepIntervalSeconds',
+  TOKEN_RATE_LIMIT_PER_MINUTE: 'tokenRateLimitPerMinute',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);

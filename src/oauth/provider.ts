@@ -13,7 +13,6 @@ import { renderErrorPage } from './views.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const TOKEN_REQUESTS_PER_MINUTE = 600;
 const KNOWN_SCOPES = new Set<string>(['openid', 'offline_access', ...API_SCOPES]);
 
 /** The request being handled by the provider, for hooks that oidc-provider calls without a context. */
@@ -168,14 +167,14 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
   };
 
   provider.use(async (ctx, next) => currentRequest.run(ctx as KoaContextWithOIDC, next));
-  // Token endpoint: 600 requests a minute per client, counted when the client is known (after the body
-  // is parsed by the provider itself), shared by every instance.
+  // Token endpoint: `tokenRateLimitPerMinute` (contract: 600) requests a minute per client, counted when
+  // the client is known (after the body is parsed by the provider itself), shared by every instance.
   const baseFind = provider.Client.find.bind(provider.Client);
   provider.Client.find = async (id: string) => {
     const client = await baseFind(id);
     const ctx = currentRequest.getStore();
     if (client && ctx?.oidc?.route === 'token') {
-      const result = await repos.rateLimits.hit(`token:${client.clientId}`, TOKEN_REQUESTS_PER_MINUTE, 60);
+      const result = await repos.rateLimits.hit(`token:${client.clientId}`, config.tokenRateLimitPerMinute, 60);
       if (!result.allowed) {
         ctx.set('Retry-After', String(result.resetSeconds));
         throw new RateLimited(result.resetSeconds);
