@@ -7,7 +7,7 @@ import { createLogger } from '../logger.ts';
 import { migrate } from '../repositories/index.ts';
 import { createClient, presentClient } from '../services/oauthClients.ts';
 import { openRuntime, type Runtime } from '../services/runtime.ts';
-import { createUser, presentUser } from '../services/users.ts';
+import { CreateUserInput, createUser, presentUser } from '../services/users.ts';
 
 const USAGE = `Usage: slipway <command> [options]
 
@@ -39,6 +39,16 @@ function parse(args: string[], options: Options): Values {
 function need(values: Record<string, unknown>, ...names: string[]): void {
   const missing = names.filter((n) => values[n] === undefined || values[n] === '');
   if (missing.length) throw new UsageError(`missing ${missing.map((n) => `--${n}`).join(', ')}`);
+}
+
+/** Zod issues as one line per flag (`  - --email: ...`); `flags` maps input fields to flag names. */
+function flagProblems(input: Record<string, unknown>, issues: readonly { path: readonly PropertyKey[]; message: string }[], flags: Record<string, string> = {}): string {
+  return issues
+    .map((i) => {
+      const field = String(i.path[0] ?? '');
+      return `  - --${flags[field] ?? field}: ${input[field] === undefined ? 'required' : i.message}`;
+    })
+    .join('\n');
 }
 
 function output(json: boolean, value: unknown, human: string): void {
@@ -73,16 +83,17 @@ export async function run(argv: string[]): Promise<number> {
   switch (key) {
     case 'users create': {
       const v = parse(rest, { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, account: { type: 'string' } });
-      need(v, 'email', 'password', 'name', 'role');
-      const user = await withRuntime(config, (rt) =>
-        createUser(rt.repos, {
-          email: v.email as string,
-          password: v.password as string,
-          name: v.name as string,
-          role: v.role as 'owner',
-          ...(v.account ? { account_id: v.account as string } : {}),
-        }),
-      );
+      const input = {
+        email: v.email as string,
+        password: v.password as string,
+        name: v.name as string,
+        role: v.role as 'owner',
+        ...(v.account ? { account_id: v.account as string } : {}),
+      };
+      // Every problem at once (missing flags included), before touching the database.
+      const checked = CreateUserInput.safeParse(input);
+      if (!checked.success) throw new UsageError(`invalid arguments:\n${flagProblems(input, checked.error.issues, { account_id: 'account' })}`);
+      const user = await withRuntime(config, (rt) => createUser(rt.repos, input));
       output(!!v.json, presentUser(user), `created user ${user._id} (${user.email}, ${user.role}) in account ${user.account_id}`);
       return 0;
     }
