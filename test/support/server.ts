@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { inject } from 'vitest';
-import { loadConfig, type Config } from '../../src/config/index.ts';
+import type { z } from 'zod';
+import { loadConfig, type Config, type ConfigSchema } from '../../src/config/index.ts';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
@@ -29,6 +30,8 @@ export interface TestServerOptions {
   dbName?: string;
   keysDir?: string;
   port?: number;
+  /** Config values that win over the harness's own (e.g. `mongodbUri` for a database of the test's own). */
+  overrides?: Partial<z.input<typeof ConfigSchema>>;
 }
 
 /** The real app on a real loopback port, against the run's database, in a database of its own. */
@@ -39,7 +42,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const publicUrl = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     env: {},
-    overrides: { port, host: '127.0.0.1', publicUrl, mongodbUri: inject('mongodbUri'), mongodbDb: dbName, keysDir, logLevel: 'info', shutdownGraceMs: 2000 },
+    overrides: { port, host: '127.0.0.1', publicUrl, mongodbUri: inject('mongodbUri'), mongodbDb: dbName, keysDir, logLevel: 'info', shutdownGraceMs: 2000, ...options.overrides },
   });
   const logs: string[] = [];
   const sink = new Writable({
@@ -63,7 +66,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     stop: () => running.close(),
     async restart() {
       await running.close();
-      return await startTestServer({ dbName, keysDir, port });
+      return await startTestServer({ ...options, dbName, keysDir, port });
     },
   };
   return server;
