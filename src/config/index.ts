@@ -9,11 +9,8 @@ import { z } from 'zod';
  */
 const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-const Url = z
-  .string()
-  .url()
-  .refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL')
-  .transform((v) => v.replace(/\/+$/, ''));
+// One check, so a bad value yields one problem rather than "Invalid URL" plus "must be http(s)".
+const Url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((v) => v.replace(/\/+$/, ''));
 
 export const ConfigSchema = z
   .object({
