@@ -1,0 +1,80 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basicAuth } from '../../bench/lib/authorize.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
+import { makeClient, makeUser } from '../support/factories.ts';
+import { runNode } from '../support/processes.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const BAD_ENV = { PORT: 'abc', PUBLIC_URL: 'notaurl', LOG_LEVEL: 'loud' };
+
+describe('configuration', () => {
+  it('loadConfig lists every problem at once, each with its environment variable', () => {
+    let caught: unknown;
+    try {
+      loadConfig({ env: BAD_ENV });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const { problems, message } = caught as ConfigError;
+    expect(problems).toHaveLength(3);
+    for (const name of Object.keys(BAD_ENV)) expect(problems.filter((p) => p.includes(`(env ${name})`))).toHaveLength(1);
+    for (const problem of problems) expect(message).toContain(problem);
+  });
+
+  it('npm start (node src/main.ts) exits 2 and prints every problem', async () => {
+    const result = await runNode(['src/main.ts'], { ...BAD_ENV, MONGODB_URI: 'mongodb://127.0.0.1:9/' }, 15_000);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Invalid configuration');
+    expect(result.stderr).toMatch(/port \(env PORT\): /);
+    expect(result.stderr).toMatch(/publicUrl \(env PUBLIC_URL\): /);
+    expect(result.stderr).toMatch(/logLevel \(env LOG_LEVEL\): /);
+    expect(result.stdout).not.toContain('slipway listening');
+  });
+
+  it('tokenRateLimitPerMinute defaults to the contract value and is validated', () => {
+    expect(loadConfig({ env: {} }).tokenRateLimitPerMinute).toBe(600);
+    expect(loadConfig({ env: { TOKEN_RATE_LIMIT_PER_MINUTE: '100000' } }).tokenRateLimitPerMinute).toBe(100_000);
+    expect(() => loadConfig({ env: { TOKEN_RATE_LIMIT_PER_MINUTE: '0' } })).toThrow(/tokenRateLimitPerMinute \(env TOKEN_RATE_LIMIT_PER_MINUTE\)/);
+    expect(() => loadConfig({ env: { TOKEN_RATE_LIMIT_PER_MINUTE: 'lots' } })).toThrow(ConfigError);
+  });
+});
+
+describe('token endpoint rate limit from configuration', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ overrides: { tokenRateLimitPerMinute: 3 } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('answers 429 rate_limited with Retry-After once a client passes the configured limit', async () => {
+    const user = await makeUser(server);
+    const { client, clientSecret } = await makeClient(server, {
+      account_id: user.account_id,
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+    });
+    // The limit is a fixed one-minute window; start well inside one so the four requests share it.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 55_000) await sleep(60_000 - intoMinute + 50);
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let i = 0; i < 4; i += 1) {
+      const response = await fetch(`${server.issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(client._id, clientSecret!) },
+        body: 'grant_type=client_credentials&scope=read',
+      });
+      statuses.push(response.status);
+      if (response.status === 429) limited = response;
+      else await response.body?.cancel();
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited!.json()).toMatchObject({ error: 'rate_limited' });
+  });
+});
