@@ -62,6 +62,13 @@ export interface AdapterHooks {
   onGrantRevoked?(grantId: string): Promise<void>;
 }
 
+/**
+ * Scopes every client may ask for on top of its registered API scopes. oidc-provider checks each
+ * requested scope it knows against the client's `scope`, so without these a client could never ask
+ * for an ID token or say it wants to work offline.
+ */
+const PROTOCOL_SCOPES = ['openid', 'offline_access'];
+
 /** Maps a stored client to the metadata oidc-provider validates and serves. */
 export function clientMetadata(doc: OAuthClientDoc): AdapterPayload {
   const nativeRedirect = doc.redirect_uris.some((u) => !/^https:/.test(u));
@@ -73,7 +80,7 @@ export function clientMetadata(doc: OAuthClientDoc): AdapterPayload {
     response_types: doc.grant_types.includes('authorization_code') ? ['code'] : [],
     token_endpoint_auth_method: doc.token_endpoint_auth_method,
     application_type: nativeRedirect ? 'native' : 'web',
-    scope: doc.scope,
+    scope: [...new Set([...PROTOCOL_SCOPES, ...doc.scope.split(' ')])].join(' '),
     ...(doc.client_secret_hash ? { client_secret: doc.client_secret_hash } : {}),
     first_party: doc.first_party,
     account_id: doc.account_id,
