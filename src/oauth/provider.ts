@@ -74,7 +74,9 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true },
+      // A client learns about its own tokens only: a confidential client of one account must not read
+      // the subject, scopes and expiry of tokens issued to another account's client.
+      introspection: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: true },
@@ -123,13 +125,24 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     // A refresh token outlives the browser session that created it; it ends when revoked, reused or expired.
     expiresWithSession: () => false,
     async loadExistingGrant(ctx) {
+      const { Grant } = ctx.oidc.provider;
       const clientId = ctx.oidc.client!.clientId;
       const session = ctx.oidc.session!;
-      const grantId =
-        (ctx.oidc.result?.consent as { grantId?: string } | undefined)?.grantId ??
-        session.grantIdFor(clientId) ??
-        (session.accountId ? await repos.consents.grantIdFor(session.accountId, clientId) : undefined);
-      return grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+      const grantId = (ctx.oidc.result?.consent as { grantId?: string } | undefined)?.grantId ?? session.grantIdFor(clientId);
+      if (grantId) return await Grant.find(grantId);
+      // Consent given in another browser session is remembered, but each session gets a grant of its own
+      // with the same scopes: revoking one device's tokens (or reuse detected there) must not end the others.
+      const rememberedId = session.accountId ? await repos.consents.grantIdFor(session.accountId, clientId) : undefined;
+      const remembered = rememberedId ? await Grant.find(rememberedId) : undefined;
+      if (!remembered || remembered.accountId !== session.accountId || remembered.clientId !== clientId) return undefined;
+      const grant = new Grant({ accountId: session.accountId, clientId });
+      const oidcScope = remembered.getOIDCScope();
+      if (oidcScope) grant.addOIDCScope(oidcScope);
+      const claims = remembered.getOIDCClaims();
+      if (claims.length) grant.addOIDCClaims(claims);
+      for (const [resource, scope] of Object.entries(remembered.resources ?? {})) if (scope) grant.addResourceScope(resource, scope);
+      await grant.save();
+      return grant;
     },
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_SECONDS,
