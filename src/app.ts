@@ -7,10 +7,13 @@ import { errorHandler } from './http/errorHandler.ts';
 import type { Metrics } from './http/metrics.ts';
 import { requestContext } from './http/requestContext.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
+import type { KeyMaterial } from './keys/keystore.ts';
 import type { Logger } from './logger.ts';
 import { createInteractionRouter } from './oauth/interactions.ts';
 import type { Repositories } from './repositories/index.ts';
+import { createDocsRouter } from './routes/docs.ts';
 import { createSystemRouter } from './routes/system.ts';
+import { createV1Api } from './routes/v1/index.ts';
 
 export interface AppDeps {
   config: Config;
@@ -21,6 +24,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** Cookie signing keys; the mounted provider signs its cookies through this app's cookie jar. */
   cookieKeys: string[];
+  /** Signing keys: /v1 verifies access tokens locally against their public half. */
+  keys: KeyMaterial;
   isShuttingDown: () => boolean;
 }
 
@@ -57,5 +62,14 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.use(errorHandler());
+
+  // The JSON API and its documentation, inside the JSON error handler; /v1 never reaches the provider.
+  const v1 = createV1Api({ config, repos: deps.repos, keys: deps.keys });
+  const docs = createDocsRouter(v1.document);
+  app.use(docs.routes());
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return await v1.middleware(ctx, next);
+    return await next();
+  });
   return app;
 }

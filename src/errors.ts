@@ -30,3 +30,52 @@ export const validationFailed = (details: ErrorDetail[], message = 'The request 
 export const notFound = (message = 'The requested resource does not exist.') => new AppError(404, 'not_found', message);
 export const conflict = (message: string) => new AppError(409, 'conflict', message);
 export const forbidden = (message = 'You are not allowed to do this.') => new AppError(403, 'forbidden', message);
+
+/**
+ * Every error code the API can answer with, its status and a sample message. The OpenAPI document's
+ * error examples come from here, so the docs list exactly what the code can produce.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, example: 'per_page must be an integer from 1 to 100.' },
+  unauthorized: { status: 401, example: 'Authentication is required: send Authorization: Bearer <token>.' },
+  invalid_token: { status: 401, example: 'The access token is invalid, expired or revoked.' },
+  insufficient_scope: { status: 403, example: 'This operation needs the "write" scope.' },
+  forbidden: { status: 403, example: 'Your role does not allow this operation.' },
+  not_found: { status: 404, example: 'The requested resource does not exist.' },
+  method_not_allowed: { status: 405, example: 'DELETE is not allowed here; allowed: GET, POST.' },
+  conflict: { status: 409, example: 'A project with this name already exists.' },
+  invalid_transition: { status: 409, example: 'A project cannot move from archived to paused.' },
+  project_not_active: { status: 409, example: 'The project is paused; it accepts no new deployments.' },
+  payload_too_large: { status: 413, example: 'The request body is larger than 102400 bytes.' },
+  unsupported_media_type: { status: 415, example: 'The request body must be application/json.' },
+  validation_failed: { status: 422, example: 'The request is not valid.' },
+  idempotency_key_reused: { status: 422, example: 'This Idempotency-Key was used with a different request.' },
+  rate_limited: { status: 429, example: 'Rate limit exceeded; retry after 120 seconds.' },
+  internal_error: { status: 500, example: 'An unexpected error occurred.' },
+  service_unavailable: { status: 503, example: 'The service is temporarily unavailable. Try again shortly.' },
+} as const satisfies Record<string, { status: number; example: string }>;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** RFC 6750 §3: the challenge on every 401 and on scope failures. */
+const REALM = 'Bearer realm="slipway"';
+
+export const unauthorized = (message: string = ERROR_CODES.unauthorized.example) =>
+  new AppError(401, 'unauthorized', message, { headers: { 'WWW-Authenticate': REALM } });
+export const invalidToken = (message: string = ERROR_CODES.invalid_token.example) =>
+  new AppError(401, 'invalid_token', message, {
+    headers: { 'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"` },
+  });
+export const insufficientScope = (scope: string) =>
+  new AppError(403, 'insufficient_scope', `This operation needs the "${scope}" scope.`, {
+    headers: { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` },
+  });
+export const methodNotAllowed = (method: string, allowed: string[]) =>
+  new AppError(405, 'method_not_allowed', `${method} is not allowed here; allowed: ${allowed.join(', ')}.`, { headers: { Allow: allowed.join(', ') } });
+export const invalidTransition = (message: string) => new AppError(409, 'invalid_transition', message);
+export const projectNotActive = (message: string) => new AppError(409, 'project_not_active', message);
+export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`);
+export const unsupportedMediaType = (message = 'The request body must be application/json.') => new AppError(415, 'unsupported_media_type', message);
+export const idempotencyKeyReused = () =>
+  new AppError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key.');
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError(429, 'rate_limited', `Rate limit exceeded; retry after ${retryAfterSeconds} seconds.`, { headers: { 'Retry-After': String(retryAfterSeconds) } });

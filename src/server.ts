@@ -25,7 +25,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let shuttingDown = false;
   const metrics = createMetrics();
   const provider = createProvider({ config, keys, repos, db: database.db, logger });
-  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, cookieKeys: keys.cookies, isShuttingDown: () => shuttingDown });
+  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, cookieKeys: keys.cookies, keys, isShuttingDown: () => shuttingDown });
 
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;

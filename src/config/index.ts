@@ -30,6 +30,18 @@ export const ConfigSchema = z
      * only to measure throughput (`npm run bench` does); production keeps the contract's value.
      */
     tokenRateLimitPerMinute: z.coerce.number().int().min(1).max(10_000_000),
+    /** /v1 requests per hour per credential, shared by every instance (PRODUCT §6: 5,000). */
+    apiRateLimitPerHour: z.coerce.number().int().min(1).max(10_000_000),
+    /**
+     * How often each instance reloads the revoked-grant list (incrementally). A revoked grant's access
+     * tokens are refused at most this many seconds later; PRODUCT §2 allows 60.
+     */
+    revocationRefreshSeconds: z.coerce.number().min(0.05).max(30),
+    /**
+     * How long an instance trusts a loaded user or OAuth client (role, account, existence) before
+     * reading it again: a removed user or client, or a changed role, takes effect within this bound.
+     */
+    principalCacheSeconds: z.coerce.number().min(0).max(30),
     ferretdbVersion: z.string().regex(/^v\d+\.\d+\.\d+$/),
   })
   .strict();
@@ -56,6 +68,9 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
   SWEEP_INTERVAL_SECONDS: 'sweepIntervalSeconds',
   TOKEN_RATE_LIMIT_PER_MINUTE: 'tokenRateLimitPerMinute',
+  API_RATE_LIMIT_PER_HOUR: 'apiRateLimitPerHour',
+  REVOCATION_REFRESH_SECONDS: 'revocationRefreshSeconds',
+  PRINCIPAL_CACHE_SECONDS: 'principalCacheSeconds',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);

@@ -2,7 +2,10 @@ import type { Db } from 'mongodb';
 import { ensureOidcIndexes, sweepOidc } from '../oauth/adapter.ts';
 import { AccountRepository } from './accounts.ts';
 import { ConsentRepository } from './consents.ts';
+import { DeploymentRepository } from './deployments.ts';
+import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
 import { OAuthClientRepository } from './oauthClients.ts';
+import { ProjectRepository } from './projects.ts';
 import { RateLimitRepository } from './rateLimits.ts';
 import { RevokedGrantRepository } from './revokedGrants.ts';
 import { UserRepository } from './users.ts';
@@ -15,6 +18,9 @@ export function createRepositories(db: Db) {
     consents: new ConsentRepository(db),
     rateLimits: new RateLimitRepository(db),
     revokedGrants: new RevokedGrantRepository(db),
+    projects: new ProjectRepository(db),
+    deployments: new DeploymentRepository(db),
+    idempotencyKeys: new IdempotencyKeyRepository(db),
   };
 }
 
@@ -31,5 +37,5 @@ export async function migrate(db: Db, repos: Repositories): Promise<{ collection
 /** Removes expired rows everywhere; every instance may run it. */
 export async function sweepExpired(db: Db, repos: Repositories): Promise<number> {
   const now = new Date();
-  return (await sweepOidc(db, now)) + (await repos.rateLimits.sweep(now)) + (await repos.revokedGrants.sweep(now));
+  return (await sweepOidc(db, now)) + (await repos.rateLimits.sweep(now)) + (await repos.revokedGrants.sweep(now)) + (await repos.idempotencyKeys.sweep(now));
 }

@@ -1,0 +1,96 @@
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { Config } from '../config/index.ts';
+import { invalidToken } from '../errors.ts';
+import { publicJwks, type KeyMaterial } from '../keys/keystore.ts';
+import type { Repositories } from '../repositories/index.ts';
+import type { Role } from '../repositories/users.ts';
+import { looksLikeJwt, type Authenticator } from './authenticators.ts';
+import { capByRole, expandScopes, type Principal } from './principal.ts';
+import type { RevokedGrantCache } from './revokedGrants.ts';
+import { TtlCache } from './ttlCache.ts';
+
+/** Clock skew tolerated on `exp`/`iat`/`nbf`. */
+const CLOCK_TOLERANCE_SECONDS = 5;
+
+interface AccessTokenClaims extends JWTPayload {
+  client_id?: unknown;
+  scope?: unknown;
+  acct?: unknown;
+  gid?: unknown;
+}
+
+export interface AccessTokenDeps {
+  config: Config;
+  keys: KeyMaterial;
+  repos: Pick<Repositories, 'users' | 'oauthClients'>;
+  revokedGrants: RevokedGrantCache;
+}
+
+/**
+ * OAuth access tokens (RFC 9068 JWTs) issued by our own authorization server, verified locally against
+ * our public signing keys: signature (RS256), `typ: at+jwt`, `iss`, `aud`, `exp`. Then:
+ * - user tokens (`sub`): the user is loaded (cached ≤ principalCacheSeconds) so a removed user is
+ *   refused and the role is the current one; the grant must not be revoked (RevokedGrantCache);
+ *   effective scopes = token scopes capped by the role.
+ * - client_credentials tokens (no `sub`): act as the client's account with the token's scopes.
+ * Either way the client must still exist and belong to the token's account.
+ */
+export function createAccessTokenAuthenticator({ config, keys, repos, revokedGrants }: AccessTokenDeps): Authenticator {
+  const jwks = createLocalJWKSet(publicJwks(keys));
+  const ttlMs = config.principalCacheSeconds * 1000;
+  const users = new TtlCache<{ account_id: string; role: Role } | null>(ttlMs);
+  const clients = new TtlCache<{ account_id: string } | null>(ttlMs);
+  const loadUser = async (id: string) => {
+    const user = await repos.users.findById(id);
+    return user ? { account_id: user.account_id, role: user.role } : null;
+  };
+  const loadClient = async (id: string) => {
+    const client = await repos.oauthClients.findById(id);
+    return client ? { account_id: client.account_id } : null;
+  };
+
+  return {
+    name: 'access_token',
+    accepts: looksLikeJwt,
+    async authenticate(token) {
+      let claims: AccessTokenClaims;
+      try {
+        ({ payload: claims } = await jwtVerify<AccessTokenClaims>(token, jwks, {
+          issuer: config.issuer,
+          audience: config.apiAudience,
+          typ: 'at+jwt',
+          algorithms: ['RS256'],
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+          requiredClaims: ['exp', 'iat', 'client_id', 'scope', 'acct'],
+        }));
+      } catch (err) {
+        if (err instanceof joseErrors.JWTExpired) throw invalidToken('The access token has expired.');
+        if (err instanceof joseErrors.JOSEError) throw invalidToken();
+        throw err;
+      }
+      const { sub, client_id: clientId, scope, acct, gid } = claims;
+      if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof acct !== 'string') throw invalidToken();
+      const client = await clients.get(clientId, loadClient);
+      if (!client) throw invalidToken('The client this token was issued to no longer exists.');
+      const granted = expandScopes(scope.split(' '));
+
+      if (sub === undefined) {
+        if (client.account_id !== acct) throw invalidToken();
+        return { kind: 'client', id: clientId, accountId: acct, scopes: granted, credential: 'access_token', credentialId: clientId } satisfies Principal;
+      }
+      if (typeof sub !== 'string' || typeof gid !== 'string') throw invalidToken();
+      if (await revokedGrants.isRevoked(gid)) throw invalidToken('The access token has been revoked.');
+      const user = await users.get(sub, loadUser);
+      if (!user || user.account_id !== acct) throw invalidToken('The user of this token no longer exists.');
+      return {
+        kind: 'user',
+        id: sub,
+        accountId: user.account_id,
+        scopes: capByRole(granted, user.role),
+        role: user.role,
+        credential: 'access_token',
+        credentialId: gid,
+      } satisfies Principal;
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { Next } from 'koa';
+import { AppError, invalidRequest, invalidToken, unauthorized } from '../errors.ts';
+import { documented, type ApiContext, type ApiMiddleware } from '../http/apiContext.ts';
+import { anonymousBucket, type ApiRateLimiter } from '../http/rateLimit.ts';
+import type { Authenticator } from './authenticators.ts';
+import type { Principal } from './principal.ts';
+
+/** Query parameters that would carry a credential; refused outright (they leak into logs and history). */
+const QUERY_CREDENTIALS = ['access_token', 'api_key', 'token', 'key'];
+
+/** The rate-limit bucket of a credential: the grant, the API key, the session, the client. */
+export const credentialBucket = (p: Principal) => `${p.credential}:${p.credentialId ?? p.id}`;
+
+export interface AuthenticateDeps {
+  /**
+   * Tried in order; the first whose `accepts(token)` is true owns the token. Registration point for new
+   * credentials: the OAuth access token authenticator is here from the start; API keys (`slw_…`) and
+   * dashboard session tokens (`slws_…`) are added by appending their Authenticator in
+   * `createAuthenticators` (src/auth/index.ts). A token no authenticator accepts is `invalid_token`.
+   */
+  authenticators: Authenticator[];
+  rateLimit: ApiRateLimiter;
+}
+
+/**
+ * First step of every /v1 route: `Authorization: Bearer <token>` → `ctx.state.principal`, then the
+ * request is counted against that credential's rate limit. No credential → 401 `unauthorized`; a
+ * credential that is malformed, of unknown kind, badly signed, expired or revoked → 401 `invalid_token`
+ * (both with `WWW-Authenticate`). Failed attempts count against the caller's IP address.
+ */
+export function createAuthenticate({ authenticators, rateLimit }: AuthenticateDeps): ApiMiddleware {
+  const authenticate = async (ctx: ApiContext, next: Next) => {
+    let principal: Principal;
+    try {
+      principal = await identify(ctx);
+    } catch (err) {
+      if (err instanceof AppError) await rateLimit(ctx, anonymousBucket(ctx));
+      throw err;
+    }
+    ctx.state.principal = principal;
+    await rateLimit(ctx, credentialBucket(principal));
+    await next();
+  };
+
+  async function identify(ctx: ApiContext): Promise<Principal> {
+    if (QUERY_CREDENTIALS.some((name) => name in ctx.query))
+      throw invalidRequest('Credentials are not accepted in the query string; send them as Authorization: Bearer <token>.');
+    const header = ctx.get('Authorization').trim();
+    if (!header) throw unauthorized();
+    const [scheme, token, ...rest] = header.split(/\s+/);
+    if (scheme!.toLowerCase() !== 'bearer') throw unauthorized('Only Bearer credentials are accepted: Authorization: Bearer <token>.');
+    if (!token || rest.length > 0 || token.length > 8192) throw invalidToken('The Authorization header must be exactly "Bearer <token>".');
+    const authenticator = authenticators.find((a) => a.accepts(token));
+    if (!authenticator) throw invalidToken('This is not a credential Slipway issues.');
+    return await authenticator.authenticate(token, ctx);
+  }
+
+  return documented(authenticate, (op) => {
+    op.authenticated = true;
+    op.errors.add('unauthorized').add('invalid_token').add('invalid_request');
+  });
+}

@@ -1,0 +1,18 @@
+import type { Context } from 'koa';
+import type { Principal } from './principal.ts';
+
+/**
+ * Turns one kind of bearer credential into a Principal, or throws `invalidToken()`. Which authenticator
+ * handles a token is decided by its shape alone (`accepts`), before anything is verified, so a token
+ * never reaches a verifier meant for another kind.
+ */
+export interface Authenticator {
+  /** For logs: 'access_token', 'api_key', 'session'. */
+  readonly name: string;
+  /** Whether the token has this authenticator's shape (a prefix like `slw_`, or JWT structure). */
+  accepts(token: string): boolean;
+  authenticate(token: string, ctx: Context): Promise<Principal>;
+}
+
+const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+export const looksLikeJwt = (token: string) => JWT_SHAPE.test(token);

@@ -1,0 +1,41 @@
+import type { Next } from 'koa';
+import { forbidden, insufficientScope } from '../errors.ts';
+import { documented, type ApiContext, type ApiMiddleware } from '../http/apiContext.ts';
+import type { Role } from '../repositories/users.ts';
+import { ROLE_CEILING, SCOPE_ORDER, type Principal, type Scope } from './principal.ts';
+
+/**
+ * PRODUCT §3: the credential must carry `scope` (scopes nest: admin ⊃ write ⊃ read) and, for a user, the
+ * role must permit it. The role is checked first: a viewer asking for a wider token would still be
+ * refused, so telling it `insufficient_scope` would mislead. Role failure → 403 `forbidden`; scope
+ * failure → 403 `insufficient_scope` with `WWW-Authenticate: Bearer error="insufficient_scope", scope=…`.
+ */
+export function requireScope(scope: Scope): ApiMiddleware {
+  const middleware = async (ctx: ApiContext, next: Next) => {
+    const principal = ctx.state.principal;
+    const role: Role | undefined = principal.role;
+    if (role && SCOPE_ORDER.indexOf(ROLE_CEILING[role]) < SCOPE_ORDER.indexOf(scope))
+      throw forbidden(`Your role (${role}) does not allow this operation; it needs ${scope} access.`);
+    if (!principal.scopes.has(scope)) throw insufficientScope(scope);
+    await next();
+  };
+  return documented(middleware, (op) => {
+    op.scope = scope;
+    op.errors.add('insufficient_scope').add('forbidden');
+  });
+}
+
+/**
+ * Credential-type rule (PRODUCT §3): only these kinds of principal may use the route; others → 403
+ * `forbidden`. E.g. `allowPrincipals('user', 'client')` keeps API keys away from users, keys and clients.
+ */
+export function allowPrincipals(...kinds: Principal['kind'][]): ApiMiddleware {
+  const middleware = async (ctx: ApiContext, next: Next) => {
+    if (!kinds.includes(ctx.state.principal.kind)) throw forbidden(`This operation is not available to ${ctx.state.principal.kind.replace('_', ' ')} credentials.`);
+    await next();
+  };
+  return documented(middleware, (op) => {
+    op.errors.add('forbidden');
+    op.notes.push(`Only for ${kinds.map((k) => k.replace('_', ' ')).join(' and ')} credentials.`);
+  });
+}

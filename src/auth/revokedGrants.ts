@@ -1,0 +1,48 @@
+import type { RevokedGrantRepository } from '../repositories/revokedGrants.ts';
+
+/** Revocations written by other instances may carry a slightly older clock; re-read this much overlap. */
+const OVERLAP_MS = 120_000;
+/** A grant's access tokens live at most an hour after it was revoked (none are issued after). */
+const KEEP_MS = 3600_000 + OVERLAP_MS;
+
+/**
+ * The revoked grant ids, held in memory and refreshed from `revoked_grants` incrementally (by
+ * `revoked_at`) once the view is older than `refreshMs`. A request waits for a due refresh rather than
+ * using a stale view, so a revoked grant's JWTs are refused at most `refreshMs` after the revocation is
+ * written, with no database read on the other requests. If the database is unreachable the refresh
+ * fails and the request fails with it (503): revocation is never skipped.
+ */
+export class RevokedGrantCache {
+  readonly #repo: RevokedGrantRepository;
+  readonly #refreshMs: number;
+  readonly #revoked = new Map<string, number>();
+  #loadedAt = 0;
+  #since = new Date(0);
+  #refreshing: Promise<void> | undefined;
+
+  constructor(repo: RevokedGrantRepository, refreshSeconds: number) {
+    this.#repo = repo;
+    this.#refreshMs = refreshSeconds * 1000;
+  }
+
+  async isRevoked(grantId: string): Promise<boolean> {
+    if (Date.now() - this.#loadedAt >= this.#refreshMs) await this.refresh();
+    return this.#revoked.has(grantId);
+  }
+
+  refresh(): Promise<void> {
+    this.#refreshing ??= this.#load().finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
+  }
+
+  async #load(): Promise<void> {
+    const started = Date.now();
+    const rows = await this.#repo.revokedSince(this.#since);
+    for (const row of rows) this.#revoked.set(row.id, row.revoked_at.getTime());
+    for (const [id, at] of this.#revoked) if (at < started - KEEP_MS) this.#revoked.delete(id);
+    this.#since = new Date(started - OVERLAP_MS);
+    this.#loadedAt = started;
+  }
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { Next } from 'koa';
+import { credentialBucket } from '../auth/authenticate.ts';
+import { conflict, idempotencyKeyReused, invalidRequest } from '../errors.ts';
+import type { IdempotencyDoc, IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
+import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+const WAIT_FOR_FIRST_MS = 10_000;
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** JSON with sorted keys: the same body in another key order or spacing is the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `Idempotency-Key` on POST (PRODUCT §6). The key is scoped to the credential and claimed by an insert
+ * on a unique `_id` BEFORE the handler runs, so of two concurrent identical requests exactly one runs;
+ * the other waits for it and gets the same response. The same key with the same body within 24 h
+ * replays the first (successful) response with `Idempotent-Replayed: true`; with a different request
+ * → 422 `idempotency_key_reused`. A request that fails is forgotten, so retrying it runs it again.
+ * Goes after `validate`: a request that does not validate is not remembered.
+ */
+export function idempotent(repo: IdempotencyKeyRepository): ApiMiddleware {
+  const middleware = async (ctx: ApiContext, next: Next) => {
+    const key = ctx.get('Idempotency-Key');
+    if (!key) return await next();
+    if (!KEY_SHAPE.test(key)) throw invalidRequest('Idempotency-Key must be 1–255 visible ASCII characters.');
+    const id = sha256(`${ctx.state.principal.accountId}\n${credentialBucket(ctx.state.principal)}\n${key}`);
+    const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${canonical(ctx.request.body ?? {})}`);
+
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+      const holder = await repo.reserve(id, fingerprint);
+      if (!holder) break;
+      if (holder.fingerprint !== fingerprint) throw idempotencyKeyReused();
+      const done = holder.state === 'done' ? holder : await waitUntilDone(repo, id, deadline, delay);
+      if (done === 'gone') continue;
+      if (!done) throw conflict('A request with this Idempotency-Key is still in progress; retry shortly.');
+      if (done.fingerprint !== fingerprint) throw idempotencyKeyReused();
+      replay(ctx, done);
+      return;
+    }
+
+    try {
+      await next();
+    } catch (err) {
+      await repo.release(id);
+      throw err;
+    }
+    if (ctx.status >= 200 && ctx.status < 300) {
+      const location = ctx.response.get('Location');
+      await repo.complete(id, { status: ctx.status, body: JSON.stringify(ctx.body ?? null), location: location || null });
+    } else {
+      await repo.release(id);
+    }
+  };
+  return documented(middleware, (op) => {
+    op.headers.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+    op.errors.add('idempotency_key_reused').add('invalid_request').add('conflict');
+  });
+}
+
+/** Polls the first request's reservation: its result, 'gone' when it failed and was released, or null on timeout. */
+async function waitUntilDone(repo: IdempotencyKeyRepository, id: string, deadline: number, delay: number): Promise<IdempotencyDoc | 'gone' | null> {
+  while (Date.now() < deadline) {
+    await sleep(delay);
+    const doc = await repo.find(id);
+    if (!doc) return 'gone';
+    if (doc.state === 'done') return doc;
+    delay = Math.min(delay * 2, 250);
+  }
+  return null;
+}
+
+function replay(ctx: ApiContext, doc: IdempotencyDoc): void {
+  const response = doc.response!;
+  ctx.status = response.status;
+  if (response.location) ctx.set('Location', response.location);
+  ctx.set('Idempotent-Replayed', 'true');
+  ctx.body = JSON.parse(response.body) as unknown;
+}

@@ -1,0 +1,103 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import type { PageRequest } from '../http/pagination.ts';
+
+export const DEPLOYMENT_STATUSES = ['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'] as const;
+export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+
+export interface CreatedBy {
+  type: 'user' | 'api_key' | 'client';
+  id: string;
+}
+
+export interface DeploymentDoc {
+  _id: string;
+  account_id: string;
+  project_id: string;
+  environment: string;
+  branch: string;
+  commit_sha: string | null;
+  status: DeploymentStatus;
+  status_message: string | null;
+  url: string | null;
+  created_by: CreatedBy;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface DeploymentFilter {
+  environment?: string;
+  status?: DeploymentStatus;
+  branch?: string;
+}
+
+export class DeploymentRepository {
+  readonly collection: Collection<DeploymentDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<DeploymentDoc>('deployments');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ project_id: 1, _id: -1 }, { name: 'project_deployments' });
+    await this.collection.createIndex({ project_id: 1, environment: 1, status: 1 }, { name: 'project_environment_status' });
+  }
+
+  async insert(doc: DeploymentDoc): Promise<void> {
+    await this.collection.insertOne(doc);
+  }
+
+  async find(accountId: string, projectId: string, id: string): Promise<DeploymentDoc | null> {
+    return await this.collection.findOne({ _id: String(id), account_id: String(accountId), project_id: String(projectId) });
+  }
+
+  /** Newest first, with optional exact-match filters. */
+  async page(accountId: string, projectId: string, filter: DeploymentFilter, { page, per_page }: PageRequest): Promise<{ items: DeploymentDoc[]; total: number }> {
+    const query: Filter<DeploymentDoc> = { account_id: String(accountId), project_id: String(projectId) };
+    if (filter.environment !== undefined) query.environment = String(filter.environment);
+    if (filter.status !== undefined) query.status = String(filter.status) as DeploymentStatus;
+    if (filter.branch !== undefined) query.branch = String(filter.branch);
+    const [items, total] = await Promise.all([
+      this.collection
+        .find(query)
+        .sort({ _id: -1 })
+        .skip((page - 1) * per_page)
+        .limit(per_page)
+        .toArray(),
+      this.collection.countDocuments(query),
+    ]);
+    return { items, total };
+  }
+
+  /** Moves a deployment only if it is still in `from` (no lost updates without transactions). */
+  async transition(
+    id: string,
+    from: DeploymentStatus,
+    set: Partial<Pick<DeploymentDoc, 'status' | 'status_message' | 'url' | 'updated_at' | 'started_at' | 'finished_at'>>,
+  ): Promise<DeploymentDoc | null> {
+    return await this.collection.findOneAndUpdate({ _id: String(id), status: from }, { $set: set }, { returnDocument: 'after' });
+  }
+
+  /** Marks succeeded deployments to the environment that are older than `newerThanId` superseded. */
+  async supersedeOlder(projectId: string, environment: string, newerThanId: string, at: Date): Promise<number> {
+    const { modifiedCount } = await this.collection.updateMany(
+      { project_id: String(projectId), environment: String(environment), status: 'succeeded', _id: { $lt: String(newerThanId) } },
+      { $set: { status: 'superseded', updated_at: at } },
+    );
+    return modifiedCount;
+  }
+
+  /** Whether a deployment newer than `id` already succeeded in the environment. */
+  async hasNewerSuccess(projectId: string, environment: string, id: string): Promise<boolean> {
+    const doc = await this.collection.findOne(
+      { project_id: String(projectId), environment: String(environment), status: 'succeeded', _id: { $gt: String(id) } },
+      { projection: { _id: 1 } },
+    );
+    return doc !== null;
+  }
+
+  async deleteByProject(accountId: string, projectId: string): Promise<number> {
+    const { deletedCount } = await this.collection.deleteMany({ account_id: String(accountId), project_id: String(projectId) });
+    return deletedCount;
+  }
+}

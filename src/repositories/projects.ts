@@ -1,0 +1,110 @@
+import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { PageRequest } from '../http/pagination.ts';
+
+export const DEPLOY_TARGETS = ['aws', 'azure', 'gcp', 'kubernetes', 'vercel', 'netlify', 'cloudflare', 'fly', 'render', 'heroku'] as const;
+export type DeployTarget = (typeof DEPLOY_TARGETS)[number];
+export const PROJECT_STATUSES = ['active', 'paused', 'archived'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+
+export interface ProjectDoc {
+  _id: string;
+  account_id: string;
+  name: string;
+  /** The name folded for case-insensitive uniqueness (FerretDB has no collation). */
+  name_lower: string;
+  status: ProjectStatus;
+  deploy_target: DeployTarget | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Which projects a caller may see: its account, and for an API key only its own project. */
+export interface ProjectScope {
+  accountId: string;
+  projectId?: string;
+}
+
+export const foldName = (name: string) => name.normalize('NFC').toLowerCase();
+
+export class DuplicateProjectName extends Error {}
+
+const isDuplicate = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
+
+export class ProjectRepository {
+  readonly collection: Collection<ProjectDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<ProjectDoc>('projects');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ account_id: 1, name_lower: 1 }, { unique: true, name: 'account_name_unique' });
+    await this.collection.createIndex({ account_id: 1, _id: -1 }, { name: 'account_projects' });
+  }
+
+  #filter(scope: ProjectScope, id?: string) {
+    const filter: { account_id: string; _id?: string } = { account_id: String(scope.accountId) };
+    if (scope.projectId !== undefined) filter._id = String(scope.projectId);
+    if (id !== undefined) {
+      if (filter._id !== undefined && filter._id !== id) return null;
+      filter._id = String(id);
+    }
+    return filter;
+  }
+
+  /** Throws DuplicateProjectName when the account already has the name (ignoring case). */
+  async insert(doc: ProjectDoc): Promise<void> {
+    try {
+      await this.collection.insertOne(doc);
+    } catch (err) {
+      if (isDuplicate(err)) throw new DuplicateProjectName();
+      throw err;
+    }
+  }
+
+  async find(scope: ProjectScope, id: string): Promise<ProjectDoc | null> {
+    const filter = this.#filter(scope, id);
+    return filter ? await this.collection.findOne(filter) : null;
+  }
+
+  /** Newest first. */
+  async page(scope: ProjectScope, { page, per_page }: PageRequest): Promise<{ items: ProjectDoc[]; total: number }> {
+    const filter = this.#filter(scope)!;
+    const [items, total] = await Promise.all([
+      this.collection
+        .find(filter)
+        .sort({ _id: -1 })
+        .skip((page - 1) * per_page)
+        .limit(per_page)
+        .toArray(),
+      this.collection.countDocuments(filter),
+    ]);
+    return { items, total };
+  }
+
+  /**
+   * Applies `set` only if the project is still in `expectedStatus` (optimistic concurrency: two
+   * conflicting transitions cannot both win). Returns the updated project, or null if it moved or vanished.
+   */
+  async update(
+    scope: ProjectScope,
+    id: string,
+    expectedStatus: ProjectStatus,
+    set: Partial<Pick<ProjectDoc, 'name' | 'name_lower' | 'status' | 'deploy_target' | 'updated_at'>>,
+  ): Promise<ProjectDoc | null> {
+    const filter = this.#filter(scope, id);
+    if (!filter) return null;
+    try {
+      return await this.collection.findOneAndUpdate({ ...filter, status: expectedStatus }, { $set: set }, { returnDocument: 'after' });
+    } catch (err) {
+      if (isDuplicate(err)) throw new DuplicateProjectName();
+      throw err;
+    }
+  }
+
+  async delete(scope: ProjectScope, id: string): Promise<boolean> {
+    const filter = this.#filter(scope, id);
+    if (!filter) return false;
+    const { deletedCount } = await this.collection.deleteOne(filter);
+    return deletedCount === 1;
+  }
+}

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { branchNameProblem } from '../../../lib/gitRef.ts';
+import { pageOf } from '../../../http/openapi.ts';
+import { PageQuery } from '../../../http/pagination.ts';
+import { DEPLOYMENT_STATUSES } from '../../../repositories/deployments.ts';
+import { ProjectId, Timestamp } from '../projects/schema.ts';
+
+export const DeploymentId = z
+  .string()
+  .regex(/^dep_[0-9a-hjkmnp-tv-z]{26}$/)
+  .meta({ description: 'Deployment id.', example: 'dep_01jd8x7p2c4e6g8j0k2m4n6q8s' });
+
+export const DeploymentParams = z.object({ project_id: ProjectId, deployment_id: DeploymentId });
+export type DeploymentParams = z.output<typeof DeploymentParams>;
+
+export const Environment = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be 1–63 lower-case letters, digits or "-", starting with a letter or digit')
+  .meta({ description: 'Target environment.', example: 'production' });
+
+export const Branch = z
+  .string()
+  .superRefine((value, ctx) => {
+    const problem = branchNameProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ description: 'Source branch: a valid git ref name (`git check-ref-format --branch`), at most 255 characters.', example: 'main', maxLength: 255 });
+
+export const CommitSha = z
+  .string()
+  .regex(/^[0-9a-fA-F]{7,40}$/, 'must be 7–40 hexadecimal characters')
+  .transform((s) => s.toLowerCase())
+  .meta({ description: 'Commit to deploy, 7–40 hex characters.', example: '9fceb02d0ae598e95dc970b74767f19372d61af8' });
+
+export const DeploymentStatus = z.enum(DEPLOYMENT_STATUSES).meta({
+  description:
+    '`queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.',
+});
+
+export const CreateDeploymentBody = z
+  .object({
+    environment: Environment,
+    branch: Branch,
+    commit_sha: CommitSha.nullable().optional(),
+  })
+  .strict()
+  .meta({ id: 'CreateDeployment' });
+export type CreateDeploymentBody = z.output<typeof CreateDeploymentBody>;
+
+const DeploymentUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL')
+  .meta({ description: 'Where the deployment can be reached.', example: 'https://checkout-7f3a.example.app' });
+
+export const UpdateDeploymentBody = z
+  .object({
+    status: DeploymentStatus,
+    status_message: z.string().max(1000).nullable().optional().meta({ description: 'Free text from the deployer, at most 1,000 characters.' }),
+    url: DeploymentUrl.nullable().optional(),
+  })
+  .strict()
+  .meta({ id: 'UpdateDeployment' });
+export type UpdateDeploymentBody = z.output<typeof UpdateDeploymentBody>;
+
+export const ListDeploymentsQuery = PageQuery.extend({
+  environment: Environment.optional(),
+  status: DeploymentStatus.optional(),
+  branch: z.string().max(255).optional().meta({ description: 'Exact branch name.' }),
+});
+export type ListDeploymentsQuery = z.output<typeof ListDeploymentsQuery>;
+
+export const Deployment = z
+  .object({
+    id: DeploymentId,
+    project_id: ProjectId,
+    environment: z.string(),
+    branch: z.string(),
+    commit_sha: z.string().nullable(),
+    status: DeploymentStatus,
+    status_message: z.string().nullable(),
+    url: z.string().nullable(),
+    created_by: z.object({ type: z.enum(['user', 'api_key', 'client']), id: z.string() }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    started_at: Timestamp.nullable(),
+    finished_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'Deployment' });
+export type Deployment = z.output<typeof Deployment>;
+
+export const DeploymentList = pageOf(Deployment, 'DeploymentList');

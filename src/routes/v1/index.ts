@@ -1,0 +1,68 @@
+import type { Middleware } from 'koa';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
+import { createAuthenticate } from '../../auth/authenticate.ts';
+import { createAuthenticators } from '../../auth/index.ts';
+import type { Config } from '../../config/index.ts';
+import { methodNotAllowed, notFound } from '../../errors.ts';
+import { ApiRouter } from '../../http/apiRouter.ts';
+import { idempotent } from '../../http/idempotency.ts';
+import { createApiRegistry, generateDocument } from '../../http/openapi.ts';
+import { anonymousBucket, createApiRateLimiter } from '../../http/rateLimit.ts';
+import type { KeyMaterial } from '../../keys/keystore.ts';
+import type { Repositories } from '../../repositories/index.ts';
+import { DeploymentService } from '../../services/deployments.ts';
+import { ProjectService } from '../../services/projects.ts';
+import type { V1Deps, V1Services } from './deps.ts';
+import { registerDeploymentRoutes } from './deployments/index.ts';
+import { registerProjectRoutes } from './projects/index.ts';
+
+export interface V1Api {
+  /** Handles every request under /v1 (and only those). */
+  middleware: Middleware;
+  /** The OpenAPI 3.1 document of every /v1 route. */
+  document: OpenAPIObject;
+  services: V1Services;
+}
+
+export function createServices(repos: Repositories): V1Services {
+  const projects = new ProjectService(repos);
+  const deployments = new DeploymentService(repos, projects);
+  return { projects, deployments };
+}
+
+/**
+ * The /v1 API. Each resource module declares its routes on the ApiRouter (which also documents them);
+ * add new resources next to the two below.
+ */
+export function createV1Api({ config, repos, keys }: { config: Config; repos: Repositories; keys: KeyMaterial }): V1Api {
+  const registry = createApiRegistry(config);
+  const api = new ApiRouter(registry, '/v1');
+  const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour);
+  const authenticate = createAuthenticate({ authenticators: createAuthenticators({ config, keys, repos }), rateLimit });
+  const services = createServices(repos);
+  const deps: V1Deps = { config, repos, authenticate, idempotent: idempotent(repos.idempotencyKeys), services };
+
+  registerProjectRoutes(api, deps);
+  registerDeploymentRoutes(api, deps);
+
+  /**
+   * Around the routes: no caching of API responses; unknown paths → 404 and known paths with another
+   * method → 405 with Allow, both in the JSON error shape and counted against the caller's IP (every
+   * /v1 response carries RateLimit-* headers).
+   */
+  const boundary: Middleware = async (ctx, next) => {
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+    if (!ctx.state.rateCounted) await rateLimit(ctx, anonymousBucket(ctx));
+    if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
+      const allowed = ctx.response.get('Allow');
+      throw methodNotAllowed(ctx.method, allowed ? allowed.split(/,\s*/) : []);
+    }
+    if (ctx.status === 404 && ctx.body === undefined) throw notFound('No such endpoint.');
+  };
+
+  const routes = api.router.routes() as Middleware;
+  const allowedMethods = api.router.allowedMethods() as Middleware;
+  const middleware: Middleware = (ctx, next) => boundary(ctx, () => routes(ctx, () => allowedMethods(ctx, next)));
+  return { middleware, document: generateDocument(registry, config), services };
+}

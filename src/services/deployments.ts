@@ -1,0 +1,126 @@
+import type { Principal } from '../auth/principal.ts';
+import { conflict, invalidTransition, notFound, projectNotActive } from '../errors.ts';
+import type { PageRequest } from '../http/pagination.ts';
+import { newId } from '../lib/ids.ts';
+import type { DeploymentDoc, DeploymentFilter, DeploymentRepository, DeploymentStatus } from '../repositories/deployments.ts';
+import type { ProjectService } from './projects.ts';
+
+/** PRODUCT §5: moves a deployer may report. `superseded` is only ever set by the service itself. */
+const DEPLOYMENT_TRANSITIONS: Record<DeploymentStatus, readonly DeploymentStatus[]> = {
+  queued: ['building', 'failed', 'canceled'],
+  building: ['deploying', 'failed', 'canceled'],
+  deploying: ['succeeded', 'failed', 'canceled'],
+  succeeded: [],
+  failed: [],
+  canceled: [],
+  superseded: [],
+};
+const FINISHED: ReadonlySet<DeploymentStatus> = new Set(['succeeded', 'failed', 'canceled']);
+
+export const canMoveDeployment = (from: DeploymentStatus, to: DeploymentStatus) => DEPLOYMENT_TRANSITIONS[from].includes(to);
+
+export interface CreateDeploymentInput {
+  environment: string;
+  branch: string;
+  commit_sha?: string | null | undefined;
+}
+
+export interface UpdateDeploymentInput {
+  status: DeploymentStatus;
+  status_message?: string | null | undefined;
+  url?: string | null | undefined;
+}
+
+export class DeploymentService {
+  readonly #deployments: DeploymentRepository;
+  readonly #projects: ProjectService;
+
+  constructor(repos: { deployments: DeploymentRepository }, projects: ProjectService) {
+    this.#deployments = repos.deployments;
+    this.#projects = projects;
+  }
+
+  /** 201 queued; the project must be visible (else 404) and active (else 409 project_not_active). */
+  async create(principal: Principal, projectId: string, input: CreateDeploymentInput): Promise<DeploymentDoc> {
+    const project = await this.#projects.get(principal, projectId);
+    if (project.status !== 'active') throw projectNotActive(`The project is ${project.status}; it accepts no new deployments.`);
+    const now = new Date();
+    const doc: DeploymentDoc = {
+      _id: newId('dep', now.getTime()),
+      account_id: project.account_id,
+      project_id: project._id,
+      environment: input.environment,
+      branch: input.branch,
+      commit_sha: input.commit_sha ?? null,
+      status: 'queued',
+      status_message: null,
+      url: null,
+      created_by: { type: principal.kind, id: principal.id },
+      created_at: now,
+      updated_at: now,
+      started_at: null,
+      finished_at: null,
+    };
+    await this.#deployments.insert(doc);
+    return doc;
+  }
+
+  async list(principal: Principal, projectId: string, filter: DeploymentFilter, page: PageRequest) {
+    const project = await this.#projects.get(principal, projectId);
+    return await this.#deployments.page(project.account_id, project._id, filter, page);
+  }
+
+  async get(principal: Principal, projectId: string, id: string): Promise<DeploymentDoc> {
+    const project = await this.#projects.get(principal, projectId);
+    const deployment = await this.#deployments.find(project.account_id, project._id, id);
+    if (!deployment) throw notFound('No such deployment.');
+    return deployment;
+  }
+
+  /**
+   * A deployer reports progress. Moves outside the state machine → 409 invalid_transition; reporting
+   * the current status again only updates `status_message`/`url`. An archived project refuses the
+   * write (409 project_not_active); a paused one lets running deployments finish. `started_at` is set
+   * on leaving `queued` for `building`, `finished_at` on reaching succeeded/failed/canceled. When one
+   * succeeds, older successes to the same environment become `superseded` (and it does itself if a
+   * newer one already succeeded).
+   */
+  async updateStatus(principal: Principal, projectId: string, id: string, input: UpdateDeploymentInput): Promise<DeploymentDoc> {
+    const project = await this.#projects.get(principal, projectId);
+    if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it before changing its deployments.');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = await this.#deployments.find(project.account_id, project._id, id);
+      if (!current) throw notFound('No such deployment.');
+      const to = input.status;
+      if (to !== current.status && !canMoveDeployment(current.status, to))
+        throw invalidTransition(`A deployment cannot move from ${current.status} to ${to}.`);
+      const now = new Date();
+      const set: Partial<DeploymentDoc> = { updated_at: now };
+      if (input.status_message !== undefined) set.status_message = input.status_message;
+      if (input.url !== undefined) set.url = input.url;
+      if (to !== current.status) {
+        set.status = to;
+        if (to === 'building') set.started_at = now;
+        if (FINISHED.has(to)) set.finished_at = now;
+      }
+      const updated = await this.#deployments.transition(current._id, current.status, set);
+      if (!updated) continue;
+      if (to === 'succeeded' && current.status !== 'succeeded') return await this.#supersede(updated, now);
+      return updated;
+    }
+    throw conflict('The deployment is being changed concurrently; retry.');
+  }
+
+  /**
+   * Without transactions, each success first marks itself, then supersedes older successes and checks
+   * for a newer one: of two concurrent successes at least one sees the other, so exactly the newest
+   * stays `succeeded`.
+   */
+  async #supersede(deployment: DeploymentDoc, now: Date): Promise<DeploymentDoc> {
+    await this.#deployments.supersedeOlder(deployment.project_id, deployment.environment, deployment._id, now);
+    if (await this.#deployments.hasNewerSuccess(deployment.project_id, deployment.environment, deployment._id)) {
+      return (await this.#deployments.transition(deployment._id, 'succeeded', { status: 'superseded', updated_at: new Date() })) ?? deployment;
+    }
+    return deployment;
+  }
+}

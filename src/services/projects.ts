@@ -1,0 +1,134 @@
+import type { Principal } from '../auth/principal.ts';
+import { conflict, forbidden, invalidTransition, notFound, projectNotActive } from '../errors.ts';
+import type { PageRequest } from '../http/pagination.ts';
+import { newId } from '../lib/ids.ts';
+import type { DeploymentRepository } from '../repositories/deployments.ts';
+import {
+  DuplicateProjectName,
+  foldName,
+  type DeployTarget,
+  type ProjectDoc,
+  type ProjectRepository,
+  type ProjectScope,
+  type ProjectStatus,
+} from '../repositories/projects.ts';
+
+/** PRODUCT §5: the moves a project's status may make. */
+const PROJECT_TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
+  active: ['paused', 'archived'],
+  paused: ['active', 'archived'],
+  archived: ['active'],
+};
+
+export const canMoveProject = (from: ProjectStatus, to: ProjectStatus) => PROJECT_TRANSITIONS[from].includes(to);
+
+/** What else goes when a project is deleted (deployments, configurations, API keys...). */
+export type ProjectDeletionHook = (project: ProjectDoc) => Promise<void>;
+
+export interface CreateProjectInput {
+  name: string;
+  deploy_target?: DeployTarget | null | undefined;
+}
+
+export interface UpdateProjectInput {
+  name?: string | undefined;
+  deploy_target?: DeployTarget | null | undefined;
+  status?: ProjectStatus | undefined;
+}
+
+/** The projects a principal may see: its account; an API key only its own project. */
+export const scopeOf = (principal: Principal): ProjectScope =>
+  principal.projectId ? { accountId: principal.accountId, projectId: principal.projectId } : { accountId: principal.accountId };
+
+const MAX_ATTEMPTS = 3;
+
+export class ProjectService {
+  readonly #projects: ProjectRepository;
+  readonly #hooks: ProjectDeletionHook[] = [];
+
+  constructor(repos: { projects: ProjectRepository; deployments: DeploymentRepository }) {
+    this.#projects = repos.projects;
+    this.onDelete(async (project) => {
+      await repos.deployments.deleteByProject(project.account_id, project._id);
+    });
+  }
+
+  /**
+   * Registers cleanup that runs after a project is deleted. Configurations and API keys plug in here
+   * (delete the project's configurations, revoke its keys). Hooks run in registration order, after the
+   * project itself is gone, so a crash part-way leaves only unreachable children, never a half-deleted
+   * project that is still visible.
+   */
+  onDelete(hook: ProjectDeletionHook): void {
+    this.#hooks.push(hook);
+  }
+
+  async list(principal: Principal, page: PageRequest) {
+    return await this.#projects.page(scopeOf(principal), page);
+  }
+
+  /** The project, or 404 whether it does not exist or belongs to someone else. */
+  async get(principal: Principal, id: string): Promise<ProjectDoc> {
+    const project = await this.#projects.find(scopeOf(principal), id);
+    if (!project) throw notFound('No such project.');
+    return project;
+  }
+
+  async create(principal: Principal, input: CreateProjectInput): Promise<ProjectDoc> {
+    if (principal.projectId) throw forbidden('An API key belongs to one project and cannot create projects.');
+    const now = new Date();
+    const doc: ProjectDoc = {
+      _id: newId('proj', now.getTime()),
+      account_id: principal.accountId,
+      name: input.name,
+      name_lower: foldName(input.name),
+      status: 'active',
+      deploy_target: input.deploy_target ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.#projects.insert(doc);
+    } catch (err) {
+      if (err instanceof DuplicateProjectName) throw conflict('A project with this name already exists in the account.');
+      throw err;
+    }
+    return doc;
+  }
+
+  /**
+   * Renames, retargets and moves status (PRODUCT §5). An archived project accepts only
+   * `{status: "active"}`; a move the state machine does not have → 409 invalid_transition. Setting the
+   * status it already has changes nothing and is not an error (PATCH is idempotent).
+   */
+  async update(principal: Principal, id: string, input: UpdateProjectInput): Promise<ProjectDoc> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const current = await this.get(principal, id);
+      const target = input.status ?? current.status;
+      if (target !== current.status && !canMoveProject(current.status, target))
+        throw invalidTransition(`A project cannot move from ${current.status} to ${target}.`);
+      if (current.status === 'archived' && (target !== 'active' || input.name !== undefined || input.deploy_target !== undefined))
+        throw projectNotActive('The project is archived; unarchive it with {"status": "active"} before changing it.');
+
+      const set: Partial<ProjectDoc> = { updated_at: new Date() };
+      if (input.name !== undefined) Object.assign(set, { name: input.name, name_lower: foldName(input.name) });
+      if (input.deploy_target !== undefined) set.deploy_target = input.deploy_target;
+      if (target !== current.status) set.status = target;
+      try {
+        const updated = await this.#projects.update(scopeOf(principal), id, current.status, set);
+        if (updated) return updated;
+      } catch (err) {
+        if (err instanceof DuplicateProjectName) throw conflict('A project with this name already exists in the account.');
+        throw err;
+      }
+      // It changed status (or vanished) between the read and the write: decide again on fresh state.
+    }
+    throw conflict('The project is being changed concurrently; retry.');
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    const project = await this.get(principal, id);
+    if (!(await this.#projects.delete(scopeOf(principal), id))) throw notFound('No such project.');
+    for (const hook of this.#hooks) await hook(project);
+  }
+}
