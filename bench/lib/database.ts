@@ -1,0 +1,36 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/config/index.ts';
+import { ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
+
+export interface BenchDatabase {
+  uri: string;
+  /** How the report names it. */
+  description: string;
+  close(): Promise<void>;
+}
+
+const FERRETDB_VERSION = 'v1.24.2';
+
+/**
+ * MONGODB_URI when set (the benchmark then uses a database of its own there); otherwise FerretDB on
+ * SQLite in a temporary directory, exactly what `npm start` runs without MONGODB_URI.
+ */
+export async function openBenchDatabase(): Promise<BenchDatabase> {
+  if (process.env.MONGODB_URI) {
+    const { host } = new URL(process.env.MONGODB_URI.replace(/^mongodb(\+srv)?:/, 'http:'));
+    return { uri: process.env.MONGODB_URI, description: `MONGODB_URI (${host})`, close: async () => undefined };
+  }
+  const binary = await ensureFerretdbBinary(PROJECT_ROOT, FERRETDB_VERSION);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'slipway-bench-db-'));
+  const ferretdb = await startFerretdb({ binary, dataDir: dir });
+  return {
+    uri: ferretdb.uri,
+    description: `FerretDB ${FERRETDB_VERSION} on SQLite (embedded, ${dir})`,
+    async close() {
+      await ferretdb.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type { Request } from 'autocannon';
+import type { Seed } from './seed.ts';
+
+/** The Slipway server under test (a child process, so its memory can be read from /proc). */
+export interface ServerUnderTest {
+  /** `http://127.0.0.1:PORT` (also its PUBLIC_URL). */
+  url: string;
+  /** `{url}/oauth` */
+  issuer: string;
+  pid: number;
+}
+
+export interface BenchContext {
+  server: ServerUnderTest;
+  seed: Seed;
+  connections: number;
+}
+
+/**
+ * What a scenario hands to the load generator. `requests` is autocannon's request list (method, path,
+ * headers, body, optionally `setupRequest`/`onResponse` for requests that change as the run goes).
+ */
+export interface PreparedScenario {
+  requests: Request[];
+  /** Another target (a baseline server, say); defaults to the Slipway server. */
+  url?: string;
+  /** Whose memory to sample; defaults to the Slipway server. */
+  pid?: number;
+  /** A short unmeasured run first (default true); off when every request consumes state. */
+  warmup?: boolean;
+  close?(): Promise<void>;
+}
+
+/**
+ * One line of the report. `prepare` runs once, before the load, and may do any setup it needs (mint
+ * tokens, seed rows, start a baseline server); the first request it returns is also sent once up front
+ * and must answer 2xx, so a broken scenario fails fast with the server's answer.
+ */
+export interface Scenario {
+  /** Short identifier for BENCH_SCENARIOS, e.g. `healthz`, `token-refresh`. */
+  id: string;
+  /** What the table shows. */
+  title: string;
+  prepare(ctx: BenchContext): Promise<PreparedScenario>;
+}
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  requestsPerSecond: number;
+  totalRequests: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Highest resident set size sampled while the scenario ran, in bytes (undefined without /proc). */
+  peakRssBytes: number | undefined;
+  /** Status codes other than 2xx, for the failure summary. */
+  statusCodes: Record<string, number>;
+}

@@ -1,0 +1,143 @@
+/**
+ * `npm run bench`: requests/second and p50/p99 latency of the real server (a child process running
+ * `node src/main.ts`) on FerretDB, or on MONGODB_URI when set, measured with autocannon over loopback,
+ * plus the server's peak RSS. Exits non-zero when any scenario saw errors or non-2xx answers.
+ *
+ *   BENCH_SECONDS         measured seconds per scenario (default 10)
+ *   BENCH_CONNECTIONS     concurrent connections (default 10)
+ *   BENCH_WARMUP_SECONDS  unmeasured seconds before each scenario (default 1)
+ *   BENCH_SCENARIOS       comma-separated scenario ids to run (default: all; see bench/scenarios/)
+ *   MONGODB_URI           benchmark against this server instead of an embedded FerretDB
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { openBenchDatabase, type BenchDatabase } from './lib/database.ts';
+import { runScenario } from './lib/load.ts';
+import { mib } from './lib/memory.ts';
+import { failures, formatTable } from './lib/report.ts';
+import { seed, type Seed } from './lib/seed.ts';
+import { startServerProcess, type ServerProcess } from './lib/server.ts';
+import type { ScenarioResult } from './lib/types.ts';
+import { SCENARIOS } from './scenarios/index.ts';
+
+/**
+ * The contract's 600 token requests/minute per client would cap every token scenario at 10 req/s; the
+ * benchmark raises it through the documented `tokenRateLimitPerMinute` setting (and nothing else).
+ */
+const BENCH_TOKEN_RATE_LIMIT = '10000000';
+
+function intSetting(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function selectScenarios() {
+  const wanted = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!wanted?.length) return SCENARIOS;
+  const unknown = wanted.filter((id) => !SCENARIOS.some((s) => s.id === id));
+  if (unknown.length) throw new Error(`unknown BENCH_SCENARIOS ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  return SCENARIOS.filter((s) => wanted.includes(s.id));
+}
+
+const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+async function main(): Promise<number> {
+  const options = {
+    seconds: intSetting('BENCH_SECONDS', 10, 1, 300),
+    connections: intSetting('BENCH_CONNECTIONS', 10, 1, 256),
+    warmupSeconds: intSetting('BENCH_WARMUP_SECONDS', 1, 0, 30),
+  };
+  const scenarios = selectScenarios();
+  const loadAtStart = os.loadavg()[0]!.toFixed(2);
+
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-bench-'));
+  let database: BenchDatabase | undefined;
+  let server: ServerProcess | undefined;
+  let seeded: Seed | undefined;
+  const dbName = `bench_${randomBytes(5).toString('hex')}`;
+  let cleaned: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaned ??= (async () => {
+      if (seeded && process.env.MONGODB_URI) await seeded.database.db.dropDatabase().catch(() => undefined);
+      await seeded?.database.close().catch(() => undefined);
+      await server?.stop();
+      await database?.close();
+      await rm(workDir, { recursive: true, force: true });
+    })());
+  const interrupted = () => {
+    progress('interrupted: stopping the server and the database');
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  try {
+    progress('starting the database');
+    database = await openBenchDatabase();
+    progress('starting the server (node src/main.ts)');
+    server = await startServerProcess({
+      workDir,
+      env: {
+        MONGODB_URI: database.uri,
+        MONGODB_DB: dbName,
+        KEYS_DIR: path.join(workDir, 'keys'),
+        DATA_DIR: path.join(workDir, 'data'),
+        LOG_LEVEL: 'info',
+        TOKEN_RATE_LIMIT_PER_MINUTE: BENCH_TOKEN_RATE_LIMIT,
+      },
+    });
+    seeded = await seed(database.uri, dbName);
+    const ctx = { server, seed: seeded, connections: options.connections };
+
+    const results: ScenarioResult[] = [];
+    const broken: string[] = [];
+    for (const scenario of scenarios) {
+      progress(`${scenario.title}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured, ${options.connections} connections`);
+      try {
+        results.push(await runScenario(scenario, ctx, options));
+      } catch (err) {
+        broken.push(`${scenario.title}: ${(err as Error).message}`);
+      }
+    }
+    const peak = server.peakRss();
+
+    const cpus = os.cpus();
+    console.log('');
+    console.log(`Slipway benchmark: ${options.seconds} s per scenario, ${options.connections} connections, loopback`);
+    console.log(`  server:   node src/main.ts (pid ${server.pid}), Node ${process.version}, log level info`);
+    console.log(`  database: ${database.description}`);
+    // autocannon, the server and the database share these CPUs; a busy machine lowers every number.
+    console.log(`  machine:  ${cpus[0]?.model.trim() ?? 'unknown CPU'} × ${cpus.length}, ${mib(os.totalmem())} MiB, load average at start ${loadAtStart}`);
+    console.log(`  token endpoint limit raised to ${BENCH_TOKEN_RATE_LIMIT}/min per client (TOKEN_RATE_LIMIT_PER_MINUTE)`);
+    console.log('');
+    if (results.length) console.log(formatTable(results));
+    console.log('');
+    console.log(`server peak RSS (VmHWM, whole run): ${mib(peak)} MiB`);
+
+    const problems = [...broken, ...failures(results)];
+    if (problems.length) {
+      console.log('');
+      console.log('FAILED:');
+      for (const problem of problems) console.log(`  - ${problem}`);
+      const tail = server.logTail(5);
+      if (tail) console.log(`last server log lines:\n${tail}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`bench: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);

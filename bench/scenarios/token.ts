@@ -1,0 +1,111 @@
+import type { Request } from 'autocannon';
+import { basicAuth, CookieJar, obtainTokens } from '../lib/authorize.ts';
+import type { BenchContext, Scenario } from '../lib/types.ts';
+
+const FORM = 'application/x-www-form-urlencoded';
+
+function confidentialHeaders(ctx: BenchContext): Record<string, string> {
+  const { clientId, clientSecret } = ctx.seed.confidentialClient;
+  return { 'content-type': FORM, authorization: basicAuth(clientId, clientSecret) };
+}
+
+/** Server-to-server: a confidential client asks for an access token for itself (a signed JWT). */
+export const clientCredentials: Scenario = {
+  id: 'token-client-credentials',
+  title: 'POST /oauth/token client_credentials',
+  async prepare(ctx) {
+    return {
+      requests: [
+        {
+          method: 'POST',
+          path: '/oauth/token',
+          headers: confidentialHeaders(ctx),
+          body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'read' }).toString(),
+        },
+      ],
+    };
+  },
+};
+
+/**
+ * Refresh with a CONFIDENTIAL client. oidc-provider rotates a confidential client's refresh token only
+ * when it is past 70 % of its lifetime (30 days here), so one refresh token, obtained once through the
+ * real login and consent pages, can be presented by every connection for the whole run. That measures
+ * the refresh path itself (client authentication, token and grant lookup, account lookup, signing a
+ * new JWT, the rate-limit counter) without the benchmark spending its time minting tokens.
+ */
+export const refreshConfidential: Scenario = {
+  id: 'token-refresh',
+  title: 'POST /oauth/token refresh_token (confidential)',
+  async prepare(ctx) {
+    const { confidentialClient, user } = ctx.seed;
+    const tokens = await obtainTokens({
+      issuer: ctx.server.issuer,
+      clientId: confidentialClient.clientId,
+      clientSecret: confidentialClient.clientSecret,
+      redirectUri: confidentialClient.redirectUri,
+      scope: 'read write',
+      email: user.email,
+      password: user.password,
+    });
+    if (!tokens.refresh_token) throw new Error('no refresh token was issued to the confidential client');
+    return {
+      requests: [
+        {
+          method: 'POST',
+          path: '/oauth/token',
+          headers: confidentialHeaders(ctx),
+          // The SPEC §5.2 form: grant_type, refresh_token, client_id (plus Basic authentication).
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: confidentialClient.clientId }).toString(),
+        },
+      ],
+    };
+  },
+};
+
+/**
+ * Refresh with a PUBLIC client (an SPA): its refresh token is rotated on every use and presenting a used
+ * one revokes the whole grant, so each connection keeps a chain of its own: every response's new
+ * refresh token is sent by that connection's next request. Chains start from a pool minted up front
+ * (one login, then authorize + code exchange per token on the signed-in session).
+ *
+ * The hand-over relies on autocannon calling a connection's `onResponse` and then, synchronously, the
+ * `setupRequest` of that same connection's next request (lib/httpClient.js, pipelining 1). Should that
+ * ever change, chains would cross, refresh tokens would be reused, and the run would fail loudly with
+ * `invalid_grant` rather than measure the wrong thing. No warm-up: a warm-up's connections are dropped
+ * mid-request, and their last tokens are simply abandoned from the pool.
+ */
+export const refreshPublicRotating: Scenario = {
+  id: 'token-refresh-public',
+  title: 'POST /oauth/token refresh_token (public, rotated)',
+  async prepare(ctx) {
+    const { publicClient, user } = ctx.seed;
+    const jar = new CookieJar();
+    const pool: string[] = [];
+    // One chain per connection, plus spares for connections autocannon re-opens after a timeout.
+    for (let i = 0; i < ctx.connections * 2 + 1; i += 1) {
+      const tokens = await obtainTokens(
+        { issuer: ctx.server.issuer, clientId: publicClient.clientId, redirectUri: publicClient.redirectUri, scope: 'read', email: user.email, password: user.password },
+        jar,
+      );
+      if (!tokens.refresh_token) throw new Error('no refresh token was issued to the public client');
+      pool.push(tokens.refresh_token);
+    }
+    let handoff: string | undefined;
+    const request: Request = {
+      method: 'POST',
+      path: '/oauth/token',
+      headers: { 'content-type': FORM },
+      setupRequest(req) {
+        const refreshToken = handoff ?? pool.pop() ?? 'pool-exhausted';
+        handoff = undefined;
+        return { ...req, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: publicClient.clientId }).toString() };
+      },
+      onResponse(status, body) {
+        // A failed refresh is counted as non-2xx by autocannon; the connection then starts a fresh chain.
+        handoff = status === 200 ? (JSON.parse(body) as { refresh_token?: string }).refresh_token : undefined;
+      },
+    };
+    return { requests: [request], warmup: false };
+  },
+};
