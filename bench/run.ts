@@ -8,6 +8,7 @@
  *   BENCH_WARMUP_SECONDS  unmeasured seconds before each scenario (default 1)
  *   BENCH_SCENARIOS       comma-separated scenario ids to run (default: all; see bench/scenarios/)
  *   MONGODB_URI           benchmark against this server instead of an embedded FerretDB
+ *   BENCH_NODE_OPTIONS    NODE_OPTIONS for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

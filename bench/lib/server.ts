@@ -34,6 +34,8 @@ export async function startServerProcess(options: { env: Record<string, string>;
       HOST: '127.0.0.1',
       PORT: String(port),
       PUBLIC_URL: url,
+      // e.g. BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/slipway-prof" to profile the server.
+      ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
       ...options.env,
     },
     stdio: ['ignore', fd, fd],
