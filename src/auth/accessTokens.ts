@@ -32,7 +32,7 @@ export interface AccessTokenDeps {
  * - user tokens (`sub`): the user is loaded (cached ≤ principalCacheSeconds) so a removed user is
  *   refused and the role is the current one; the grant must not be revoked (RevokedGrantCache);
  *   effective scopes = token scopes capped by the role.
- * - client_credentials tokens (no `sub`): act as the client's account with the token's scopes.
+ * - client_credentials tokens (`sub` = client_id, no grant): act as the client's account with the token's scopes.
  * Either way the client must still exist and belong to the token's account.
  */
 export function createAccessTokenAuthenticator({ config, keys, repos, revokedGrants }: AccessTokenDeps): Authenticator {
@@ -61,20 +61,22 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
           typ: 'at+jwt',
           algorithms: ['RS256'],
           clockTolerance: CLOCK_TOLERANCE_SECONDS,
-          requiredClaims: ['exp', 'iat', 'client_id', 'scope', 'acct'],
+          requiredClaims: ['exp', 'iat', 'client_id', 'acct'],
         }));
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) throw invalidToken('The access token has expired.');
         if (err instanceof joseErrors.JOSEError) throw invalidToken();
         throw err;
       }
-      const { sub, client_id: clientId, scope, acct, gid } = claims;
+      const { sub, client_id: clientId, scope = '', acct, gid } = claims;
       if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof acct !== 'string') throw invalidToken();
       const client = await clients.get(clientId, loadClient);
       if (!client) throw invalidToken('The client this token was issued to no longer exists.');
       const granted = expandScopes(scope.split(' '));
 
-      if (sub === undefined) {
+      // RFC 9068 §2.2: a client_credentials token's `sub` is the client itself (oidc-provider sets it so);
+      // user tokens carry the user id and the grant id.
+      if (gid === undefined && (sub === undefined || sub === clientId)) {
         if (client.account_id !== acct) throw invalidToken();
         return { kind: 'client', id: clientId, accountId: acct, scopes: granted, credential: 'access_token', credentialId: clientId } satisfies Principal;
       }

@@ -17,8 +17,11 @@ function integerParam(name: string, min: number, max: number, fallback: number, 
     .meta({ description, param: { schema: { type: 'integer', minimum: min, maximum: max, default: fallback } } });
 }
 
-/** `?page` (≥ 1, default 1) and `?per_page` (1–100, default 20); anything else → 400 invalid_request. */
-export const PageQuery = z.object({
+/**
+ * `?page` (≥ 1, default 1) and `?per_page` (1–100, default 20); anything else → 400 invalid_request.
+ * Strict: an unknown (or misspelt) parameter is an error rather than a filter silently ignored.
+ */
+export const PageQuery = z.strictObject({
   page: integerParam('page', 1, 1_000_000_000, 1, 'Page number, from 1.'),
   per_page: integerParam('per_page', 1, MAX_PER_PAGE, DEFAULT_PER_PAGE, `Items per page, 1–${MAX_PER_PAGE}.`),
 });

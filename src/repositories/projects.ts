@@ -1,4 +1,5 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import type { PageRequest } from '../http/pagination.ts';
 
 export const DEPLOY_TARGETS = ['aws', 'azure', 'gcp', 'kubernetes', 'vercel', 'netlify', 'cloudflare', 'fly', 'render', 'heroku'] as const;
@@ -28,7 +29,6 @@ export const foldName = (name: string) => name.normalize('NFC').toLowerCase();
 
 export class DuplicateProjectName extends Error {}
 
-const isDuplicate = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
 export class ProjectRepository {
   readonly collection: Collection<ProjectDoc>;
@@ -56,7 +56,7 @@ export class ProjectRepository {
     try {
       await this.collection.insertOne(doc);
     } catch (err) {
-      if (isDuplicate(err)) throw new DuplicateProjectName();
+      if (isDuplicateKeyError(err)) throw new DuplicateProjectName();
       throw err;
     }
   }
@@ -96,7 +96,7 @@ export class ProjectRepository {
     try {
       return await this.collection.findOneAndUpdate({ ...filter, status: expectedStatus }, { $set: set }, { returnDocument: 'after' });
     } catch (err) {
-      if (isDuplicate(err)) throw new DuplicateProjectName();
+      if (isDuplicateKeyError(err)) throw new DuplicateProjectName();
       throw err;
     }
   }

@@ -105,6 +105,8 @@ export class ProjectService {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.get(principal, id);
       const target = input.status ?? current.status;
+      const onlyStatus = input.name === undefined && input.deploy_target === undefined;
+      if (onlyStatus && target === current.status) return current;
       if (target !== current.status && !canMoveProject(current.status, target))
         throw invalidTransition(`A project cannot move from ${current.status} to ${target}.`);
       if (current.status === 'archived' && (target !== 'active' || input.name !== undefined || input.deploy_target !== undefined))
