@@ -79,10 +79,10 @@ describe('graceful shutdown', () => {
 
     const signalled = Date.now();
     proc.child.kill('SIGTERM');
-    const exit = await proc.exited(5000);
+    const exit = await proc.exited(8000);
     agent.destroy();
     expect(exit).toEqual({ code: 0, signal: null });
-    expect(Date.now() - signalled).toBeLessThan(5000);
+    expect(Date.now() - signalled).toBeLessThan(8000);
 
     const messages = proc.logLines().map((l) => l.msg);
     expect(messages).toContain('slipway listening');
