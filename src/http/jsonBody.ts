@@ -23,13 +23,14 @@ const parse = koaBody({
 });
 
 /**
- * Reads the JSON body: absent → `{}` (so the schema reports what is missing); present but not
- * `application/json` → 415; over 100 KiB → 413; malformed or not an object → 400.
+ * Reads the JSON body: absent or empty → `{}` (so the schema reports what is missing); present but not
+ * `application/json` → 415; over 100 KiB → 413; malformed or not an object/array → 400.
  */
 export async function readJsonBody(ctx: Context): Promise<unknown> {
-  const type = ctx.request.is('application/json', 'application/*+json');
-  if (type === null) return {};
-  if (type === false) throw unsupportedMediaType();
+  if (!ctx.get('Transfer-Encoding') && !ctx.request.length) return {};
+  if (!ctx.request.is('application/json')) throw unsupportedMediaType();
+  const charset = ctx.request.charset;
+  if (charset && !/^utf-?8$/i.test(charset)) throw unsupportedMediaType('The request body must be UTF-8 application/json.');
   let parsed: unknown;
   await parse(ctx, async () => {
     parsed = ctx.request.body;

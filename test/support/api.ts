@@ -74,7 +74,8 @@ export class Api {
   conform(method: string, path: string, response: ApiResponse): void {
     const where = `${method} ${path} → ${response.status}`;
     expect(response.headers.get('x-request-id'), `${where}: X-Request-Id`).toBeTruthy();
-    if (path.startsWith('/v1')) {
+    // With the database unreachable there is no count to report.
+    if (path.startsWith('/v1') && response.status !== 503) {
       for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) expect(response.headers.get(h), `${where}: ${h}`).toMatch(/^\d+$/);
     }
     if (response.status >= 400) {
