@@ -14,12 +14,21 @@ export interface RateLimitResult {
   resetSeconds: number;
 }
 
+/** Hits on one counter that reach the database as one `$inc`; `total` is the count after it. */
+interface Batch {
+  size: number;
+  total: Promise<number>;
+}
+
 /**
  * Fixed-window counters kept in MongoDB, so every instance shares them. Windows are keyed by their
  * start; old ones are removed by the sweeper (no TTL index, which FerretDB lacks).
  */
 export class RateLimitRepository {
   readonly collection: Collection<CounterDoc>;
+  /** Per counter: the batch still taking hits, and the last batch sent (see #count). */
+  readonly #waiting = new Map<string, Batch>();
+  readonly #inFlight = new Map<string, Promise<number>>();
   constructor(db: Db) {
     this.collection = db.collection<CounterDoc>('rate_limits');
   }
@@ -31,8 +40,48 @@ export class RateLimitRepository {
   async hit(key: string, limit: number, windowSeconds: number, now = Date.now()): Promise<RateLimitResult> {
     const windowMs = windowSeconds * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
-    const id = `${key}:${start}`;
-    const update = { $inc: { count: 1 }, $setOnInsert: { expires_at: new Date(start + windowMs) } };
+    const count = await this.#count(`${key}:${start}`, new Date(start + windowMs));
+    return {
+      allowed: count <= limit,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
+    };
+  }
+
+  /**
+   * FerretDB 1.24 applies `$inc` as read-modify-write, so concurrent increments of one counter are lost
+   * (40 parallel hits counted as 5), and parallel requests would slip past any limit. Within this
+   * process, hits on one counter therefore go to the database one batch at a time: hits that arrive
+   * while a batch is in flight join the next one, which adds its size in a single `$inc`. MongoDB is
+   * atomic anyway, so several instances stay exact there.
+   */
+  #count(id: string, expiresAt: Date): Promise<number> {
+    let batch = this.#waiting.get(id);
+    if (!batch) {
+      const created: Batch = { size: 0, total: Promise.resolve(0) };
+      const previous = this.#inFlight.get(id) ?? Promise.resolve(0);
+      created.total = previous
+        .catch(() => 0)
+        .then(() => {
+          if (this.#waiting.get(id) === created) this.#waiting.delete(id);
+          return this.#increment(id, created.size, expiresAt);
+        });
+      this.#waiting.set(id, created);
+      this.#inFlight.set(id, created.total);
+      const forget = () => {
+        if (this.#inFlight.get(id) === created.total) this.#inFlight.delete(id);
+      };
+      created.total.then(forget, forget);
+      batch = created;
+    }
+    const joined = batch;
+    const position = joined.size++;
+    return joined.total.then((total) => total - joined.size + position + 1);
+  }
+
+  async #increment(id: string, by: number, expiresAt: Date): Promise<number> {
+    const update = { $inc: { count: by }, $setOnInsert: { expires_at: expiresAt } };
     let doc: CounterDoc | null;
     try {
       doc = await this.collection.findOneAndUpdate({ _id: id }, update, { upsert: true, returnDocument: 'after' });
@@ -41,13 +90,7 @@ export class RateLimitRepository {
       if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
       doc = await this.collection.findOneAndUpdate({ _id: id }, update, { upsert: true, returnDocument: 'after' });
     }
-    const count = doc?.count ?? 1;
-    return {
-      allowed: count <= limit,
-      limit,
-      remaining: Math.max(0, limit - count),
-      resetSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
-    };
+    return doc?.count ?? by;
   }
 
   async sweep(now = new Date()): Promise<number> {
