@@ -86,3 +86,23 @@ export async function authorizeInBrowser(
   }
   return new URL(page.url());
 }
+
+/**
+ * Stands in for a web client's https redirect URI in one browser page: the browser gets a 200 for it, with
+ * no DNS lookup or connection. (Playwright's own routing does not see the redirect that leads there, so
+ * this uses Chromium's Fetch domain.) Clients whose redirect URIs are loopback http are native apps,
+ * which oidc-provider asks for consent on every authorization (RFC 8252 §8.6); web clients have their
+ * consent remembered.
+ */
+export async function answerWebCallback(page: Page, redirectUri: string): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Fetch.enable', { patterns: [{ urlPattern: `${new URL(redirectUri).origin}/*`, requestStage: 'Request' }] });
+  cdp.on('Fetch.requestPaused', ({ requestId }) => {
+    void cdp.send('Fetch.fulfillRequest', {
+      requestId,
+      responseCode: 200,
+      responseHeaders: [{ name: 'content-type', value: 'text/plain' }],
+      body: Buffer.from('callback received').toString('base64'),
+    });
+  });
+}
