@@ -15,6 +15,16 @@ try {
 }
 const logger = createLogger({ level: config.logLevel });
 
+/**
+ * Ends the process once the log is written. pino writes to stdout asynchronously; process.exit() while a
+ * write is in flight puts the last lines out of order or loses them. So: set the exit code and let the
+ * process end by itself when nothing is pending; the timer only covers a handle someone forgot to close.
+ */
+function exitAfterLogs(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 2000).unref();
+}
+
 try {
   const running = await startServer(config, logger);
   let signals = 0;
@@ -26,10 +36,10 @@ try {
     }
     logger.info({ signal }, 'shutting down');
     running.close().then(
-      () => process.exit(0),
+      () => exitAfterLogs(0),
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
-        process.exit(1);
+        exitAfterLogs(1);
       },
     );
   };
@@ -41,5 +51,5 @@ try {
     process.exit(3);
   }
   logger.fatal({ err }, 'slipway failed to start');
-  process.exit(1);
+  exitAfterLogs(1);
 }

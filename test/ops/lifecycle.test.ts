@@ -75,19 +75,21 @@ describe('graceful shutdown', () => {
       }).once('error', reject);
     });
     expect(status).toBe(200);
-    expect(Object.values(agent.freeSockets).flat()).toHaveLength(1);
+    // The agent parks the socket as free just after the response ends.
+    await waitFor('the keep-alive socket to be idle', async () => Object.values(agent.freeSockets).flat().length === 1, 2000, 10);
 
     const signalled = Date.now();
     proc.child.kill('SIGTERM');
     const exit = await proc.exited(8000);
     agent.destroy();
-    expect(exit).toEqual({ code: 0, signal: null });
+    const output = `stdout:\n${proc.stdout().slice(-3000)}\nstderr:\n${proc.stderr().slice(-3000)}`;
+    expect(exit, output).toEqual({ code: 0, signal: null });
     expect(Date.now() - signalled).toBeLessThan(8000);
 
     const messages = proc.logLines().map((l) => l.msg);
     expect(messages).toContain('slipway listening');
     expect(proc.logLines().find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM' });
-    expect(messages.at(-1)).toBe('slipway stopped');
+    expect(messages.at(-1), output).toBe('slipway stopped');
     expect(proc.stderr()).toBe('');
     expect(await portOpen(port)).toBe(false);
   });
