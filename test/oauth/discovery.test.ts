@@ -1,6 +1,5 @@
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoverPublicClient } from '../support/oauthFlow.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -53,9 +52,22 @@ describe('authorization server metadata', () => {
     expect(inserted.body).toEqual(openid.body);
   });
 
-  it('lets openid-client discover the server with both the oidc and the oauth2 algorithms', async () => {
+  it('lets openid-client discover the server from each document: oidc and oauth2 (RFC 8414) algorithms', async () => {
+    const expected = {
+      oidc: `${server.issuer}/.well-known/openid-configuration`,
+      oauth2: `${server.url}/.well-known/oauth-authorization-server/oauth`,
+    };
     for (const algorithm of ['oidc', 'oauth2'] as const) {
-      const config = await discoverPublicClient(server.issuer, 'cli_discovery', algorithm);
+      const fetched: string[] = [];
+      const config = await oidc.discovery(new URL(server.issuer), 'cli_discovery', undefined, oidc.None(), {
+        execute: [oidc.allowInsecureRequests],
+        algorithm,
+        [oidc.customFetch]: (url, init) => {
+          fetched.push(url);
+          return fetch(url, init);
+        },
+      });
+      expect(fetched).toEqual([expected[algorithm]]);
       const metadata = config.serverMetadata();
       expect(metadata.issuer).toBe(server.issuer);
       expect(metadata.token_endpoint).toBe(`${server.issuer}/token`);
