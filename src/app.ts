@@ -9,8 +9,10 @@ import { requestContext } from './http/requestContext.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import type { KeyMaterial } from './keys/keystore.ts';
 import type { Logger } from './logger.ts';
+import { createDashboardAuthRouter } from './dashboard/auth.ts';
 import { createInteractionRouter } from './oauth/interactions.ts';
 import type { Repositories } from './repositories/index.ts';
+import type { SessionService } from './services/sessions.ts';
 import { createDocsRouter } from './routes/docs.ts';
 import { createSystemRouter } from './routes/system.ts';
 import { createV1Api } from './routes/v1/index.ts';
@@ -26,6 +28,8 @@ export interface AppDeps {
   cookieKeys: string[];
   /** Signing keys: /v1 verifies access tokens locally against their public half. */
   keys: KeyMaterial;
+  /** Dashboard session tokens (cookie or Bearer `slws_…`). */
+  sessions: SessionService;
   isShuttingDown: () => boolean;
 }
 
@@ -49,6 +53,10 @@ export function createApp(deps: AppDeps): Koa {
   const interactions = createInteractionRouter({ provider, repos: deps.repos, logger });
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
+
+  const dashboardAuth = createDashboardAuthRouter({ config, provider, repos: deps.repos, sessions: deps.sessions, logger });
+  app.use(dashboardAuth.routes());
+  app.use(dashboardAuth.allowedMethods());
 
   // RFC 8414 §3: the metadata of issuer {base}/oauth also answers at the path-inserted well-known URL.
   app.use(async (ctx, next) => {

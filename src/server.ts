@@ -5,9 +5,11 @@ import { createApp } from './app.ts';
 import type { Config } from './config/index.ts';
 import { createMetrics } from './http/metrics.ts';
 import type { Logger } from './logger.ts';
+import { ensureDashboardClient } from './dashboard/auth.ts';
 import { createProvider } from './oauth/provider.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openRuntime, type Runtime } from './services/runtime.ts';
+import { SessionService } from './services/sessions.ts';
 
 export interface RunningServer {
   url: string;
@@ -25,7 +27,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let shuttingDown = false;
   const metrics = createMetrics();
   const provider = createProvider({ config, keys, repos, db: database.db, logger });
-  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, cookieKeys: keys.cookies, keys, isShuttingDown: () => shuttingDown });
+  await ensureDashboardClient(repos, config);
+  const sessions = new SessionService(repos.sessions, repos.users);
+  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, cookieKeys: keys.cookies, keys, sessions, isShuttingDown: () => shuttingDown });
 
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;

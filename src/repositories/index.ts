@@ -8,6 +8,8 @@ import { OAuthClientRepository } from './oauthClients.ts';
 import { ProjectRepository } from './projects.ts';
 import { RateLimitRepository } from './rateLimits.ts';
 import { RevokedGrantRepository } from './revokedGrants.ts';
+import { SessionRepository } from './sessions.ts';
+import { SESSION_IDLE_MS } from '../services/sessions.ts';
 import { UserRepository } from './users.ts';
 
 export function createRepositories(db: Db) {
@@ -18,6 +20,7 @@ export function createRepositories(db: Db) {
     consents: new ConsentRepository(db),
     rateLimits: new RateLimitRepository(db),
     revokedGrants: new RevokedGrantRepository(db),
+    sessions: new SessionRepository(db),
     projects: new ProjectRepository(db),
     deployments: new DeploymentRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),
@@ -37,5 +40,5 @@ export async function migrate(db: Db, repos: Repositories): Promise<{ collection
 /** Removes expired rows everywhere; every instance may run it. */
 export async function sweepExpired(db: Db, repos: Repositories): Promise<number> {
   const now = new Date();
-  return (await sweepOidc(db, now)) + (await repos.rateLimits.sweep(now)) + (await repos.revokedGrants.sweep(now)) + (await repos.idempotencyKeys.sweep(now));
+  return (await sweepOidc(db, now)) + (await repos.rateLimits.sweep(now)) + (await repos.revokedGrants.sweep(now)) + (await repos.sessions.sweep(now, SESSION_IDLE_MS)) + (await repos.idempotencyKeys.sweep(now));
 }

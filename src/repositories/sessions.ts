@@ -1,0 +1,56 @@
+import type { Collection, Db } from 'mongodb';
+
+/** Dashboard sessions. `_id` is the SHA-256 of the opaque token; the token itself is never stored. */
+export interface SessionDoc {
+  _id: string;
+  user_id: string;
+  account_id: string;
+  /** Synchronizer token for unsafe requests authenticated by the cookie. */
+  csrf_token: string;
+  created_at: Date;
+  last_seen_at: Date;
+  /** Absolute end (created + 7 days). Idle end is last_seen_at + 12 hours. */
+  expires_at: Date;
+}
+
+export class SessionRepository {
+  readonly collection: Collection<SessionDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<SessionDoc>('sessions');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ user_id: 1 }, { name: 'user_sessions' });
+    await this.collection.createIndex({ expires_at: 1 }, { name: 'expires_at' });
+    await this.collection.createIndex({ last_seen_at: 1 }, { name: 'last_seen_at' });
+  }
+
+  async insert(doc: SessionDoc): Promise<void> {
+    await this.collection.insertOne(doc);
+  }
+
+  async findByHash(hash: string): Promise<SessionDoc | null> {
+    if (typeof hash !== 'string') return null;
+    return await this.collection.findOne({ _id: hash });
+  }
+
+  /** Coarse idle tracking: at most one write per session per minute. */
+  async touch(hash: string, now = new Date()): Promise<void> {
+    await this.collection.updateOne({ _id: hash, last_seen_at: { $lt: new Date(now.getTime() - 60_000) } }, { $set: { last_seen_at: now } });
+  }
+
+  async delete(hash: string): Promise<void> {
+    await this.collection.deleteOne({ _id: hash });
+  }
+
+  async deleteForUser(userId: string): Promise<number> {
+    return (await this.collection.deleteMany({ user_id: userId })).deletedCount;
+  }
+
+  async sweep(now: Date, idleMs: number): Promise<number> {
+    const { deletedCount } = await this.collection.deleteMany({
+      $or: [{ expires_at: { $lte: now } }, { last_seen_at: { $lte: new Date(now.getTime() - idleMs) } }],
+    });
+    return deletedCount;
+  }
+}

@@ -1,0 +1,107 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { capByRole, expandScopes, type Principal } from '../auth/principal.ts';
+import type { SessionDoc, SessionRepository } from '../repositories/sessions.ts';
+import type { UserRepository } from '../repositories/users.ts';
+
+export const SESSION_PREFIX = 'slws_';
+export const SESSION_COOKIE = 'slipway_session';
+export const SESSION_IDLE_MS = 12 * 3600 * 1000;
+export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600 * 1000;
+/** How long a validated session is trusted from memory before it is read again (revocation bound). */
+const CACHE_MS = 30_000;
+
+const SESSION_PATTERN = /^slws_[A-Za-z0-9_-]{43}$/;
+
+export const hashSessionToken = (token: string) => createHash('sha256').update(token).digest('hex');
+export const looksLikeSessionToken = (token: string) => SESSION_PATTERN.test(token);
+
+interface Cached {
+  session: SessionDoc;
+  principal: Principal;
+  until: number;
+}
+
+/**
+ * Dashboard session tokens: opaque `slws_` + 256 random bits, stored only as SHA-256, idle timeout
+ * 12 h, absolute 7 days. Validated sessions are cached for 30 s, so a logout or a removed user on
+ * another instance is refused within that bound; on this instance, logout takes effect at once.
+ */
+export class SessionService {
+  readonly #sessions: SessionRepository;
+  readonly #users: UserRepository;
+  readonly #cache = new Map<string, Cached>();
+
+  constructor(sessions: SessionRepository, users: UserRepository) {
+    this.#sessions = sessions;
+    this.#users = users;
+  }
+
+  async create(userId: string, accountId: string): Promise<{ token: string; session: SessionDoc }> {
+    const token = `${SESSION_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const now = new Date();
+    const session: SessionDoc = {
+      _id: hashSessionToken(token),
+      user_id: userId,
+      account_id: accountId,
+      csrf_token: randomBytes(24).toString('base64url'),
+      created_at: now,
+      last_seen_at: now,
+      expires_at: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
+    };
+    await this.#sessions.insert(session);
+    return { token, session };
+  }
+
+  /** The session and the principal it acts as, or null when unknown, expired, idle or its user is gone. */
+  async authenticate(token: string): Promise<{ session: SessionDoc; principal: Principal } | null> {
+    if (!looksLikeSessionToken(token)) return null;
+    const hash = hashSessionToken(token);
+    const now = Date.now();
+    const cached = this.#cache.get(hash);
+    if (cached && cached.until > now && this.#alive(cached.session, now)) return cached;
+    this.#cache.delete(hash);
+
+    const session = await this.#sessions.findByHash(hash);
+    if (!session || !this.#alive(session, now)) return null;
+    const user = await this.#users.findById(session.user_id);
+    if (!user || user.account_id !== session.account_id) return null;
+    await this.#sessions.touch(hash);
+    session.last_seen_at = new Date(Math.max(session.last_seen_at.getTime(), now - 60_000));
+    const principal: Principal = {
+      kind: 'user',
+      id: user._id,
+      accountId: user.account_id,
+      role: user.role,
+      scopes: capByRole(expandScopes(['admin']), user.role),
+      credential: 'session',
+      credentialId: hash.slice(0, 16),
+    };
+    const entry = { session, principal, until: now + CACHE_MS };
+    if (this.#cache.size > 10_000) this.#cache.clear();
+    this.#cache.set(hash, entry);
+    return entry;
+  }
+
+  #alive(session: SessionDoc, now: number): boolean {
+    return session.expires_at.getTime() > now && session.last_seen_at.getTime() + SESSION_IDLE_MS > now;
+  }
+
+  async revoke(token: string): Promise<void> {
+    const hash = hashSessionToken(token);
+    this.#cache.delete(hash);
+    await this.#sessions.delete(hash);
+  }
+
+  /** Ends every session of a user (removal, password change). */
+  async revokeForUser(userId: string): Promise<number> {
+    for (const [hash, entry] of this.#cache) if (entry.session.user_id === userId) this.#cache.delete(hash);
+    return await this.#sessions.deleteForUser(userId);
+  }
+
+  static csrfMatches(session: SessionDoc, presented: string | undefined): boolean {
+    if (!presented) return false;
+    const a = Buffer.from(session.csrf_token);
+    const b = Buffer.from(presented);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+}
