@@ -5,8 +5,10 @@ import { AppError } from '../errors.ts';
 import { retireSigningKey, rotateCookieKeys, rotateDataKey, rotateSigningKey, loadOrCreateKeys } from '../keys/keystore.ts';
 import { createLogger } from '../logger.ts';
 import { migrate } from '../repositories/index.ts';
+import { reencryptConfigurations } from '../services/configurations.ts';
 import { createClient, presentClient } from '../services/oauthClients.ts';
 import { openRuntime, type Runtime } from '../services/runtime.ts';
+import { createSecretBox } from '../services/secretBox.ts';
 import { CreateUserInput, createUser, presentUser } from '../services/users.ts';
 
 const USAGE = `Usage: slipway <command> [options]
@@ -18,6 +20,10 @@ Commands:
                  [--scope "read write admin"] [--account ACCT]
   db migrate     create or update every index (idempotent)
   keys list | rotate | retire --kid KID | rotate-cookies | rotate-data
+  configs reencrypt
+                 re-seal every secret configuration value with the current data key; run it after
+                 \`keys rotate-data\` once every instance has restarted. When by_key lists only the
+                 current key, older data keys may be removed from keys/data-keys.json.
 
 Every command accepts --json for machine-readable output. Configuration comes from config/ and the
 environment (MONGODB_URI, KEYS_DIR, ...), exactly as for the server.`;
@@ -167,6 +173,24 @@ export async function run(argv: string[]): Promise<number> {
       const result = await rotateDataKey(config.keysDir);
       output(!!v.json, result, `new data key ${result.current}`);
       return 0;
+    }
+    case 'configs reencrypt': {
+      const v = parse(rest, {});
+      const result = await withRuntime(config, (rt) =>
+        reencryptConfigurations({ configurations: rt.repos.configurations, locks: rt.repos.locks, secretBox: createSecretBox(rt.keys.data) }),
+      );
+      const remaining = Object.entries(result.by_key)
+        .filter(([kid]) => kid !== result.current_key)
+        .reduce((n, [, count]) => n + count, 0);
+      output(
+        !!v.json,
+        result,
+        `re-encrypted ${result.reencrypted} secret value(s) with ${result.current_key}` +
+          (result.skipped ? `; ${result.skipped} changed meanwhile (run again)` : '') +
+          (result.failed.length ? `; ${result.failed.length} could not be decrypted: ${result.failed.map((f) => f.id).join(', ')}` : '') +
+          (remaining ? `; ${remaining} still under older keys` : '; no value uses an older key'),
+      );
+      return result.failed.length ? 1 : 0;
     }
     default:
       throw new UsageError(`unknown command: ${key}`);

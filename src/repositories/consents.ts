@@ -32,4 +32,22 @@ export class ConsentRepository {
     const doc = await this.collection.findOne({ _id: `${userId}:${clientId}` });
     return doc?.grant_id;
   }
+
+  async grantIdsForUser(userId: string): Promise<string[]> {
+    const docs = await this.collection.find({ user_id: String(userId) }, { projection: { grant_id: 1 } }).toArray();
+    return docs.map((d) => d.grant_id);
+  }
+
+  async grantIdsForClient(clientId: string): Promise<string[]> {
+    const docs = await this.collection.find({ client_id: String(clientId) }, { projection: { grant_id: 1 } }).toArray();
+    return docs.map((d) => d.grant_id);
+  }
+
+  async deleteForUser(userId: string): Promise<number> {
+    return (await this.collection.deleteMany({ user_id: String(userId) })).deletedCount;
+  }
+
+  async deleteForClient(clientId: string): Promise<number> {
+    return (await this.collection.deleteMany({ client_id: String(clientId) })).deletedCount;
+  }
 }

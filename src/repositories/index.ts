@@ -1,16 +1,24 @@
 import type { Db } from 'mongodb';
 import { ensureOidcIndexes, sweepOidc } from '../oauth/adapter.ts';
 import { AccountRepository } from './accounts.ts';
+import { ApiKeyRepository } from './apiKeys.ts';
+import { ApiKeySecretRepository } from './apiKeySecrets.ts';
+import { ApiKeyUsageRepository } from './apiKeyUsage.ts';
+import { ConfigurationRepository } from './configurations.ts';
 import { ConsentRepository } from './consents.ts';
 import { DeploymentRepository } from './deployments.ts';
+import { EventRepository } from './events.ts';
 import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
+import { LockRepository } from './locks.ts';
 import { OAuthClientRepository } from './oauthClients.ts';
+import { OidcArtifactRepository } from './oidcArtifacts.ts';
 import { ProjectRepository } from './projects.ts';
 import { RateLimitRepository } from './rateLimits.ts';
 import { RevokedGrantRepository } from './revokedGrants.ts';
 import { SessionRepository } from './sessions.ts';
 import { SESSION_IDLE_MS } from '../services/sessions.ts';
 import { UserRepository } from './users.ts';
+import { UserSetupTokenRepository } from './userSetupTokens.ts';
 
 export function createRepositories(db: Db) {
   return {
@@ -20,10 +28,18 @@ export function createRepositories(db: Db) {
     consents: new ConsentRepository(db),
     rateLimits: new RateLimitRepository(db),
     revokedGrants: new RevokedGrantRepository(db),
-    sessions: new SessionRepository(db),
     projects: new ProjectRepository(db),
     deployments: new DeploymentRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),
+    sessions: new SessionRepository(db),
+    configurations: new ConfigurationRepository(db),
+    apiKeys: new ApiKeyRepository(db),
+    apiKeySecrets: new ApiKeySecretRepository(db),
+    apiKeyUsage: new ApiKeyUsageRepository(db),
+    events: new EventRepository(db),
+    userSetupTokens: new UserSetupTokenRepository(db),
+    locks: new LockRepository(db),
+    oidcArtifacts: new OidcArtifactRepository(db),
   };
 }
 
@@ -40,5 +56,14 @@ export async function migrate(db: Db, repos: Repositories): Promise<{ collection
 /** Removes expired rows everywhere; every instance may run it. */
 export async function sweepExpired(db: Db, repos: Repositories): Promise<number> {
   const now = new Date();
-  return (await sweepOidc(db, now)) + (await repos.rateLimits.sweep(now)) + (await repos.revokedGrants.sweep(now)) + (await repos.sessions.sweep(now, SESSION_IDLE_MS)) + (await repos.idempotencyKeys.sweep(now));
+  return (
+    (await sweepOidc(db, now)) +
+    (await repos.rateLimits.sweep(now)) +
+    (await repos.revokedGrants.sweep(now)) +
+    (await repos.idempotencyKeys.sweep(now)) +
+    (await repos.sessions.sweep(now, SESSION_IDLE_MS)) +
+    (await repos.apiKeySecrets.sweep(now)) +
+    (await repos.userSetupTokens.sweep(now)) +
+    (await repos.locks.sweep(now))
+  );
 }

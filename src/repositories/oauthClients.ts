@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { findPage, type PageRequest, type PageResult } from './page.ts';
 
 export type ClientAuthMethod = 'none' | 'client_secret_basic';
 export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
@@ -28,6 +29,7 @@ export class OAuthClientRepository {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_clients' });
+    await this.collection.createIndex({ account_id: 1, created_at: 1, _id: 1 }, { name: 'account_clients_by_age' });
   }
 
   async insert(doc: OAuthClientDoc): Promise<void> {
@@ -37,5 +39,29 @@ export class OAuthClientRepository {
   async findById(id: string): Promise<OAuthClientDoc | null> {
     if (typeof id !== 'string') return null;
     return await this.collection.findOne({ _id: id });
+  }
+
+  async findInAccount(accountId: string, id: string): Promise<OAuthClientDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOne({ _id: id, account_id: String(accountId) });
+  }
+
+  /** Oldest first. */
+  async page(accountId: string, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
+    return await findPage(this.collection, { account_id: String(accountId) }, { created_at: 1, _id: 1 }, page);
+  }
+
+  /** Confidential clients only; null when missing, in another account, or public. */
+  async replaceSecretHash(accountId: string, id: string, hash: string, at: Date): Promise<OAuthClientDoc | null> {
+    return await this.collection.findOneAndUpdate(
+      { _id: String(id), account_id: String(accountId), token_endpoint_auth_method: 'client_secret_basic' },
+      { $set: { client_secret_hash: hash, updated_at: at } },
+      { returnDocument: 'after' },
+    );
+  }
+
+  async delete(accountId: string, id: string): Promise<OAuthClientDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOneAndDelete({ _id: id, account_id: String(accountId) });
   }
 }

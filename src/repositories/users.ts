@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { findPage, type PageRequest, type PageResult } from './page.ts';
 
 export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
@@ -43,5 +44,49 @@ export class UserRepository {
 
   async recordLogin(id: string, at = new Date()): Promise<void> {
     await this.collection.updateOne({ _id: id }, { $set: { last_login_at: at } });
+  }
+
+  async findInAccount(accountId: string, id: string): Promise<UserDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOne({ _id: id, account_id: String(accountId) });
+  }
+
+  /** Oldest first. */
+  async page(accountId: string, page: PageRequest): Promise<PageResult<UserDoc>> {
+    return await findPage(this.collection, { account_id: String(accountId) }, { _id: 1 }, page);
+  }
+
+  async countOwners(accountId: string): Promise<number> {
+    return await this.collection.countDocuments({ account_id: String(accountId), role: 'owner' });
+  }
+
+  /**
+   * Applies `changes` only while the user still has the role the caller read: every role change is a
+   * compare-and-set, so nothing decided for an `admin` is applied to someone who became `owner`.
+   */
+  async updateIfRole(accountId: string, id: string, role: Role, changes: Partial<Pick<UserDoc, 'name' | 'role' | 'updated_at'>>): Promise<UserDoc | null> {
+    return await this.collection.findOneAndUpdate(
+      { _id: String(id), account_id: String(accountId), role },
+      { $set: changes },
+      { returnDocument: 'after' },
+    );
+  }
+
+  async deleteIfRole(accountId: string, id: string, role: Role): Promise<UserDoc | null> {
+    return await this.collection.findOneAndDelete({ _id: String(id), account_id: String(accountId), role });
+  }
+
+  /** Sets the password only if the stored hash is still `expected` (null: no password yet). */
+  async replacePasswordHash(id: string, expected: string | null, next: string, at = new Date()): Promise<boolean> {
+    const { modifiedCount } = await this.collection.updateOne(
+      { _id: String(id), password_hash: expected === null ? null : String(expected) },
+      { $set: { password_hash: next, updated_at: at } },
+    );
+    return modifiedCount === 1;
+  }
+
+  async setPasswordHash(id: string, next: string, at = new Date()): Promise<boolean> {
+    const { modifiedCount } = await this.collection.updateOne({ _id: String(id) }, { $set: { password_hash: next, updated_at: at } });
+    return modifiedCount === 1;
   }
 }

@@ -1,8 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { validationFailed } from '../errors.ts';
+import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { AccountRepository } from '../repositories/accounts.ts';
+import type { ConsentRepository } from '../repositories/consents.ts';
+import type { EventRepository } from '../repositories/events.ts';
 import type { ClientGrantType, OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
+import type { PageRequest, PageResult } from '../repositories/page.ts';
+import { recordEvent, type ServiceContext } from './events.ts';
+import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 import { zodDetails } from './users.ts';
 
 export const API_SCOPES = ['read', 'write', 'admin'] as const;
@@ -66,6 +71,7 @@ export const CreateClientInput = z
 export type CreateClientInput = z.input<typeof CreateClientInput>;
 
 export const hashClientSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const newClientSecret = () => `slwcs_${randomBytes(32).toString('base64url')}`;
 
 export async function createClient(
   repos: { oauthClients: OAuthClientRepository; accounts: AccountRepository },
@@ -76,7 +82,7 @@ export async function createClient(
   const data = parsed.data;
   if (!(await repos.accounts.findById(data.account_id))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
   const confidential = data.token_endpoint_auth_method === 'client_secret_basic';
-  const clientSecret = confidential ? `slwcs_${randomBytes(32).toString('base64url')}` : null;
+  const clientSecret = confidential ? newClientSecret() : null;
   const now = new Date();
   const client: OAuthClientDoc = {
     _id: `cli_${randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 20)}`,
@@ -108,4 +114,99 @@ export function presentClient(doc: OAuthClientDoc) {
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Client management for an account (/v1/oauth_clients).
+
+export interface ClientAdminDeps extends GrantRevocationDeps {
+  oauthClients: OAuthClientRepository;
+  accounts: AccountRepository;
+  consents: ConsentRepository;
+  events: EventRepository;
+}
+
+/** The registration body: the RFC 7591 names; the account is always the actor's. */
+export type RegisterClientInput = Omit<CreateClientInput, 'account_id'>;
+
+/** Registers a client in the actor's account; the secret (confidential clients) is returned once. */
+export async function registerClient(
+  deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events'>,
+  ctx: ServiceContext,
+  input: RegisterClientInput,
+): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
+  if (input && typeof input === 'object' && Object.hasOwn(input, 'account_id'))
+    throw validationFailed([{ field: 'account_id', message: 'Unrecognized key: "account_id"' }]);
+  const result = await createClient(deps, { ...input, account_id: ctx.accountId });
+  await recordEvent(deps, {
+    accountId: ctx.accountId,
+    type: 'oauth_client.created',
+    actor: ctx.actor,
+    data: {
+      client_id: result.client._id,
+      client_name: result.client.client_name,
+      token_endpoint_auth_method: result.client.token_endpoint_auth_method,
+      grant_types: result.client.grant_types,
+    },
+    at: result.client.created_at,
+  });
+  return result;
+}
+
+export async function listClients(deps: Pick<ClientAdminDeps, 'oauthClients'>, accountId: string, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
+  return await deps.oauthClients.page(accountId, page);
+}
+
+export async function getClient(deps: Pick<ClientAdminDeps, 'oauthClients'>, accountId: string, clientId: string): Promise<OAuthClientDoc> {
+  const client = await deps.oauthClients.findInAccount(accountId, clientId);
+  if (!client) throw notFound('No such OAuth client.');
+  return client;
+}
+
+/**
+ * A new secret for a confidential client, returned once; the old one stops working at once (the
+ * provider reads clients from the database on every request). Public clients have no secret: 409
+ * `conflict`.
+ */
+export async function rotateClientSecret(
+  deps: Pick<ClientAdminDeps, 'oauthClients' | 'events'>,
+  ctx: ServiceContext,
+  clientId: string,
+): Promise<{ client: OAuthClientDoc; clientSecret: string }> {
+  const clientSecret = newClientSecret();
+  const now = new Date();
+  const client = await deps.oauthClients.replaceSecretHash(ctx.accountId, clientId, hashClientSecret(clientSecret), now);
+  if (!client) {
+    await getClient(deps, ctx.accountId, clientId);
+    throw conflict('A public client has no secret to rotate.');
+  }
+  await recordEvent(deps, {
+    accountId: ctx.accountId,
+    type: 'oauth_client.secret_rotated',
+    actor: ctx.actor,
+    data: { client_id: client._id, client_name: client.client_name },
+    at: now,
+  });
+  return { client, clientSecret };
+}
+
+/**
+ * Deletes the client, then revokes every grant made to it (found through consents and Grant
+ * payloads): its refresh tokens and codes are deleted and its access JWTs refused via
+ * `revoked_grants`. Its client_credentials tokens carry no grant: /v1 must refuse tokens of a client
+ * that no longer exists.
+ */
+export async function deleteClient(deps: ClientAdminDeps, ctx: ServiceContext, clientId: string): Promise<{ client: OAuthClientDoc; revokedGrants: number }> {
+  const client = await deps.oauthClients.delete(ctx.accountId, clientId);
+  if (!client) throw notFound('No such OAuth client.');
+  const grantIds = [...(await deps.consents.grantIdsForClient(client._id)), ...(await deps.oidcArtifacts.grantIdsForClient(client._id))];
+  const revokedGrants = await revokeGrants(deps, grantIds);
+  await deps.consents.deleteForClient(client._id);
+  await recordEvent(deps, {
+    accountId: ctx.accountId,
+    type: 'oauth_client.deleted',
+    actor: ctx.actor,
+    data: { client_id: client._id, client_name: client.client_name, revoked_grants: revokedGrants },
+  });
+  return { client, revokedGrants };
 }

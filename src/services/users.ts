@@ -1,10 +1,19 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { MongoServerError } from 'mongodb';
 import { z } from 'zod';
-import { conflict, validationFailed } from '../errors.ts';
+import { conflict, forbidden, invalidRequest, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { AccountRepository } from '../repositories/accounts.ts';
-import { ROLES, type UserDoc, type UserRepository } from '../repositories/users.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword } from './passwords.ts';
+import type { ConsentRepository } from '../repositories/consents.ts';
+import type { EventRepository } from '../repositories/events.ts';
+import type { LockRepository } from '../repositories/locks.ts';
+import type { PageRequest, PageResult } from '../repositories/page.ts';
+import { ROLES, type Role, type UserDoc, type UserRepository } from '../repositories/users.ts';
+import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
+import { recordEvent, type ServiceContext } from './events.ts';
+import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
+import { withLock } from './locking.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, verifyPassword } from './passwords.ts';
 
 export const CreateUserInput = z
   .object({
@@ -35,14 +44,22 @@ export async function createUser(
   } else {
     accountId = (await repos.accounts.create(`${data.name}'s account`))._id;
   }
+  return await insertUser(repos, { ...data, account_id: accountId }, await hashPassword(data.password));
+}
+
+async function insertUser(
+  repos: { users: UserRepository },
+  data: { email: string; name: string; role: Role; account_id: string },
+  passwordHash: string | null,
+): Promise<UserDoc> {
   const now = new Date();
   const doc: UserDoc = {
-    _id: newId('usr'),
-    account_id: accountId,
+    _id: newId('usr', now.getTime()),
+    account_id: data.account_id,
     email: data.email,
     name: data.name,
     role: data.role,
-    password_hash: await hashPassword(data.password),
+    password_hash: passwordHash,
     created_at: now,
     updated_at: now,
     last_login_at: null,
@@ -67,4 +84,259 @@ export function presentUser(doc: UserDoc) {
     updated_at: doc.updated_at.toISOString(),
     last_login_at: doc.last_login_at ? doc.last_login_at.toISOString() : null,
   };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Account user management (/v1/users): list, read, add (with a password or a one-time setup link),
+// change name and role, delete, and a user's own password change.
+
+export const SETUP_TOKEN_TTL_SECONDS = 24 * 3600;
+const SETUP_TOKEN_PREFIX = 'slwsu_';
+const LAST_OWNER = 'The last owner of an account can be neither removed nor demoted.';
+const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export interface UserAdminDeps {
+  users: UserRepository;
+  events: EventRepository;
+  locks: LockRepository;
+  userSetupTokens: UserSetupTokenRepository;
+}
+
+/**
+ * The acting user's role, when the actor is a user; absent for the admin CLI. Only an owner may grant
+ * the owner role or change or remove an owner (403 `forbidden` otherwise).
+ */
+export interface UserAdminContext extends ServiceContext {
+  actorRole?: Role;
+}
+
+export const AddUserInput = z
+  .object({
+    email: z.string().trim().toLowerCase().email().max(254),
+    name: z.string().trim().min(1).max(100),
+    role: z.enum(ROLES),
+    /** Without a password the user gets a one-time setup link instead. */
+    password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH).optional(),
+  })
+  .strict();
+export type AddUserInput = z.input<typeof AddUserInput>;
+
+export const UpdateUserInput = z
+  .object({
+    name: z.string().trim().min(1).max(100).optional(),
+    role: z.enum(ROLES).optional(),
+  })
+  .strict();
+export type UpdateUserInput = z.input<typeof UpdateUserInput>;
+
+export const ChangePasswordInput = z
+  .object({
+    current_password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
+    new_password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),
+  })
+  .strict();
+export type ChangePasswordInput = z.input<typeof ChangePasswordInput>;
+
+const SetPasswordInput = z.object({ password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH) }).strict();
+
+function requireOwnerFor(ctx: UserAdminContext, touchesOwner: boolean): void {
+  if (touchesOwner && ctx.actorRole !== undefined && ctx.actorRole !== 'owner')
+    throw forbidden('Only an owner can grant the owner role or change or remove an owner.');
+}
+
+/**
+ * Every change of a role and every removal in an account runs under the account's users lease, one
+ * at a time across instances. Inside it the owner count is exact, so "demote or remove only if another
+ * owner remains" holds without transactions; and it does not rely on a conditional update being atomic,
+ * which FerretDB 1.24 does not guarantee (see src/repositories/locks.ts).
+ */
+const usersLock = (accountId: string) => `users:${accountId}`;
+
+async function assertAnotherOwnerRemains(deps: Pick<UserAdminDeps, 'users'>, accountId: string): Promise<void> {
+  if ((await deps.users.countOwners(accountId)) <= 1) throw conflict(LAST_OWNER);
+}
+
+export async function listUsers(deps: Pick<UserAdminDeps, 'users'>, accountId: string, page: PageRequest): Promise<PageResult<UserDoc>> {
+  return await deps.users.page(accountId, page);
+}
+
+export async function getUser(deps: Pick<UserAdminDeps, 'users'>, accountId: string, id: string): Promise<UserDoc> {
+  const user = await deps.users.findInAccount(accountId, id);
+  if (!user) throw notFound('No such user.');
+  return user;
+}
+
+export interface IssuedSetupToken {
+  /** Shown once; the link the route builds from it is the only copy. */
+  token: string;
+  expiresAt: Date;
+}
+
+/** A new one-time setup token for the user; earlier ones stop working. Also serves as a password reset. */
+export async function issueSetupToken(deps: Pick<UserAdminDeps, 'userSetupTokens'>, user: Pick<UserDoc, '_id' | 'account_id'>): Promise<IssuedSetupToken> {
+  const token = `${SETUP_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + SETUP_TOKEN_TTL_SECONDS * 1000);
+  await deps.userSetupTokens.deleteForUser(user._id);
+  await deps.userSetupTokens.insert({ _id: hashToken(token), user_id: user._id, account_id: user.account_id, expires_at: expiresAt, created_at: now });
+  return { token, expiresAt };
+}
+
+/**
+ * Adds a user to the actor's account: with `password`, or without one, in which case a one-time setup
+ * token (24 h) is returned for the user to choose a password.
+ */
+export async function addUser(
+  deps: UserAdminDeps,
+  ctx: UserAdminContext,
+  input: AddUserInput,
+): Promise<{ user: UserDoc; setup: IssuedSetupToken | null }> {
+  const parsed = AddUserInput.safeParse(input);
+  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
+  const data = parsed.data;
+  requireOwnerFor(ctx, data.role === 'owner');
+  const user = await insertUser(deps, { ...data, account_id: ctx.accountId }, data.password ? await hashPassword(data.password) : null);
+  const setup = data.password ? null : await issueSetupToken(deps, user);
+  await recordEvent(deps, {
+    accountId: ctx.accountId,
+    type: 'user.created',
+    actor: ctx.actor,
+    data: { user_id: user._id, email: user.email, role: user.role, setup_link: setup !== null },
+    at: user.created_at,
+  });
+  return { user, setup };
+}
+
+/** Consumes a setup token and sets the password. Invalid, used or expired → 400 `invalid_request`. */
+export async function completeUserSetup(deps: UserAdminDeps, token: string, input: { password: string }): Promise<UserDoc> {
+  const parsed = SetPasswordInput.safeParse(input);
+  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
+  const invalid = () => invalidRequest('This setup link is invalid, already used or expired.');
+  if (typeof token !== 'string' || !token.startsWith(SETUP_TOKEN_PREFIX) || token.length > 200) throw invalid();
+  const hash = hashToken(token);
+  // Checked before the slow hash so a bad link costs nothing.
+  const found = await deps.userSetupTokens.findValid(hash);
+  if (!found) throw invalid();
+  const passwordHash = await hashPassword(parsed.data.password);
+  // Single use: of concurrent requests with the same token exactly one takes this never-released
+  // lease (an insert of a unique id, atomic on every server; findOneAndDelete is not, on FerretDB).
+  const claimed = await deps.locks.tryAcquire(`setup-token:${hash}`, Math.max(1, found.expires_at.getTime() - Date.now()));
+  if (!claimed) throw invalid();
+  await deps.userSetupTokens.deleteByHash(hash);
+  if (!(await deps.users.setPasswordHash(found.user_id, passwordHash))) throw invalid();
+  const user = (await deps.users.findById(found.user_id))!;
+  await recordEvent(deps, { accountId: user.account_id, type: 'user.password_set', actor: { type: 'user', id: user._id }, data: { user_id: user._id } });
+  return user;
+}
+
+/**
+ * Changes name and/or role. Every write is conditional on the role that was read; demoting an owner
+ * additionally needs another owner (409 `conflict` otherwise).
+ */
+export async function updateUser(deps: UserAdminDeps, ctx: UserAdminContext, id: string, input: UpdateUserInput): Promise<UserDoc> {
+  const parsed = UpdateUserInput.safeParse(input);
+  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
+  const data = parsed.data;
+  await getUser(deps, ctx.accountId, id);
+  const result = await withLock(deps, usersLock(ctx.accountId), async () => {
+    const user = await getUser(deps, ctx.accountId, id);
+    const changes: { name?: string; role?: Role; updated_at?: Date } = {};
+    if (data.name !== undefined && data.name !== user.name) changes.name = data.name;
+    if (data.role !== undefined && data.role !== user.role) changes.role = data.role;
+    if (!changes.name && !changes.role) return { user, before: user, changes: null };
+    requireOwnerFor(ctx, changes.role !== undefined && (user.role === 'owner' || changes.role === 'owner'));
+    const demotesOwner = user.role === 'owner' && changes.role !== undefined;
+    if (demotesOwner) await assertAnotherOwnerRemains(deps, ctx.accountId);
+    changes.updated_at = new Date();
+    const updated = await deps.users.updateIfRole(ctx.accountId, user._id, user.role, changes);
+    if (!updated) throw conflict('The user was changed by another request at the same time; retry.');
+    if (demotesOwner && (await deps.users.countOwners(ctx.accountId)) === 0) {
+      // Only reachable if something outside this lease rewrote an owner meanwhile: undo, refuse.
+      await deps.users.updateIfRole(ctx.accountId, user._id, changes.role!, { role: 'owner' });
+      throw conflict(LAST_OWNER);
+    }
+    return { user: updated, before: user, changes };
+  });
+  if (!result.changes) return result.user;
+  const { changes, before, user: updated } = result;
+  await recordEvent(deps, {
+    accountId: ctx.accountId,
+    type: 'user.updated',
+    actor: ctx.actor,
+    data: {
+      user_id: updated._id,
+      changed: Object.keys(changes).filter((k) => k !== 'updated_at'),
+      ...(changes.role ? { role: { from: before.role, to: changes.role } } : {}),
+    },
+    at: changes.updated_at,
+  });
+  return updated;
+}
+
+/**
+ * Removes a user and everything that lets them act: their OAuth grants (listed in `revoked_grants` so
+ * their access JWTs are refused, then deleted with their refresh tokens and codes), their
+ * authorization-server sessions, remembered consents and setup links. The last owner cannot be removed
+ * (409 `conflict`). Grants are found through the consents collection (user_id → grant_id, written at
+ * every consent) and, for any the consents no longer point to, by scanning Grant payloads.
+ */
+export async function deleteUser(
+  deps: UserAdminDeps & GrantRevocationDeps & { consents: ConsentRepository },
+  ctx: UserAdminContext,
+  id: string,
+): Promise<{ user: UserDoc; revokedGrants: number }> {
+  await getUser(deps, ctx.accountId, id);
+  const deleted = await withLock(deps, usersLock(ctx.accountId), async () => {
+    const user = await getUser(deps, ctx.accountId, id);
+    requireOwnerFor(ctx, user.role === 'owner');
+    if (user.role === 'owner') await assertAnotherOwnerRemains(deps, ctx.accountId);
+    const removed = await deps.users.deleteIfRole(ctx.accountId, user._id, user.role);
+    if (!removed) throw conflict('The user was changed by another request at the same time; retry.');
+    return removed;
+  });
+  // The user is gone first: from here no login, code exchange or refresh can create anything new.
+  const revokedGrants = await revokeUserAccess(deps, deleted._id);
+  await recordEvent(deps, {
+    accountId: ctx.accountId,
+    type: 'user.deleted',
+    actor: ctx.actor,
+    data: { user_id: deleted._id, email: deleted.email, role: deleted.role, revoked_grants: revokedGrants },
+  });
+  return { user: deleted, revokedGrants };
+}
+
+/** Revokes every grant, session, consent and setup link of a user. Returns the number of grants. */
+export async function revokeUserAccess(
+  deps: GrantRevocationDeps & { consents: ConsentRepository; userSetupTokens: UserSetupTokenRepository },
+  userId: string,
+): Promise<number> {
+  const grantIds = [...(await deps.consents.grantIdsForUser(userId)), ...(await deps.oidcArtifacts.grantIdsForAccount(userId))];
+  const count = await revokeGrants(deps, grantIds);
+  await deps.consents.deleteForUser(userId);
+  await deps.oidcArtifacts.deleteSessionsForAccount(userId);
+  await deps.userSetupTokens.deleteForUser(userId);
+  return count;
+}
+
+/**
+ * A signed-in user's own password change. A wrong current password is 422 `validation_failed` on
+ * `current_password`; so is reusing the current password.
+ */
+export async function changeOwnPassword(
+  deps: Pick<UserAdminDeps, 'users' | 'events'>,
+  userId: string,
+  input: ChangePasswordInput,
+): Promise<void> {
+  const parsed = ChangePasswordInput.safeParse(input);
+  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
+  const { current_password, new_password } = parsed.data;
+  const user = await deps.users.findById(userId);
+  if (!user) throw notFound('No such user.');
+  if (!user.password_hash || !(await verifyPassword(user.password_hash, current_password)))
+    throw validationFailed([{ field: 'current_password', message: 'is not correct' }]);
+  if (current_password === new_password) throw validationFailed([{ field: 'new_password', message: 'must differ from the current password' }]);
+  // Conditional on the hash that was verified: a concurrent change wins, this one is refused.
+  if (!(await deps.users.replacePasswordHash(user._id, user.password_hash, await hashPassword(new_password))))
+    throw conflict('The password was changed by another request at the same time.');
+  await recordEvent(deps, { accountId: user.account_id, type: 'user.password_changed', actor: { type: 'user', id: user._id }, data: { user_id: user._id } });
 }

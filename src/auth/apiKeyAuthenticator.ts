@@ -1,0 +1,145 @@
+import { hashApiKey, looksLikeApiKey } from '../lib/apiKeyFormat.ts';
+import type { ApiKeyDoc, ApiKeyRepository } from '../repositories/apiKeys.ts';
+import type { ApiKeySecretRepository } from '../repositories/apiKeySecrets.ts';
+import type { ApiKeyUsageRepository } from '../repositories/apiKeyUsage.ts';
+import { onApiKeyChanged } from '../services/apiKeys.ts';
+import { expandScopes, type Principal } from './principal.ts';
+
+export interface ApiKeyAuthenticatorOptions {
+  /** How long a found key is trusted without asking the database again; at most 30 s. */
+  cacheTtlMs?: number;
+  /** How long an unknown well-formed key is remembered as unknown. */
+  negativeTtlMs?: number;
+  /** Bound on remembered keys; the oldest entry goes first. */
+  maxEntries?: number;
+  /** Clock, in milliseconds (tests). */
+  now?: () => number;
+  /** A failed `last_used_at` write (never fails the request). */
+  onError?: (err: unknown) => void;
+}
+
+export interface ApiKeyAuthenticator {
+  /**
+   * The principal a presented bearer token authenticates as, or null (→ 401 `invalid_token`). Tokens
+   * that are not shaped like a key with a valid checksum are refused without a database lookup.
+   */
+  authenticateApiKey(token: string): Promise<Principal | null>;
+  /** Drops cached entries of one key (or all), e.g. after a change made by this process. */
+  forget(keyId?: string): void;
+  /** Waits for pending `last_used_at` writes (shutdown, tests). */
+  flush(): Promise<void>;
+  /** Stops listening for local key changes. */
+  close(): void;
+}
+
+interface Entry {
+  fetchedAt: number;
+  found: { key: ApiKeyDoc; secretExpiresAt: number | null } | null;
+}
+
+const MAX_TTL_MS = 30_000;
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/**
+ * API key authentication with an in-process cache, so a busy key costs no database round trip.
+ *
+ * Revocation guarantee (PRODUCT.md §2, ≤ 60 s across instances): a cache entry is trusted for at most
+ * 30 s, then re-read; expiry times (the key's `expires_at`, a rotated-out secret's grace end) are
+ * compared with the clock on every use, so they take effect exactly. Revocations and rotations made by
+ * this process drop the entry at once.
+ */
+export function createApiKeyAuthenticator(
+  repos: { apiKeys: ApiKeyRepository; apiKeySecrets: ApiKeySecretRepository; apiKeyUsage: ApiKeyUsageRepository },
+  options: ApiKeyAuthenticatorOptions = {},
+): ApiKeyAuthenticator {
+  const ttl = Math.min(options.cacheTtlMs ?? MAX_TTL_MS, MAX_TTL_MS);
+  const negativeTtl = Math.min(options.negativeTtlMs ?? 5_000, ttl);
+  const maxEntries = options.maxEntries ?? 10_000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, Entry>();
+  const inflight = new Map<string, Promise<Entry>>();
+  const touches = new Set<Promise<unknown>>();
+  /** When this process last recorded a use of each key. */
+  const lastTouched = new Map<string, number>();
+  // Bumped by forget(): a lookup that started before a change must not re-cache what it read.
+  let generation = 0;
+
+  function forget(keyId?: string): void {
+    generation++;
+    if (keyId === undefined) {
+      cache.clear();
+      return;
+    }
+    for (const [hash, entry] of cache) if (entry.found?.key._id === keyId) cache.delete(hash);
+  }
+  const unsubscribe = onApiKeyChanged(forget);
+
+  async function load(hash: string): Promise<Entry> {
+    const secret = await repos.apiKeySecrets.findByHash(hash);
+    const key = secret ? await repos.apiKeys.findById(secret.key_id) : null;
+    return { fetchedAt: now(), found: secret && key ? { key, secretExpiresAt: secret.expires_at?.getTime() ?? null } : null };
+  }
+
+  async function entryFor(hash: string): Promise<Entry> {
+    const cached = cache.get(hash);
+    if (cached && now() - cached.fetchedAt < (cached.found ? ttl : negativeTtl)) return cached;
+    let pending = inflight.get(hash);
+    if (!pending) {
+      const startedAt = generation;
+      pending = load(hash).then((entry) => {
+        if (startedAt === generation) {
+          cache.delete(hash);
+          if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
+          cache.set(hash, entry);
+        }
+        return entry;
+      });
+      pending = pending.finally(() => inflight.delete(hash));
+      inflight.set(hash, pending);
+    }
+    return await pending;
+  }
+
+  function touch(keyId: string, at: number): void {
+    const last = lastTouched.get(keyId);
+    if (last !== undefined && at - last < LAST_USED_GRANULARITY_MS) return;
+    // Remembered locally first, so this instance tries at most once a minute per key.
+    if (lastTouched.size >= maxEntries) lastTouched.clear();
+    lastTouched.set(keyId, at);
+    const write = repos.apiKeyUsage
+      .touch(keyId, new Date(at))
+      .catch((err: unknown) => options.onError?.(err))
+      .finally(() => touches.delete(write));
+    touches.add(write);
+  }
+
+  return {
+    async authenticateApiKey(token) {
+      if (!looksLikeApiKey(token)) return null;
+      const entry = await entryFor(hashApiKey(token));
+      if (!entry.found) return null;
+      const { key, secretExpiresAt } = entry.found;
+      const at = now();
+      if (secretExpiresAt !== null && secretExpiresAt <= at) return null;
+      if (key.status !== 'active') return null;
+      if (key.expires_at && key.expires_at.getTime() <= at) return null;
+      touch(key._id, at);
+      return {
+        kind: 'api_key',
+        id: key._id,
+        accountId: key.account_id,
+        scopes: expandScopes(key.scopes),
+        projectId: key.project_id,
+        credential: 'api_key',
+        credentialId: key._id,
+      };
+    },
+    forget,
+    async flush() {
+      await Promise.all([...touches]);
+    },
+    close() {
+      unsubscribe();
+    },
+  };
+}

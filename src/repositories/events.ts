@@ -1,0 +1,51 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { findPage, type PageRequest, type PageResult } from './page.ts';
+
+/** Who did something: a user, an API key, an OAuth client (client_credentials), or the admin CLI. */
+export interface Actor {
+  type: 'user' | 'api_key' | 'client' | 'system';
+  id: string;
+}
+
+/** One entry of the audit log (PRODUCT.md §7). Immutable once written. */
+export interface EventDoc {
+  /** evt_…, time-sortable, so `_id` order is creation order. */
+  _id: string;
+  account_id: string;
+  type: string;
+  actor: Actor;
+  project_id: string | null;
+  /** What changed; never secret values, never dotted or `$`-led field names. */
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface EventFilter {
+  type?: string;
+  project_id?: string;
+}
+
+export class EventRepository {
+  readonly collection: Collection<EventDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<EventDoc>('events');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ account_id: 1, _id: -1 }, { name: 'account_events' });
+    await this.collection.createIndex({ account_id: 1, type: 1, _id: -1 }, { name: 'account_events_by_type' });
+    await this.collection.createIndex({ account_id: 1, project_id: 1, _id: -1 }, { name: 'account_events_by_project' });
+  }
+
+  async insert(doc: EventDoc): Promise<void> {
+    await this.collection.insertOne(doc);
+  }
+
+  /** Newest first. */
+  async page(accountId: string, filter: EventFilter, page: PageRequest): Promise<PageResult<EventDoc>> {
+    const query: Filter<EventDoc> = { account_id: String(accountId) };
+    if (filter.type !== undefined) query.type = String(filter.type);
+    if (filter.project_id !== undefined) query.project_id = String(filter.project_id);
+    return await findPage(this.collection, query, { _id: -1 }, page);
+  }
+}

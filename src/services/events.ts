@@ -1,0 +1,116 @@
+import type { Principal } from '../auth/principal.ts';
+import { newId } from '../lib/ids.ts';
+import type { Actor, EventDoc, EventFilter, EventRepository } from '../repositories/events.ts';
+import type { PageRequest, PageResult } from '../repositories/page.ts';
+
+export type { Actor } from '../repositories/events.ts';
+
+/**
+ * Every kind of change recorded in the audit log (PRODUCT.md §7). The project, deployment and webhook
+ * types are listed here too so every service records from one vocabulary; extend it, don't bypass it.
+ */
+export const EVENT_TYPES = [
+  'project.created',
+  'project.updated',
+  'project.deleted',
+  'deployment.created',
+  'deployment.status_changed',
+  'configuration.created',
+  'configuration.updated',
+  'configuration.deleted',
+  'api_key.created',
+  'api_key.rotated',
+  'api_key.revoked',
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'user.password_changed',
+  'user.password_set',
+  'oauth_client.created',
+  'oauth_client.secret_rotated',
+  'oauth_client.deleted',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The account and the actor of a change: what every mutating service needs besides its input. */
+export interface ServiceContext {
+  accountId: string;
+  actor: Actor;
+}
+
+/** The admin CLI acts as the system. */
+export const SYSTEM_ACTOR: Actor = { type: 'system', id: 'cli' };
+
+export function actorOf(principal: Pick<Principal, 'kind' | 'id'>): Actor {
+  return { type: principal.kind, id: principal.id };
+}
+
+/**
+ * Stored field names may contain neither dots nor a leading `$` (FerretDB refuses them, MongoDB
+ * discourages them), so such keys are rewritten rather than failing the change being recorded.
+ */
+function sanitize(value: unknown, depth = 0): unknown {
+  if (depth > 8) return null;
+  if (Array.isArray(value)) return value.map((v) => sanitize(v, depth + 1));
+  if (value instanceof Date || value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    out[k.replace(/\./g, '_').replace(/^\$/, '_')] = sanitize(v, depth + 1);
+  }
+  return out;
+}
+
+export interface RecordEventInput {
+  accountId: string;
+  type: EventType;
+  actor: Actor;
+  projectId?: string | null;
+  /** Names and ids of what changed: never secret values (callers pass only non-secret fields). */
+  data?: Record<string, unknown>;
+  at?: Date;
+}
+
+/**
+ * Appends to the audit log. Called after the change succeeded; without transactions a crash between
+ * the two loses the event, never invents one.
+ */
+export async function recordEvent(repos: { events: EventRepository }, input: RecordEventInput): Promise<EventDoc> {
+  const at = input.at ?? new Date();
+  const doc: EventDoc = {
+    _id: newId('evt', at.getTime()),
+    account_id: input.accountId,
+    type: input.type,
+    actor: { type: input.actor.type, id: input.actor.id },
+    project_id: input.projectId ?? null,
+    data: sanitize(input.data ?? {}) as Record<string, unknown>,
+    created_at: at,
+  };
+  await repos.events.insert(doc);
+  return doc;
+}
+
+/** The audit log of one account, newest first, optionally by type and project. */
+export async function listEvents(
+  repos: { events: EventRepository },
+  accountId: string,
+  filter: EventFilter,
+  page: PageRequest,
+): Promise<PageResult<EventDoc>> {
+  return await repos.events.page(accountId, filter, page);
+}
+
+export function presentEvent(doc: EventDoc) {
+  return {
+    id: doc._id,
+    type: doc.type,
+    actor: { type: doc.actor.type, id: doc.actor.id },
+    project_id: doc.project_id,
+    data: doc.data,
+    created_at: doc.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,322 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from '../../src/auth/apiKeyAuthenticator.ts';
+import type { AppError } from '../../src/errors.ts';
+import { API_KEY_LENGTH, apiKeyChecksum, generateApiKey, hashApiKey, looksLikeApiKey } from '../../src/lib/apiKeyFormat.ts';
+import { newId } from '../../src/lib/ids.ts';
+import {
+  createApiKey,
+  getApiKey,
+  listApiKeys,
+  presentApiKey,
+  presentIssuedApiKey,
+  revokeAllForProject,
+  revokeApiKey,
+  rotateApiKey,
+  type ApiKeyDeps,
+} from '../../src/services/apiKeys.ts';
+import { listEvents, type ServiceContext } from '../../src/services/events.ts';
+import { dumpDatabase, openTestDatabase, type TestDatabase } from '../support/database.ts';
+
+let t: TestDatabase;
+let deps: ApiKeyDeps;
+const ctx: ServiceContext = { accountId: newId('acct'), actor: { type: 'user', id: newId('usr') } };
+const project = newId('proj');
+const authenticators: ApiKeyAuthenticator[] = [];
+
+/** An authenticator as another instance would have one; `clock.offset` moves its time forward. */
+function instance(clock = { offset: 0 }) {
+  const a = createApiKeyAuthenticator(t.repos, { now: () => Date.now() + clock.offset });
+  authenticators.push(a);
+  return a;
+}
+
+beforeAll(async () => {
+  t = await openTestDatabase();
+  deps = t.repos;
+});
+afterAll(async () => {
+  for (const a of authenticators) a.close();
+  await t?.close();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as AppError;
+  }
+  throw new Error('expected a rejection');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('API key format', () => {
+  it('is slw_ + 32 base62 + a 6-character base62 CRC32 of the 32', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const key = generateApiKey();
+      expect(key).toMatch(/^slw_[0-9A-Za-z]{38}$/);
+      expect(key).toHaveLength(API_KEY_LENGTH);
+      expect(key.slice(36)).toBe(apiKeyChecksum(key.slice(4, 36)));
+      expect(looksLikeApiKey(key)).toBe(true);
+      seen.add(key);
+    }
+    expect(seen.size).toBe(200);
+    // The CRC-32 check value: crc32("123456789") = 0xCBF43926 = 3421780262 = base62 "3jZRME".
+    expect(apiKeyChecksum('123456789')).toBe('3jZRME');
+    // Zero-padded to six digits.
+    expect(apiKeyChecksum('')).toBe('000000');
+  });
+
+  it('refuses wrong prefix, length, alphabet or checksum', () => {
+    const key = generateApiKey();
+    const swap = (i: number) => key.slice(0, i) + (key[i] === 'a' ? 'b' : 'a') + key.slice(i + 1);
+    expect(looksLikeApiKey(swap(10))).toBe(false); // body changed: checksum no longer matches
+    expect(looksLikeApiKey(swap(40))).toBe(false); // checksum changed
+    expect(looksLikeApiKey(`slx_${key.slice(4)}`)).toBe(false);
+    expect(looksLikeApiKey(key.slice(0, -1))).toBe(false);
+    expect(looksLikeApiKey(`${key}0`)).toBe(false);
+    expect(looksLikeApiKey(`${key.slice(0, 10)}-${key.slice(11)}`)).toBe(false);
+    expect(looksLikeApiKey(undefined)).toBe(false);
+    expect(looksLikeApiKey(`slws_${key.slice(5)}`)).toBe(false);
+  });
+});
+
+describe('API keys', () => {
+  it('shows the key once and stores only its SHA-256', async () => {
+    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'CI deploys', scopes: ['write', 'read', 'write'] });
+    expect(looksLikeApiKey(key)).toBe(true);
+    expect(apiKey.scopes).toEqual(['read', 'write']);
+    expect(apiKey.prefix).toBe(key.slice(0, 8));
+    expect(apiKey.last_four).toBe(key.slice(-4));
+
+    const dump = await dumpDatabase(t.db);
+    expect(dump).not.toContain(key);
+    expect(dump).not.toContain(key.slice(4, 36));
+    expect(dump).toContain(hashApiKey(key));
+
+    const presented = presentApiKey(await getApiKey(deps, ctx.accountId, project, apiKey._id));
+    expect(Object.keys(presented).sort()).toEqual(
+      ['created_at', 'created_by', 'expires_at', 'id', 'last_four', 'last_used_at', 'name', 'prefix', 'project_id', 'rotated_at', 'scopes', 'status', 'updated_at'].sort(),
+    );
+    expect(JSON.stringify(presented)).not.toContain(key);
+    expect(JSON.stringify(presented)).not.toContain(hashApiKey(key));
+    expect(presented).toMatchObject({ status: 'active', created_by: ctx.actor, project_id: project, expires_at: null, last_used_at: null });
+    expect(presentIssuedApiKey({ apiKey, key }).key).toBe(key);
+  });
+
+  it('validates input', async () => {
+    for (const input of [
+      { name: '', scopes: ['read'] },
+      { name: 'x', scopes: [] },
+      { name: 'x', scopes: ['owner'] },
+      { name: 'x', scopes: ['read'], expires_at: '2001-01-01T00:00:00Z' },
+      { name: 'x', scopes: ['read'], expires_at: 'tomorrow' },
+      { name: 'x', scopes: ['read'], project_id: 'proj_other' },
+    ]) {
+      expect((await rejection(createApiKey(deps, ctx, project, input as never))).code).toBe('validation_failed');
+    }
+    for (const grace of [-1, 604_801, 1.5, '10']) {
+      const { apiKey } = await createApiKey(deps, ctx, project, { name: 'g', scopes: ['read'] });
+      expect((await rejection(rotateApiKey(deps, ctx, project, apiKey._id, { grace_period_seconds: grace as never }))).code).toBe('validation_failed');
+    }
+  });
+
+  it('authenticates to a project principal with expanded scopes, from cache after the first lookup', async () => {
+    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'deployer', scopes: ['write'] });
+    const auth = instance();
+    const lookups = vi.spyOn(t.repos.apiKeySecrets, 'findByHash');
+    try {
+      const principal = await auth.authenticateApiKey(key);
+      expect(principal).toEqual({
+        kind: 'api_key',
+        id: apiKey._id,
+        accountId: ctx.accountId,
+        projectId: project,
+        scopes: new Set(['read', 'write']),
+        credential: 'api_key',
+        credentialId: apiKey._id,
+      });
+      for (let i = 0; i < 20; i++) expect(await auth.authenticateApiKey(key)).not.toBeNull();
+      expect(lookups).toHaveBeenCalledTimes(1);
+
+      // Malformed tokens never reach the database.
+      const forged = `slw_${'A'.repeat(32)}000000`;
+      expect(await auth.authenticateApiKey(forged)).toBeNull();
+      expect(await auth.authenticateApiKey('eyJhbGciOi.x.y')).toBeNull();
+      expect(lookups).toHaveBeenCalledTimes(1);
+      // Well-formed but unknown: one lookup, then remembered as unknown for a few seconds.
+      const unknown = generateApiKey();
+      expect(await auth.authenticateApiKey(unknown)).toBeNull();
+      expect(await auth.authenticateApiKey(unknown)).toBeNull();
+      expect(lookups).toHaveBeenCalledTimes(2);
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+
+  it('rotation keeps the old secret for the grace period only, and leaves other keys alone', async () => {
+    const a = await createApiKey(deps, ctx, project, { name: 'A', scopes: ['read'] });
+    const b = await createApiKey(deps, ctx, project, { name: 'B', scopes: ['read'] });
+    const auth = instance();
+    expect(await auth.authenticateApiKey(a.key)).not.toBeNull();
+
+    const rotated = await rotateApiKey(deps, ctx, project, a.apiKey._id, { grace_period_seconds: 1 });
+    expect(rotated.apiKey._id).toBe(a.apiKey._id);
+    expect(rotated.key).not.toBe(a.key);
+    expect(rotated.apiKey.rotated_at).toBeInstanceOf(Date);
+    expect(rotated.apiKey.prefix).toBe(rotated.key.slice(0, 8));
+    expect(await dumpDatabase(t.db)).not.toContain(rotated.key);
+
+    const other = instance();
+    for (const authn of [auth, other]) {
+      expect((await authn.authenticateApiKey(a.key))?.id).toBe(a.apiKey._id);
+      expect((await authn.authenticateApiKey(rotated.key))?.id).toBe(a.apiKey._id);
+      expect((await authn.authenticateApiKey(b.key))?.id).toBe(b.apiKey._id);
+    }
+    await sleep(1_100);
+    // The grace end is checked on every use, cached or not.
+    for (const authn of [auth, other, instance()]) {
+      expect(await authn.authenticateApiKey(a.key)).toBeNull();
+      expect(await authn.authenticateApiKey(rotated.key)).not.toBeNull();
+      expect(await authn.authenticateApiKey(b.key)).not.toBeNull();
+    }
+    expect(await t.repos.apiKeySecrets.collection.countDocuments({ key_id: b.apiKey._id })).toBe(1);
+
+    // Grace 0: the previous secret stops at once, even where it was cached.
+    const again = await rotateApiKey(deps, ctx, project, a.apiKey._id);
+    expect(await instance().authenticateApiKey(rotated.key)).toBeNull();
+    expect(await instance().authenticateApiKey(again.key)).not.toBeNull();
+    expect(await t.repos.apiKeySecrets.collection.countDocuments({ key_id: a.apiKey._id })).toBe(1);
+  });
+
+  it('a revoked key is refused at once here and within the cache lifetime (≤ 30 s) on other instances', async () => {
+    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'to revoke', scopes: ['admin'] });
+    const clock = { offset: 0 };
+    const elsewhere = instance(clock);
+    const here = instance();
+    expect(await elsewhere.authenticateApiKey(key)).not.toBeNull();
+    expect(await here.authenticateApiKey(key)).not.toBeNull();
+
+    // Simulate another process: the change notification does not reach it.
+    elsewhere.close();
+    const revoked = await revokeApiKey(deps, ctx, project, apiKey._id);
+    expect(revoked.status).toBe('revoked');
+    expect(await here.authenticateApiKey(key)).toBeNull();
+    // Still cached on the other instance…
+    expect(await elsewhere.authenticateApiKey(key)).not.toBeNull();
+    // …until its entry is 30 s old.
+    clock.offset = 30_001;
+    expect(await elsewhere.authenticateApiKey(key)).toBeNull();
+
+    expect(await t.repos.apiKeySecrets.collection.countDocuments({ key_id: apiKey._id })).toBe(0);
+    expect((await rejection(rotateApiKey(deps, ctx, project, apiKey._id))).status).toBe(409);
+    // Revoking again is harmless and records nothing new.
+    expect((await revokeApiKey(deps, ctx, project, apiKey._id)).revoked_at).toEqual(revoked.revoked_at);
+  });
+
+  it('an expired key is refused, shown as expired, and cannot be rotated', async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'short-lived', scopes: ['read'], expires_at: expiresAt.toISOString() });
+    expect(apiKey.expires_at).toEqual(expiresAt);
+    const clock = { offset: 0 };
+    const auth = instance(clock);
+    expect(await auth.authenticateApiKey(key)).not.toBeNull();
+    clock.offset = 60_001;
+    expect(await auth.authenticateApiKey(key)).toBeNull();
+    expect(presentApiKey(apiKey, new Date(Date.now() + 60_001)).status).toBe('expired');
+
+    await t.repos.apiKeys.collection.updateOne({ _id: apiKey._id }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    expect(await instance().authenticateApiKey(key)).toBeNull();
+    expect((await rejection(rotateApiKey(deps, ctx, project, apiKey._id))).code).toBe('conflict');
+  });
+
+  it('records last_used_at at most once a minute per key, away from the key document', async () => {
+    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'busy', scopes: ['read'] });
+    const clock = { offset: 0 };
+    const a = instance(clock);
+    const b = instance(clock);
+    const writes = vi.spyOn(t.repos.apiKeyUsage, 'touch');
+    try {
+      for (let i = 0; i < 5; i++) {
+        await a.authenticateApiKey(key);
+        await b.authenticateApiKey(key);
+      }
+      await Promise.all([a.flush(), b.flush()]);
+      const first = (await getApiKey(deps, ctx.accountId, project, apiKey._id)).last_used_at;
+      expect(first).toBeInstanceOf(Date);
+      // One attempt per instance, one write lands.
+      expect(writes).toHaveBeenCalledTimes(2);
+      expect((await Promise.all(writes.mock.results.map((r) => r.value))).filter(Boolean)).toHaveLength(1);
+      // The database refuses a second write inside the minute, whoever asks.
+      expect(await t.repos.apiKeyUsage.touch(apiKey._id, new Date(first!.getTime() + 30_000))).toBe(false);
+
+      clock.offset = 61_000;
+      await a.authenticateApiKey(key);
+      await a.flush();
+      const second = (await getApiKey(deps, ctx.accountId, project, apiKey._id)).last_used_at!;
+      expect(second.getTime()).toBeGreaterThanOrEqual(first!.getTime() + 60_000);
+      expect(presentApiKey(await getApiKey(deps, ctx.accountId, project, apiKey._id)).last_used_at).toBe(second.toISOString());
+      // Never written into the key document itself.
+      expect(await t.repos.apiKeys.collection.findOne({ _id: apiKey._id })).not.toHaveProperty('last_used_at');
+    } finally {
+      writes.mockRestore();
+    }
+  });
+
+  it('a revocation survives concurrent traffic, and concurrent rotations leave exactly one working secret', async () => {
+    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'contended', scopes: ['read'] });
+    const clock = { offset: 0 };
+    const traffic = Array.from({ length: 10 }, (_, i) => {
+      const a = instance({ offset: i * 61_000 });
+      return a.authenticateApiKey(key).then(() => a.flush());
+    });
+    await Promise.all([...traffic, revokeApiKey(deps, ctx, project, apiKey._id)]);
+    expect((await getApiKey(deps, ctx.accountId, project, apiKey._id)).status).toBe('revoked');
+    expect(await instance(clock).authenticateApiKey(key)).toBeNull();
+
+    const other = await createApiKey(deps, ctx, project, { name: 'rotated twice at once', scopes: ['read'] });
+    const [r1, r2] = await Promise.all([rotateApiKey(deps, ctx, project, other.apiKey._id), rotateApiKey(deps, ctx, project, other.apiKey._id)]);
+    const auth = instance();
+    const working = [(await auth.authenticateApiKey(r1.key)) !== null, (await auth.authenticateApiKey(r2.key)) !== null];
+    expect(working.filter(Boolean)).toHaveLength(1);
+    const stored = await getApiKey(deps, ctx.accountId, project, other.apiKey._id);
+    expect(stored.prefix).toBe((working[0] ? r1 : r2).key.slice(0, 8));
+    expect(await auth.authenticateApiKey(other.key)).toBeNull();
+  });
+
+  it('lists per project and account, and revokes every key of a deleted project', async () => {
+    const p = newId('proj');
+    const keys = [];
+    for (const name of ['one', 'two', 'three']) keys.push(await createApiKey(deps, ctx, p, { name, scopes: ['read'] }));
+    const otherProject = await createApiKey(deps, ctx, newId('proj'), { name: 'elsewhere', scopes: ['read'] });
+
+    const listed = await listApiKeys(deps, ctx.accountId, p, { page: 1, per_page: 2 });
+    expect(listed.total).toBe(3);
+    expect(listed.items.map((k) => k.name)).toEqual(['one', 'two']);
+    expect((await listApiKeys(deps, newId('acct'), p, { page: 1, per_page: 20 })).total).toBe(0);
+    expect((await rejection(getApiKey(deps, ctx.accountId, newId('proj'), keys[0]!.apiKey._id))).code).toBe('not_found');
+    expect((await rejection(revokeApiKey(deps, { ...ctx, accountId: newId('acct') }, p, keys[0]!.apiKey._id))).code).toBe('not_found');
+
+    await revokeApiKey(deps, ctx, p, keys[0]!.apiKey._id);
+    expect(await revokeAllForProject(deps, ctx, p)).toBe(2);
+    const auth = instance();
+    for (const k of keys) expect(await auth.authenticateApiKey(k.key)).toBeNull();
+    expect(await auth.authenticateApiKey(otherProject.key)).not.toBeNull();
+    expect((await listApiKeys(deps, ctx.accountId, p, { page: 1, per_page: 20 }, { status: 'active' })).total).toBe(0);
+  });
+
+  it('records create, rotate and revoke events without secrets', async () => {
+    const c = { ...ctx, accountId: newId('acct') };
+    const { apiKey, key } = await createApiKey(deps, c, project, { name: 'audited', scopes: ['read'] });
+    const rotated = await rotateApiKey(deps, c, project, apiKey._id, { grace_period_seconds: 60 });
+    await revokeApiKey(deps, c, project, apiKey._id);
+    const events = await listEvents(t.repos, c.accountId, {}, { page: 1, per_page: 10 });
+    expect(events.items.map((e) => e.type)).toEqual(['api_key.revoked', 'api_key.rotated', 'api_key.created']);
+    expect(events.items[1]!.data).toMatchObject({ api_key_id: apiKey._id, grace_period_seconds: 60 });
+    const text = JSON.stringify(events.items);
+    expect(text).not.toContain(key);
+    expect(text).not.toContain(rotated.key);
+    expect(text).not.toContain(hashApiKey(key));
+  });
+});

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppError } from '../../src/errors.ts';
+import { newId } from '../../src/lib/ids.ts';
+import { actorOf, listEvents, presentEvent, recordEvent } from '../../src/services/events.ts';
+import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await openTestDatabase();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('events (audit log)', () => {
+  it('pages newest first, filters by type and project, and keeps accounts apart', async () => {
+    const accountId = newId('acct');
+    const actor = actorOf({ kind: 'api_key', id: newId('key') });
+    const p1 = newId('proj');
+    const p2 = newId('proj');
+    const base = Date.now();
+    const types = ['project.created', 'configuration.created', 'configuration.updated', 'api_key.created', 'configuration.deleted'] as const;
+    for (const [i, type] of types.entries())
+      await recordEvent(t.repos, { accountId, type, actor, projectId: i % 2 ? p2 : p1, data: { n: i }, at: new Date(base + i) });
+    await recordEvent(t.repos, { accountId: newId('acct'), type: 'project.created', actor, data: {} });
+
+    const all = await listEvents(t.repos, accountId, {}, { page: 1, per_page: 2 });
+    expect(all.total).toBe(5);
+    expect(all.items.map((e) => e.data.n)).toEqual([4, 3]);
+    const last = await listEvents(t.repos, accountId, {}, { page: 3, per_page: 2 });
+    expect(last.items.map((e) => e.data.n)).toEqual([0]);
+    expect((await listEvents(t.repos, accountId, { type: 'configuration.updated' }, { page: 1, per_page: 10 })).items.map((e) => e.data.n)).toEqual([2]);
+    expect((await listEvents(t.repos, accountId, { project_id: p2 }, { page: 1, per_page: 10 })).items.map((e) => e.data.n)).toEqual([3, 1]);
+    expect((await listEvents(t.repos, accountId, { type: 'configuration.created', project_id: p1 }, { page: 1, per_page: 10 })).total).toBe(0);
+
+    const presented = presentEvent(all.items[0]!);
+    expect(presented).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'configuration.deleted',
+      actor: { type: 'api_key', id: actor.id },
+      project_id: p1,
+      data: { n: 4 },
+      created_at: new Date(base + 4).toISOString(),
+    });
+  });
+
+  it('stores no dotted or $-led field names and refuses bad paging', async () => {
+    const accountId = newId('acct');
+    const doc = await recordEvent(t.repos, {
+      accountId,
+      type: 'user.updated',
+      actor: { type: 'system', id: 'cli' },
+      data: { 'a.b': 1, $where: 'x', nested: { 'c.d': [{ $e: 2 }] }, skip: undefined },
+    });
+    expect(doc.data).toEqual({ a_b: 1, _where: 'x', nested: { c_d: [{ _e: 2 }] } });
+    const stored = await t.repos.events.collection.findOne({ _id: doc._id });
+    expect(stored!.data).toEqual(doc.data);
+    expect(stored!.project_id).toBeNull();
+
+    for (const page of [{ page: 0, per_page: 10 }, { page: 1, per_page: 0 }, { page: 1, per_page: 101 }, { page: 1.5, per_page: 10 }]) {
+      await expect(listEvents(t.repos, accountId, {}, page)).rejects.toMatchObject({ code: 'invalid_request', status: 400 } satisfies Partial<AppError>);
+    }
+  });
+});

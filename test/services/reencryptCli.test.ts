@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { loadOrCreateKeys } from '../../src/keys/keystore.ts';
+import { newId } from '../../src/lib/ids.ts';
+import { createRepositories, migrate, type Repositories } from '../../src/repositories/index.ts';
+import { createConfiguration, getConfiguration, presentConfiguration } from '../../src/services/configurations.ts';
+import { createSecretBox, readDataKeysSync } from '../../src/services/secretBox.ts';
+import { runNode } from '../support/processes.ts';
+
+let client: MongoClient;
+let dbName: string;
+let keysDir: string;
+let repos: Repositories;
+
+beforeAll(async () => {
+  client = await MongoClient.connect(inject('mongodbUri'));
+  dbName = `t_${randomBytes(6).toString('hex')}`;
+  const db = client.db(dbName);
+  repos = createRepositories(db);
+  await migrate(db, repos);
+  keysDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-test-keys-'));
+});
+afterAll(async () => {
+  await client?.db(dbName).dropDatabase();
+  await client?.close();
+  if (keysDir) await rm(keysDir, { recursive: true, force: true });
+});
+
+const cli = (...args: string[]) => runNode(['bin/slipway.js', ...args], { MONGODB_URI: inject('mongodbUri'), MONGODB_DB: dbName, KEYS_DIR: keysDir, LOG_LEVEL: 'warn' });
+
+describe('slipway configs reencrypt', () => {
+  it('moves every secret to the data key made by keys rotate-data', async () => {
+    const keys = await loadOrCreateKeys(keysDir);
+    const before = keys.data.current;
+    const ctx = { accountId: newId('acct'), actor: { type: 'system' as const, id: 'cli' } };
+    const project = newId('proj');
+    const deps = { ...repos, secretBox: createSecretBox(keys.data) };
+    const doc = await createConfiguration(deps, ctx, project, { environment: 'production', key: 'TOKEN', value: 'tok-123', secret: true });
+    expect(doc.value_encrypted!.kid).toBe(before);
+
+    const rotate = await cli('keys', 'rotate-data', '--json');
+    expect(rotate.code, rotate.stderr).toBe(0);
+    const after = (JSON.parse(rotate.stdout) as { current: string }).current;
+    expect(after).not.toBe(before);
+
+    const run = await cli('configs', 'reencrypt', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ current_key: after, reencrypted: 1, skipped: 0, failed: [], by_key: { [after]: 1 } });
+
+    const stored = await getConfiguration(repos, ctx.accountId, project, doc._id);
+    expect(stored.value_encrypted!.kid).toBe(after);
+    const onlyNew = createSecretBox({ current: after, keys: { [after]: readDataKeysSync(keysDir).keys[after]! } });
+    expect(presentConfiguration(stored, { reveal: true, secretBox: onlyNew }).value).toBe('tok-123');
+
+    const human = await cli('configs', 'reencrypt');
+    expect(human.stdout).toContain(`re-encrypted 0 secret value(s) with ${after}; no value uses an older key`);
+  });
+});

@@ -1,0 +1,264 @@
+import { randomBytes } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import type { Db } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenRequest } from '../../bench/lib/authorize.ts';
+import type { AppError } from '../../src/errors.ts';
+import { newId } from '../../src/lib/ids.ts';
+import { createAdapterClass } from '../../src/oauth/adapter.ts';
+import type { Role } from '../../src/repositories/users.ts';
+import { listEvents, SYSTEM_ACTOR } from '../../src/services/events.ts';
+import { verifyPassword } from '../../src/services/passwords.ts';
+import {
+  addUser,
+  changeOwnPassword,
+  completeUserSetup,
+  deleteUser,
+  getUser,
+  issueSetupToken,
+  listUsers,
+  presentUser,
+  updateUser,
+  type UserAdminContext,
+} from '../../src/services/users.ts';
+import { dumpDatabase } from '../support/database.ts';
+import { makeUser, TEST_PASSWORD } from '../support/factories.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { Tokens } from '../support/tokens.ts';
+
+let server: TestServer;
+let db: Db;
+let repos: TestServer['repos'];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  db = server.running.runtime.database.db;
+  repos = server.repos;
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as AppError;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** A fresh account with an owner, acting as that owner. */
+async function account(): Promise<{ owner: Awaited<ReturnType<typeof makeUser>>; ctx: UserAdminContext }> {
+  const owner = await makeUser(server, { role: 'owner' });
+  return { owner, ctx: { accountId: owner.account_id, actor: { type: 'user', id: owner._id }, actorRole: 'owner' } };
+}
+
+async function member(accountId: string, role: Role) {
+  return await makeUser(server, { role, account_id: accountId });
+}
+
+describe('users: listing and reading', () => {
+  it('pages the users of one account only', async () => {
+    const { owner, ctx } = await account();
+    for (const role of ['viewer', 'developer', 'admin'] as const) await member(ctx.accountId, role);
+    await account();
+    const first = await listUsers(repos, ctx.accountId, { page: 1, per_page: 3 });
+    expect(first.total).toBe(4);
+    expect(first.items.map((u) => u.role)).toEqual(['owner', 'viewer', 'developer']);
+    expect((await listUsers(repos, ctx.accountId, { page: 2, per_page: 3 })).items).toHaveLength(1);
+    expect((await getUser(repos, ctx.accountId, owner._id)).email).toBe(owner.email);
+    expect((await rejection(getUser(repos, newId('acct'), owner._id))).code).toBe('not_found');
+    expect(presentUser(owner)).not.toHaveProperty('password_hash');
+  });
+});
+
+describe('users: adding', () => {
+  it('adds with a password, or with a one-time setup link stored only hashed', async () => {
+    const { ctx } = await account();
+    const withPassword = await addUser(repos, ctx, { email: `Dev-${randomBytes(3).toString('hex')}@Example.com `, name: 'Dev', role: 'developer', password: TEST_PASSWORD });
+    expect(withPassword.setup).toBeNull();
+    expect(withPassword.user.account_id).toBe(ctx.accountId);
+    expect(withPassword.user.email).toMatch(/^dev-[0-9a-f]{6}@example\.com$/);
+    expect(await verifyPassword(withPassword.user.password_hash!, TEST_PASSWORD)).toBe(true);
+
+    const invited = await addUser(repos, ctx, { email: `new-${randomBytes(3).toString('hex')}@example.com`, name: 'New', role: 'viewer' });
+    expect(invited.user.password_hash).toBeNull();
+    const { token, expiresAt } = invited.setup!;
+    expect(token).toMatch(/^slwsu_[A-Za-z0-9_-]{43}$/);
+    expect(Math.abs(expiresAt.getTime() - Date.now() - 24 * 3600 * 1000)).toBeLessThan(5000);
+    expect(await dumpDatabase(db)).not.toContain(token);
+
+    const weak = await rejection(completeUserSetup(repos, token, { password: 'short' }));
+    expect(weak.code).toBe('validation_failed');
+    const user = await completeUserSetup(repos, token, { password: 'a brand new passphrase' });
+    expect(await verifyPassword(user.password_hash!, 'a brand new passphrase')).toBe(true);
+    expect((await rejection(completeUserSetup(repos, token, { password: 'another passphrase!' }))).code).toBe('invalid_request');
+
+    const events = await listEvents(repos, ctx.accountId, { type: 'user.created' }, { page: 1, per_page: 10 });
+    expect(events.items.map((e) => e.data.setup_link)).toEqual([true, false]);
+    expect(JSON.stringify(events.items)).not.toContain(token);
+
+    const dup = await rejection(addUser(repos, ctx, { email: withPassword.user.email, name: 'Again', role: 'viewer' }));
+    expect(dup.code).toBe('conflict');
+    const sneaky = await rejection(addUser(repos, ctx, { email: 'x@example.com', name: 'X', role: 'viewer', account_id: newId('acct') } as never));
+    expect(sneaky.code).toBe('validation_failed');
+  });
+
+  it('a setup token works once even under concurrent use, expires, and is replaced by a newer one', async () => {
+    const { ctx } = await account();
+    const { user, setup } = await addUser(repos, ctx, { email: `c-${randomBytes(3).toString('hex')}@example.com`, name: 'C', role: 'viewer' });
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => completeUserSetup(repos, setup!.token, { password: `concurrent passphrase ${i}` })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+
+    const again = await issueSetupToken(repos, user);
+    const newer = await issueSetupToken(repos, user);
+    expect((await rejection(completeUserSetup(repos, again.token, { password: 'old link passphrase' }))).code).toBe('invalid_request');
+    await repos.userSetupTokens.collection.updateMany({ user_id: user._id }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    expect((await rejection(completeUserSetup(repos, newer.token, { password: 'expired link passphrase' }))).code).toBe('invalid_request');
+    expect((await rejection(completeUserSetup(repos, 'slwsu_nope', { password: 'whatever passphrase' }))).code).toBe('invalid_request');
+  });
+
+  it('only an owner may add an owner', async () => {
+    const { ctx } = await account();
+    const admin = await member(ctx.accountId, 'admin');
+    const asAdmin: UserAdminContext = { accountId: ctx.accountId, actor: { type: 'user', id: admin._id }, actorRole: 'admin' };
+    expect((await rejection(addUser(repos, asAdmin, { email: `o-${randomBytes(3).toString('hex')}@example.com`, name: 'O', role: 'owner' }))).code).toBe('forbidden');
+    await addUser(repos, asAdmin, { email: `d-${randomBytes(3).toString('hex')}@example.com`, name: 'D', role: 'developer' });
+  });
+});
+
+describe('users: updating and the last owner', () => {
+  it('changes name and role and records what changed', async () => {
+    const { ctx } = await account();
+    const dev = await member(ctx.accountId, 'developer');
+    const renamed = await updateUser(repos, ctx, dev._id, { name: '  Renamed  ' });
+    expect(renamed.name).toBe('Renamed');
+    const promoted = await updateUser(repos, ctx, dev._id, { role: 'admin' });
+    expect(promoted.role).toBe('admin');
+    expect(await updateUser(repos, ctx, dev._id, { role: 'admin' })).toMatchObject({ role: 'admin' });
+    const events = await listEvents(repos, ctx.accountId, { type: 'user.updated' }, { page: 1, per_page: 10 });
+    expect(events.items.map((e) => e.data)).toEqual([
+      { user_id: dev._id, changed: ['role'], role: { from: 'developer', to: 'admin' } },
+      { user_id: dev._id, changed: ['name'] },
+    ]);
+    expect((await rejection(updateUser(repos, ctx, dev._id, { role: 'superuser' } as never))).code).toBe('validation_failed');
+    expect((await rejection(updateUser(repos, ctx, dev._id, { email: 'x@example.com' } as never))).code).toBe('validation_failed');
+    expect((await rejection(updateUser(repos, { ...ctx, accountId: newId('acct') }, dev._id, { name: 'x' }))).code).toBe('not_found');
+  });
+
+  it('refuses to demote or remove the last owner (409), and only owners touch owners (403)', async () => {
+    const { owner, ctx } = await account();
+    expect((await rejection(updateUser(repos, ctx, owner._id, { role: 'admin' }))).status).toBe(409);
+    expect((await rejection(deleteUser(repos, ctx, owner._id))).status).toBe(409);
+    expect((await getUser(repos, ctx.accountId, owner._id)).role).toBe('owner');
+
+    const admin = await member(ctx.accountId, 'admin');
+    const asAdmin: UserAdminContext = { accountId: ctx.accountId, actor: { type: 'user', id: admin._id }, actorRole: 'admin' };
+    expect((await rejection(updateUser(repos, asAdmin, owner._id, { role: 'viewer' }))).code).toBe('forbidden');
+    expect((await rejection(updateUser(repos, asAdmin, admin._id, { role: 'owner' }))).code).toBe('forbidden');
+    expect((await rejection(deleteUser(repos, asAdmin, owner._id))).code).toBe('forbidden');
+    // The CLI (no acting role) may.
+    const second = await updateUser(repos, { accountId: ctx.accountId, actor: SYSTEM_ACTOR }, admin._id, { role: 'owner' });
+    expect(second.role).toBe('owner');
+    // With two owners, one may go.
+    expect((await updateUser(repos, ctx, owner._id, { role: 'admin' })).role).toBe('admin');
+    expect((await rejection(updateUser(repos, ctx, second._id, { role: 'developer' }))).status).toBe(409);
+  });
+
+  it('two owners demoting or removing each other at the same time: exactly one succeeds', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { owner: a, ctx } = await account();
+      const b = await member(ctx.accountId, 'owner');
+      const asB: UserAdminContext = { accountId: ctx.accountId, actor: { type: 'user', id: b._id }, actorRole: 'owner' };
+      const results =
+        round === 1
+          ? await Promise.allSettled([deleteUser(repos, ctx, b._id), deleteUser(repos, asB, a._id)])
+          : await Promise.allSettled([updateUser(repos, ctx, b._id, { role: 'admin' }), updateUser(repos, asB, a._id, { role: 'viewer' })]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      expect((refused.reason as AppError).status).toBe(409);
+      expect(await repos.users.countOwners(ctx.accountId)).toBe(1);
+    }
+  });
+});
+
+describe('users: deleting revokes everything they could act with', () => {
+  it('deletes their grants (found through consents and grant payloads), tokens, codes, sessions and consents', async () => {
+    const { ctx } = await account();
+    const leaving = await member(ctx.accountId, 'developer');
+    const staying = await member(ctx.accountId, 'developer');
+    const Adapter = createAdapterClass(db, repos.oauthClients);
+    const put = (model: string, id: string, payload: Record<string, unknown>) => new Adapter(model).upsert(id, { ...payload, kind: model, jti: id }, 3600);
+
+    const artifacts = async (userId: string, clientId: string, remembered: boolean) => {
+      const grantId = `g_${randomBytes(8).toString('hex')}`;
+      await put('Grant', grantId, { accountId: userId, clientId });
+      await put('RefreshToken', `rt_${grantId}`, { accountId: userId, clientId, grantId });
+      await put('AuthorizationCode', `ac_${grantId}`, { accountId: userId, clientId, grantId });
+      if (remembered) await repos.consents.remember(userId, clientId, grantId);
+      return grantId;
+    };
+    const consented = await artifacts(leaving._id, 'cli_one', true);
+    const unlisted = await artifacts(leaving._id, 'cli_two', false);
+    const other = await artifacts(staying._id, 'cli_one', true);
+    await put('Session', `s_${leaving._id}`, { accountId: leaving._id, uid: randomBytes(4).toString('hex') });
+    await put('Session', `s_${staying._id}`, { accountId: staying._id, uid: randomBytes(4).toString('hex') });
+
+    const { revokedGrants } = await deleteUser(repos, ctx, leaving._id);
+    expect(revokedGrants).toBe(2);
+    expect(await repos.users.findById(leaving._id)).toBeNull();
+
+    const ids = async (collection: string) => (await db.collection(collection).find({}, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id));
+    for (const grantId of [consented, unlisted]) {
+      expect(await ids('oidc_grant')).not.toContain(grantId);
+      expect(await ids('oidc_refresh_token')).not.toContain(`rt_${grantId}`);
+      expect(await ids('oidc_authorization_code')).not.toContain(`ac_${grantId}`);
+      expect(await repos.revokedGrants.collection.findOne({ _id: grantId })).not.toBeNull();
+    }
+    expect(await ids('oidc_grant')).toContain(other);
+    expect(await ids('oidc_refresh_token')).toContain(`rt_${other}`);
+    expect(await repos.revokedGrants.collection.findOne({ _id: other })).toBeNull();
+    expect(await ids('oidc_session')).toEqual(expect.arrayContaining([`s_${staying._id}`]));
+    expect(await ids('oidc_session')).not.toContain(`s_${leaving._id}`);
+    expect(await repos.consents.grantIdsForUser(leaving._id)).toEqual([]);
+    expect(await repos.consents.grantIdsForUser(staying._id)).toEqual([other]);
+
+    const [event] = (await listEvents(repos, ctx.accountId, { type: 'user.deleted' }, { page: 1, per_page: 1 })).items;
+    expect(event!.data).toMatchObject({ user_id: leaving._id, revoked_grants: 2 });
+  });
+
+  it('end to end: a deleted user\'s refresh token is refused and their access token\'s grant is revoked', async () => {
+    const tokens = new Tokens(server);
+    const owner = await tokens.user('owner');
+    const dev = await tokens.user('developer', owner.accountId);
+    const issued = await tokens.forUser(dev, 'read write', { withRefresh: true });
+    expect(issued.refresh_token).toBeTruthy();
+    const gid = decodeJwt(issued.access_token).gid as string;
+    expect(gid).toBeTruthy();
+
+    await deleteUser(repos, { accountId: owner.accountId, actor: { type: 'user', id: owner.id }, actorRole: 'owner' }, dev.id);
+    expect(await repos.revokedGrants.collection.findOne({ _id: gid })).not.toBeNull();
+    await expect(tokenRequest(server.issuer, { clientId: issued.clientId }, { grant_type: 'refresh_token', refresh_token: issued.refresh_token! })).rejects.toThrow(/invalid_grant/);
+  });
+});
+
+describe('users: own password', () => {
+  it('needs the current password, refuses reuse, and stores the new one hashed', async () => {
+    const { owner } = await account();
+    const wrong = await rejection(changeOwnPassword(repos, owner._id, { current_password: 'not my password', new_password: 'a new long passphrase' }));
+    expect(wrong.code).toBe('validation_failed');
+    expect(wrong.details).toEqual([{ field: 'current_password', message: 'is not correct' }]);
+    const same = await rejection(changeOwnPassword(repos, owner._id, { current_password: TEST_PASSWORD, new_password: TEST_PASSWORD }));
+    expect(same.details![0]!.field).toBe('new_password');
+    expect((await rejection(changeOwnPassword(repos, owner._id, { current_password: TEST_PASSWORD, new_password: 'short' }))).code).toBe('validation_failed');
+
+    await changeOwnPassword(repos, owner._id, { current_password: TEST_PASSWORD, new_password: 'a new long passphrase' });
+    const stored = (await repos.users.findById(owner._id))!.password_hash!;
+    expect(await verifyPassword(stored, 'a new long passphrase')).toBe(true);
+    expect(await verifyPassword(stored, TEST_PASSWORD)).toBe(false);
+    const dump = await dumpDatabase(db);
+    expect(dump).not.toContain('a new long passphrase');
+    expect((await listEvents(repos, owner.account_id, { type: 'user.password_changed' }, { page: 1, per_page: 5 })).total).toBe(1);
+  });
+});
