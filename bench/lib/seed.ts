@@ -16,6 +16,9 @@ export interface Seed {
   /** The same database the server uses, for scenarios that seed more (projects, API keys, ...). */
   database: Database;
   repos: Repositories;
+  /** Where that database is (for baseline servers that query it directly). */
+  uri: string;
+  dbName: string;
 }
 
 /**
@@ -51,5 +54,7 @@ export async function seed(uri: string, dbName: string): Promise<Seed> {
     publicClient: { clientId: spa.client._id, redirectUri: BENCH_REDIRECT_URI },
     database,
     repos,
+    uri,
+    dbName,
   };
 }

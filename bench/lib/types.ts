@@ -41,6 +41,8 @@ export interface Scenario {
   id: string;
   /** What the table shows. */
   title: string;
+  /** Id of a baseline scenario in the same run; the report prints this one's req/s relative to it. */
+  compareTo?: string;
   prepare(ctx: BenchContext): Promise<PreparedScenario>;
 }
 

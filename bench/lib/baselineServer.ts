@@ -1,0 +1,80 @@
+/**
+ * The baseline for the /v1 scenarios: a bare node:http server, no framework, no authentication, no rate
+ * limit, running the same driver queries as the real handlers and answering the same JSON. The ratio
+ * ours/baseline is what Slipway's whole request pipeline costs on top of the database work.
+ *
+ * Run as a child process by bench/lib/baseline.ts (so autocannon does not share its event loop):
+ *   BASELINE_PORT, BASELINE_MONGODB_URI, BASELINE_DB, BASELINE_ACCOUNT_ID, BASELINE_USER_ID
+ */
+import http from 'node:http';
+import { MongoClient } from 'mongodb';
+import { newId } from '../../src/lib/ids.ts';
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+const client = new MongoClient(env('BASELINE_MONGODB_URI'), { maxPoolSize: 50 });
+await client.connect();
+const db = client.db(env('BASELINE_DB'));
+const accountId = env('BASELINE_ACCOUNT_ID');
+const userId = env('BASELINE_USER_ID');
+const projects = db.collection<{ _id: string; account_id: string; name: string; status: string; deploy_target: string | null; created_at: Date; updated_at: Date }>('projects');
+const deployments = db.collection<{ _id: string }>('deployments');
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const server = http.createServer((req, res) => {
+  void (async () => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method === 'GET' && url.pathname === '/v1/projects') {
+      const filter = { account_id: accountId };
+      const [items, total] = await Promise.all([projects.find(filter).sort({ _id: -1 }).skip(0).limit(20).toArray(), projects.countDocuments(filter)]);
+      const data = items.map((p) => ({ id: p._id, name: p.name, status: p.status, deploy_target: p.deploy_target, created_at: iso(p.created_at), updated_at: iso(p.updated_at) }));
+      return send(res, 200, { data, pagination: { page: 1, per_page: 20, total } });
+    }
+    const match = /^\/v1\/projects\/([^/]+)\/deployments$/.exec(url.pathname);
+    if (req.method === 'POST' && match) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { environment: string; branch: string };
+      const project = await projects.findOne({ _id: match[1]!, account_id: accountId });
+      if (!project) return send(res, 404, { error: { code: 'not_found' } });
+      const now = new Date();
+      const doc = {
+        _id: newId('dep', now.getTime()),
+        account_id: accountId,
+        project_id: project._id,
+        environment: input.environment,
+        branch: input.branch,
+        commit_sha: null,
+        status: 'queued',
+        status_message: null,
+        url: null,
+        created_by: { type: 'user', id: userId },
+        created_at: now,
+        updated_at: now,
+        started_at: null,
+        finished_at: null,
+      };
+      await deployments.insertOne(doc);
+      return send(res, 201, { ...doc, _id: undefined, id: doc._id, created_at: iso(now), updated_at: iso(now) });
+    }
+    if (url.pathname === '/healthz') return send(res, 200, { status: 'ok' });
+    return send(res, 404, { error: { code: 'not_found' } });
+  })().catch((err: unknown) => send(res, 500, { error: { code: 'internal_error', message: (err as Error).message } }));
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(env('BASELINE_PORT')), '127.0.0.1');
+process.on('SIGTERM', () => {
+  server.close();
+  void client.close().finally(() => process.exit(0));
+});

@@ -1,0 +1,22 @@
+import type { Scenario, ScenarioResult } from './types.ts';
+
+/**
+ * Throughput of each scenario that names a `compareTo` baseline, relative to it: "ours / baseline".
+ * The /v1 read path is expected to keep at least `target` of the baseline's requests per second.
+ */
+export function formatComparisons(scenarios: Scenario[], results: ScenarioResult[], target = 0.7): string[] {
+  const lines: string[] = [];
+  for (const scenario of scenarios) {
+    if (!scenario.compareTo) continue;
+    const ours = results.find((r) => r.id === scenario.id);
+    const base = results.find((r) => r.id === scenario.compareTo);
+    if (!ours || !base || base.requestsPerSecond === 0) continue;
+    const ratio = ours.requestsPerSecond / base.requestsPerSecond;
+    lines.push(
+      `${scenario.title}: ${(ratio * 100).toFixed(0)}% of the baseline's req/s (${ours.requestsPerSecond.toFixed(0)} vs ${base.requestsPerSecond.toFixed(0)}); p50 ${ours.p50Ms.toFixed(2)} vs ${base.p50Ms.toFixed(2)} ms, p99 ${ours.p99Ms.toFixed(2)} vs ${base.p99Ms.toFixed(2)} ms${
+        scenario.id === 'v1-projects-list' ? ` (target ≥ ${(target * 100).toFixed(0)}%: ${ratio >= target ? 'met' : 'NOT met'})` : ''
+      }`,
+    );
+  }
+  return lines;
+}
