@@ -78,13 +78,20 @@ export class DeploymentRepository {
     return await this.collection.findOneAndUpdate({ _id: String(id), status: from }, { $set: set }, { returnDocument: 'after' });
   }
 
-  /** Marks succeeded deployments to the environment that are older than `newerThanId` superseded. */
-  async supersedeOlder(projectId: string, environment: string, newerThanId: string, at: Date): Promise<number> {
-    const { modifiedCount } = await this.collection.updateMany(
-      { project_id: String(projectId), environment: String(environment), status: 'succeeded', _id: { $lt: String(newerThanId) } },
-      { $set: { status: 'superseded', updated_at: at } },
-    );
-    return modifiedCount;
+  /**
+   * Marks succeeded deployments to the environment that are older than `newerThanId` superseded and
+   * returns the ones this call moved (each move is conditional, so concurrent callers never both do).
+   */
+  async supersedeOlder(projectId: string, environment: string, newerThanId: string, at: Date): Promise<DeploymentDoc[]> {
+    const older = await this.collection
+      .find({ project_id: String(projectId), environment: String(environment), status: 'succeeded', _id: { $lt: String(newerThanId) } }, { projection: { _id: 1 } })
+      .toArray();
+    const moved: DeploymentDoc[] = [];
+    for (const { _id } of older) {
+      const doc = await this.transition(_id, 'succeeded', { status: 'superseded', updated_at: at });
+      if (doc) moved.push(doc);
+    }
+    return moved;
   }
 
   /** Whether a deployment newer than `id` already succeeded in the environment. */

@@ -3,6 +3,8 @@ import { conflict, invalidTransition, notFound, projectNotActive } from '../erro
 import type { PageRequest } from '../http/pagination.ts';
 import { newId } from '../lib/ids.ts';
 import type { DeploymentDoc, DeploymentFilter, DeploymentRepository, DeploymentStatus } from '../repositories/deployments.ts';
+import type { EventRepository } from '../repositories/events.ts';
+import { actorOf, recordEvent, type Actor } from './events.ts';
 import type { ProjectService } from './projects.ts';
 
 /** PRODUCT §5: moves a deployer may report. `superseded` is only ever set by the service itself. */
@@ -33,10 +35,12 @@ export interface UpdateDeploymentInput {
 
 export class DeploymentService {
   readonly #deployments: DeploymentRepository;
+  readonly #events: { events: EventRepository };
   readonly #projects: ProjectService;
 
-  constructor(repos: { deployments: DeploymentRepository }, projects: ProjectService) {
+  constructor(repos: { deployments: DeploymentRepository; events: EventRepository }, projects: ProjectService) {
     this.#deployments = repos.deployments;
+    this.#events = repos;
     this.#projects = projects;
   }
 
@@ -62,6 +66,14 @@ export class DeploymentService {
       finished_at: null,
     };
     await this.#deployments.insert(doc);
+    await recordEvent(this.#events, {
+      accountId: doc.account_id,
+      type: 'deployment.created',
+      actor: actorOf(principal),
+      projectId: doc.project_id,
+      data: { deployment_id: doc._id, environment: doc.environment, branch: doc.branch, commit_sha: doc.commit_sha },
+      at: now,
+    });
     return doc;
   }
 
@@ -105,7 +117,9 @@ export class DeploymentService {
       }
       const updated = await this.#deployments.transition(current._id, current.status, set);
       if (!updated) continue;
-      if (to === 'succeeded' && current.status !== 'succeeded') return await this.#supersede(updated, now);
+      const actor = actorOf(principal);
+      if (to !== current.status) await this.#statusChanged(updated, current.status, actor);
+      if (to === 'succeeded' && current.status !== 'succeeded') return await this.#supersede(updated, now, actor);
       return updated;
     }
     throw conflict('The deployment is being changed concurrently; retry.');
@@ -116,11 +130,26 @@ export class DeploymentService {
    * for a newer one: of two concurrent successes at least one sees the other, so exactly the newest
    * stays `succeeded`.
    */
-  async #supersede(deployment: DeploymentDoc, now: Date): Promise<DeploymentDoc> {
-    await this.#deployments.supersedeOlder(deployment.project_id, deployment.environment, deployment._id, now);
+  async #supersede(deployment: DeploymentDoc, now: Date, actor: Actor): Promise<DeploymentDoc> {
+    for (const older of await this.#deployments.supersedeOlder(deployment.project_id, deployment.environment, deployment._id, now))
+      await this.#statusChanged(older, 'succeeded', actor, deployment._id);
     if (await this.#deployments.hasNewerSuccess(deployment.project_id, deployment.environment, deployment._id)) {
-      return (await this.#deployments.transition(deployment._id, 'succeeded', { status: 'superseded', updated_at: new Date() })) ?? deployment;
+      const superseded = await this.#deployments.transition(deployment._id, 'succeeded', { status: 'superseded', updated_at: new Date() });
+      if (superseded) {
+        await this.#statusChanged(superseded, 'succeeded', actor);
+        return superseded;
+      }
     }
     return deployment;
+  }
+
+  async #statusChanged(deployment: DeploymentDoc, from: DeploymentStatus, actor: Actor, supersededBy?: string): Promise<void> {
+    await recordEvent(this.#events, {
+      accountId: deployment.account_id,
+      type: 'deployment.status_changed',
+      actor,
+      projectId: deployment.project_id,
+      data: { deployment_id: deployment._id, environment: deployment.environment, from, to: deployment.status, ...(supersededBy ? { superseded_by: supersededBy } : {}) },
+    });
   }
 }

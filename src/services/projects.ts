@@ -3,6 +3,7 @@ import { conflict, forbidden, invalidTransition, notFound, projectNotActive } fr
 import type { PageRequest } from '../http/pagination.ts';
 import { newId } from '../lib/ids.ts';
 import type { DeploymentRepository } from '../repositories/deployments.ts';
+import type { EventRepository } from '../repositories/events.ts';
 import {
   DuplicateProjectName,
   foldName,
@@ -12,6 +13,7 @@ import {
   type ProjectScope,
   type ProjectStatus,
 } from '../repositories/projects.ts';
+import { actorOf, recordEvent } from './events.ts';
 
 /** PRODUCT §5: the moves a project's status may make. */
 const PROJECT_TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
@@ -23,7 +25,7 @@ const PROJECT_TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
 export const canMoveProject = (from: ProjectStatus, to: ProjectStatus) => PROJECT_TRANSITIONS[from].includes(to);
 
 /** What else goes when a project is deleted (deployments, configurations, API keys...). */
-export type ProjectDeletionHook = (project: ProjectDoc) => Promise<void>;
+export type ProjectDeletionHook = (project: ProjectDoc, principal: Principal) => Promise<void>;
 
 export interface CreateProjectInput {
   name: string;
@@ -44,10 +46,12 @@ const MAX_ATTEMPTS = 3;
 
 export class ProjectService {
   readonly #projects: ProjectRepository;
+  readonly #events: { events: EventRepository };
   readonly #hooks: ProjectDeletionHook[] = [];
 
-  constructor(repos: { projects: ProjectRepository; deployments: DeploymentRepository }) {
+  constructor(repos: { projects: ProjectRepository; deployments: DeploymentRepository; events: EventRepository }) {
     this.#projects = repos.projects;
+    this.#events = repos;
     this.onDelete(async (project) => {
       await repos.deployments.deleteByProject(project.account_id, project._id);
     });
@@ -93,6 +97,14 @@ export class ProjectService {
       if (err instanceof DuplicateProjectName) throw conflict('A project with this name already exists in the account.');
       throw err;
     }
+    await recordEvent(this.#events, {
+      accountId: doc.account_id,
+      type: 'project.created',
+      actor: actorOf(principal),
+      projectId: doc._id,
+      data: { name: doc.name, deploy_target: doc.deploy_target },
+      at: now,
+    });
     return doc;
   }
 
@@ -118,7 +130,13 @@ export class ProjectService {
       if (target !== current.status) set.status = target;
       try {
         const updated = await this.#projects.update(scopeOf(principal), id, current.status, set);
-        if (updated) return updated;
+        if (updated) {
+          const changes = Object.fromEntries(
+            (['name', 'deploy_target', 'status'] as const).filter((k) => input[k] !== undefined && input[k] !== current[k]).map((k) => [k, { from: current[k], to: updated[k] }]),
+          );
+          await recordEvent(this.#events, { accountId: updated.account_id, type: 'project.updated', actor: actorOf(principal), projectId: updated._id, data: { changes } });
+          return updated;
+        }
       } catch (err) {
         if (err instanceof DuplicateProjectName) throw conflict('A project with this name already exists in the account.');
         throw err;
@@ -131,6 +149,7 @@ export class ProjectService {
   async delete(principal: Principal, id: string): Promise<void> {
     const project = await this.get(principal, id);
     if (!(await this.#projects.delete(scopeOf(principal), id))) throw notFound('No such project.');
-    for (const hook of this.#hooks) await hook(project);
+    for (const hook of this.#hooks) await hook(project, principal);
+    await recordEvent(this.#events, { accountId: project.account_id, type: 'project.deleted', actor: actorOf(principal), projectId: project._id, data: { name: project.name } });
   }
 }

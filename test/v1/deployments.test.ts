@@ -274,3 +274,35 @@ describe('list', () => {
     expect(dep.status).toBe(404);
   });
 });
+
+describe('audit events (PRODUCT §7)', () => {
+  it('project and deployment changes are recorded with the actor, never more than ids and names', async () => {
+    const pid = await project();
+    const { body: dep } = await deploy(pid, { environment: 'production', branch: 'main' });
+    for (const status of ['building', 'deploying', 'succeeded']) await move(pid, dep.id, { status });
+    const { body: next } = await deploy(pid, { environment: 'production', branch: 'main' });
+    for (const status of ['building', 'deploying', 'succeeded']) await move(pid, next.id, { status });
+    await api.patch(`/v1/projects/${pid}`, { token, body: { status: 'paused' } });
+    expect((await api.delete(`/v1/projects/${pid}`, { token })).status).toBe(204);
+
+    const events = await server.repos.events.collection.find({ project_id: pid }).sort({ _id: 1 }).toArray();
+    const summary = events.map((e) => [e.type, (e.data as { to?: string }).to ?? null]);
+    expect(summary).toEqual([
+      ['project.created', null],
+      ['deployment.created', null],
+      ['deployment.status_changed', 'building'],
+      ['deployment.status_changed', 'deploying'],
+      ['deployment.status_changed', 'succeeded'],
+      ['deployment.created', null],
+      ['deployment.status_changed', 'building'],
+      ['deployment.status_changed', 'deploying'],
+      ['deployment.status_changed', 'succeeded'],
+      ['deployment.status_changed', 'superseded'],
+      ['project.updated', null],
+      ['project.deleted', null],
+    ]);
+    for (const e of events) expect(e.actor).toEqual({ type: 'user', id: owner.id });
+    expect(events[9]!.data).toMatchObject({ deployment_id: dep.id, from: 'succeeded', to: 'superseded', superseded_by: next.id });
+    expect(events[10]!.data).toEqual({ changes: { status: { from: 'active', to: 'paused' } } });
+  });
+});
