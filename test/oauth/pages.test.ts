@@ -89,29 +89,34 @@ describe('login page', () => {
   });
 
   it('answers the 11th attempt within a minute for one email with 429 and Retry-After', async () => {
-    const target = await makeUser(server);
     const bystander = await makeUser(server);
     const { page, action } = await openLoginPage();
+    const attempt = (email: string, password: string) => page.request.post(action, { form: { email, password }, maxRedirects: 0 });
+    const minute = () => Math.floor(Date.now() / 60_000);
     try {
-      // The limit counts per fixed minute: start well inside one so all attempts share it.
-      const intoMinute = Date.now() % 60_000;
-      if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+      for (let round = 1; ; round++) {
+        const target = await makeUser(server);
+        const startedIn = minute();
+        // Sent in parallel, as an attacker would: the count must not lose any of them.
+        const first10 = await Promise.all(Array.from({ length: 10 }, () => attempt(target.email, 'wrong password')));
+        const eleventh = await attempt(target.email, 'wrong password');
+        const rightPassword = await attempt(target.email, target.password);
+        // The limit counts per fixed minute; if one ended mid-way the count restarted, so try once more.
+        if (minute() !== startedIn && round === 1) continue;
 
-      const attempt = (email: string, password: string) => page.request.post(action, { form: { email, password }, maxRedirects: 0 });
-      const first10 = await Promise.all(Array.from({ length: 10 }, () => attempt(target.email, 'wrong password')));
-      expect(first10.map((r) => r.status())).toEqual(Array(10).fill(401));
-
-      const eleventh = await attempt(target.email, 'wrong password');
-      expect(eleventh.status()).toBe(429);
-      const retryAfter = Number(eleventh.headers()['retry-after']);
-      expect(Number.isInteger(retryAfter)).toBe(true);
-      expect(retryAfter).toBeGreaterThanOrEqual(1);
-      expect(retryAfter).toBeLessThanOrEqual(60);
-      expect(await eleventh.text()).toContain('Too many sign-in attempts');
-
-      // The right password does not get through the limit either...
-      expect((await attempt(target.email, target.password)).status()).toBe(429);
-      // ...while another email is not affected (the limit is per email; per IP it is 30).
+        expect(first10.map((r) => r.status())).toEqual(Array(10).fill(401));
+        expect(eleventh.status()).toBe(429);
+        const retryAfter = Number(eleventh.headers()['retry-after']);
+        expect(Number.isInteger(retryAfter)).toBe(true);
+        expect(retryAfter).toBeGreaterThanOrEqual(1);
+        expect(retryAfter).toBeLessThanOrEqual(60);
+        expect(eleventh.headers()['content-type']).toMatch(/^text\/html/);
+        expect(await eleventh.text()).toContain('Too many sign-in attempts');
+        // The right password does not get through the limit either.
+        expect(rightPassword.status()).toBe(429);
+        break;
+      }
+      // Another email is not affected: the limit is per email (per IP it is 30).
       expect((await attempt(bystander.email, 'wrong password')).status()).toBe(401);
     } finally {
       await page.close();
