@@ -5,8 +5,11 @@ import { anonymousBucket, type ApiRateLimiter } from '../http/rateLimit.ts';
 import type { Authenticator } from './authenticators.ts';
 import type { Principal } from './principal.ts';
 
-/** Query parameters that would carry a credential; refused outright (they leak into logs and history). */
-const QUERY_CREDENTIALS = ['access_token', 'api_key', 'token', 'key'];
+/**
+ * Query parameters that would carry a credential (RFC 6750 §2.3's `access_token`, and `api_key`); refused
+ * outright rather than ignored, since a credential in a URL leaks into logs and browser history.
+ */
+const QUERY_CREDENTIALS = ['access_token', 'api_key'];
 
 /** The rate-limit bucket of a credential: the grant, the API key, the session, the client. */
 export const credentialBucket = (p: Principal) => `${p.credential}:${p.credentialId ?? p.id}`;
@@ -24,7 +27,8 @@ export interface AuthenticateDeps {
 
 /**
  * First step of every /v1 route: `Authorization: Bearer <token>` → `ctx.state.principal`, then the
- * request is counted against that credential's rate limit. No credential → 401 `unauthorized`; a
+ * request is counted against that credential's rate limit. Without an Authorization header, a browser
+ * credential (the dashboard's session cookie, CSRF-checked on unsafe methods) is accepted instead. No credential → 401 `unauthorized`; a
  * credential that is malformed, of unknown kind, badly signed, expired or revoked → 401 `invalid_token`
  * (both with `WWW-Authenticate`). Failed attempts count against the caller's IP address.
  */
@@ -46,7 +50,14 @@ export function createAuthenticate({ authenticators, rateLimit }: AuthenticateDe
     if (QUERY_CREDENTIALS.some((name) => name in ctx.query))
       throw invalidRequest('Credentials are not accepted in the query string; send them as Authorization: Bearer <token>.');
     const header = ctx.get('Authorization').trim();
-    if (!header) throw unauthorized();
+    if (!header) {
+      // No header: a browser credential (the dashboard session cookie), if the request carries one.
+      for (const authenticator of authenticators) {
+        const principal = await authenticator.fromCookies?.(ctx);
+        if (principal) return principal;
+      }
+      throw unauthorized();
+    }
     const [scheme, token, ...rest] = header.split(/\s+/);
     if (scheme!.toLowerCase() !== 'bearer') throw unauthorized('Only Bearer credentials are accepted: Authorization: Bearer <token>.');
     if (!token || rest.length > 0 || token.length > 8192) throw invalidToken('The Authorization header must be exactly "Bearer <token>".');

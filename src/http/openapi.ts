@@ -10,14 +10,14 @@ extendZodWithOpenApi(z);
 
 /** The error body of every /v1 failure (PRODUCT §6). */
 export const ErrorBody = z
-  .object({
-    error: z.object({
+  .strictObject({
+    error: z.strictObject({
       code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]).meta({ description: 'Stable machine-readable code.' }),
       message: z.string().meta({ description: 'Human-readable description; may change.' }),
       status: z.number().int().meta({ description: 'The HTTP status of the response.' }),
       request_id: z.string().meta({ description: 'Same as the X-Request-Id response header.' }),
       details: z
-        .array(z.object({ field: z.string(), message: z.string() }))
+        .array(z.strictObject({ field: z.string(), message: z.string() }))
         .optional()
         .meta({ description: 'Per-field problems (validation_failed, invalid_request).' }),
     }),
