@@ -1,6 +1,7 @@
 /**
  * The baseline for the /v1 scenarios: a bare node:http server, no framework, no authentication, no rate
- * limit, running the same driver queries as the real handlers and answering the same JSON. The ratio
+ * limit, running the same driver queries as the real handlers (for a new deployment: the project
+ * lookup, the insert and its audit event) and answering the same JSON. The ratio
  * ours/baseline is what Slipway's whole request pipeline costs on top of the database work.
  *
  * Run as a child process by bench/lib/baseline.ts (so autocannon does not share its event loop):
@@ -23,6 +24,7 @@ const accountId = env('BASELINE_ACCOUNT_ID');
 const userId = env('BASELINE_USER_ID');
 const projects = db.collection<{ _id: string; account_id: string; name: string; status: string; deploy_target: string | null; created_at: Date; updated_at: Date }>('projects');
 const deployments = db.collection<{ _id: string }>('deployments');
+const events = db.collection<{ _id: string }>('events');
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -66,6 +68,16 @@ const server = http.createServer((req, res) => {
         finished_at: null,
       };
       await deployments.insertOne(doc);
+      // The audit event the real handler records with every new deployment.
+      await events.insertOne({
+        _id: newId('evt', now.getTime()),
+        account_id: accountId,
+        type: 'deployment.created',
+        actor: { type: 'user', id: userId },
+        project_id: project._id,
+        data: { deployment_id: doc._id, environment: doc.environment, branch: doc.branch, commit_sha: null },
+        created_at: now,
+      });
       return send(res, 201, { ...doc, _id: undefined, id: doc._id, created_at: iso(now), updated_at: iso(now) });
     }
     if (url.pathname === '/healthz') return send(res, 200, { status: 'ok' });
