@@ -23,8 +23,8 @@ const db = client.db(env('BASELINE_DB'));
 const accountId = env('BASELINE_ACCOUNT_ID');
 const userId = env('BASELINE_USER_ID');
 const projects = db.collection<{ _id: string; account_id: string; name: string; status: string; deploy_target: string | null; created_at: Date; updated_at: Date }>('projects');
-const deployments = db.collection<{ _id: string }>('deployments');
-const events = db.collection<{ _id: string }>('events');
+const deployments = db.collection<{ _id: string; [field: string]: unknown }>('deployments');
+const events = db.collection<{ _id: string; [field: string]: unknown }>('events');
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
