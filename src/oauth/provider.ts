@@ -70,6 +70,8 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     scopes: ['openid', 'offline_access', ...API_SCOPES],
     claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
     allowOmittingSingleRegisteredRedirectUri: false,
+    // Only the methods clients can be registered with are offered (and advertised in discovery).
+    clientAuthMethods: ['none', 'client_secret_basic'],
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
@@ -77,7 +79,16 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
       // A client learns about its own tokens only: a confidential client of one account must not read
       // the subject, scopes and expiry of tokens issued to another account's client.
       introspection: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
-      revocation: { enabled: true },
+      // RFC 7009 §2.1: a client may revoke only tokens issued to it. A public client presenting another
+      // client's token gets the same 200 as for an unknown token; a confidential one is told it may not.
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => {
+          if (token.clientId === client.clientId) return true;
+          if (client.clientAuthMethod === 'none') return false;
+          throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
+        },
+      },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: true },
       resourceIndicators: {
