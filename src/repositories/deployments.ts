@@ -47,8 +47,13 @@ export class DeploymentRepository {
     await this.collection.insertOne(doc);
   }
 
+  /**
+   * By `_id` alone (FerretDB answers that from its primary key but scans for compound filters), then
+   * checked: a deployment of another project or account is null.
+   */
   async find(accountId: string, projectId: string, id: string): Promise<DeploymentDoc | null> {
-    return await this.collection.findOne({ _id: String(id), account_id: String(accountId), project_id: String(projectId) });
+    const doc = await this.collection.findOne({ _id: String(id) });
+    return doc && doc.account_id === accountId && doc.project_id === projectId ? doc : null;
   }
 
   /** Newest first, with optional exact-match filters. */

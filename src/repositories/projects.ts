@@ -61,9 +61,15 @@ export class ProjectRepository {
     }
   }
 
+  /**
+   * Looked up by `_id` alone and checked against the scope here: FerretDB (SQLite) answers a filter that
+   * is only `_id` from its primary key, but scans the whole collection for `{_id, account_id}`. The
+   * result is the same either way: someone else's project is null.
+   */
   async find(scope: ProjectScope, id: string): Promise<ProjectDoc | null> {
-    const filter = this.#filter(scope, id);
-    return filter ? await this.collection.findOne(filter) : null;
+    if (!this.#filter(scope, id)) return null;
+    const doc = await this.collection.findOne({ _id: String(id) });
+    return doc && doc.account_id === scope.accountId ? doc : null;
   }
 
   /** Newest first. */
@@ -102,9 +108,9 @@ export class ProjectRepository {
   }
 
   async delete(scope: ProjectScope, id: string): Promise<boolean> {
-    const filter = this.#filter(scope, id);
-    if (!filter) return false;
-    const { deletedCount } = await this.collection.deleteOne(filter);
+    // Ownership is checked first (see find); ids are never reused, so deleting by `_id` is then exact.
+    if (!(await this.find(scope, id))) return false;
+    const { deletedCount } = await this.collection.deleteOne({ _id: String(id) });
     return deletedCount === 1;
   }
 }
