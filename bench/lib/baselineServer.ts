@@ -48,8 +48,9 @@ const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { environment: string; branch: string };
-      const project = await projects.findOne({ _id: match[1]!, account_id: accountId });
-      if (!project) return send(res, 404, { error: { code: 'not_found' } });
+      // As the repository does: by _id alone, ownership checked here.
+      const project = await projects.findOne({ _id: match[1]! });
+      if (!project || project.account_id !== accountId) return send(res, 404, { error: { code: 'not_found' } });
       const now = new Date();
       const doc = {
         _id: newId('dep', now.getTime()),
