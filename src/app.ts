@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorHandler());
 
   // The JSON API and its documentation, inside the JSON error handler; /v1 never reaches the provider.
-  const v1 = createV1Api({ config, repos: deps.repos, keys: deps.keys });
+  const v1 = createV1Api({ config, repos: deps.repos, keys: deps.keys, sessions: deps.sessions });
   const docs = createDocsRouter(v1.document);
   app.use(docs.routes());
   app.use(async (ctx, next) => {

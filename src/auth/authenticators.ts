@@ -12,6 +12,13 @@ export interface Authenticator {
   /** Whether the token has this authenticator's shape (a prefix like `slw_`, or JWT structure). */
   accepts(token: string): boolean;
   authenticate(token: string, ctx: Context): Promise<Principal>;
+  /**
+   * For a credential the browser sends by itself (the dashboard's session cookie): tried only when the
+   * request has no Authorization header. Returns null when the request carries none; throws
+   * `invalidToken()` for one that is not valid and `forbidden()` for an unsafe method without proof
+   * that the page sending it was ours (CSRF), since a cookie rides along on cross-site requests too.
+   */
+  fromCookies?(ctx: Context): Promise<Principal | null>;
 }
 
 const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;

@@ -1,14 +1,21 @@
 import type { Config } from '../config/index.ts';
 import type { KeyMaterial } from '../keys/keystore.ts';
 import type { Repositories } from '../repositories/index.ts';
+import type { SessionService } from '../services/sessions.ts';
 import { createAccessTokenAuthenticator } from './accessTokens.ts';
 import type { Authenticator } from './authenticators.ts';
 import { RevokedGrantCache } from './revokedGrants.ts';
+import { createSessionAuthenticator } from './sessionAuthenticator.ts';
 
 export interface AuthenticatorDeps {
   config: Config;
   keys: KeyMaterial;
   repos: Repositories;
+  /**
+   * Dashboard sessions, shared with the dashboard's own routes (so a logout there is refused here at
+   * once). Without it, session tokens are refused like any unknown credential.
+   */
+  sessions?: SessionService;
 }
 
 /**
@@ -17,7 +24,10 @@ export interface AuthenticatorDeps {
  * Authenticator here; `authenticate` and everything after it (scopes, rate limits, idempotency, 404 for
  * other accounts) then works for them unchanged. Shapes must not overlap.
  */
-export function createAuthenticators({ config, keys, repos }: AuthenticatorDeps): Authenticator[] {
+export function createAuthenticators({ config, keys, repos, sessions }: AuthenticatorDeps): Authenticator[] {
   const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds);
-  return [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants })];
+  const authenticators = [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants })];
+  // Dashboard session tokens: `slws_…` as Bearer, or the session cookie (CSRF-checked on unsafe methods).
+  if (sessions) authenticators.push(createSessionAuthenticator(sessions));
+  return authenticators;
 }

@@ -10,6 +10,7 @@ import { createApiRegistry, generateDocument } from '../../http/openapi.ts';
 import { anonymousBucket, createApiRateLimiter } from '../../http/rateLimit.ts';
 import type { KeyMaterial } from '../../keys/keystore.ts';
 import type { Repositories } from '../../repositories/index.ts';
+import type { SessionService } from '../../services/sessions.ts';
 import { DeploymentService } from '../../services/deployments.ts';
 import { ProjectService } from '../../services/projects.ts';
 import type { V1Deps, V1Services } from './deps.ts';
@@ -34,11 +35,11 @@ export function createServices(repos: Repositories): V1Services {
  * The /v1 API. Each resource module declares its routes on the ApiRouter (which also documents them);
  * add new resources next to the two below.
  */
-export function createV1Api({ config, repos, keys }: { config: Config; repos: Repositories; keys: KeyMaterial }): V1Api {
+export function createV1Api({ config, repos, keys, sessions }: { config: Config; repos: Repositories; keys: KeyMaterial; sessions?: SessionService }): V1Api {
   const registry = createApiRegistry(config);
   const api = new ApiRouter(registry, '/v1');
   const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour);
-  const authenticate = createAuthenticate({ authenticators: createAuthenticators({ config, keys, repos }), rateLimit });
+  const authenticate = createAuthenticate({ authenticators: createAuthenticators({ config, keys, repos, sessions }), rateLimit });
   const services = createServices(repos);
   const deps: V1Deps = { config, repos, authenticate, idempotent: idempotent(repos.idempotencyKeys), services };
 
