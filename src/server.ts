@@ -10,6 +10,7 @@ import { createProvider } from './oauth/provider.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openRuntime, type Runtime } from './services/runtime.ts';
 import { SessionService } from './services/sessions.ts';
+import { onUserAccessRevoked } from './services/users.ts';
 
 export interface RunningServer {
   url: string;
@@ -29,6 +30,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const provider = createProvider({ config, keys, repos, db: database.db, logger });
   await ensureDashboardClient(repos, config);
   const sessions = new SessionService(repos.sessions, repos.users);
+  // A user removed through this instance loses their dashboard sessions here at once (the rows are
+  // already deleted; this drops the validated-session cache too). Other instances: within 30 s.
+  const stopForgettingUsers = onUserAccessRevoked((userId) => {
+    sessions.revokeForUser(userId).catch((err: unknown) => logger.warn({ err }, 'could not end the sessions of a removed user'));
+  });
   const app = createApp({ config, logger, db: database.db, repos, provider, metrics, cookieKeys: keys.cookies, keys, sessions, isShuttingDown: () => shuttingDown });
 
   const server = http.createServer(app.callback());
@@ -41,6 +47,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
+    stopForgettingUsers();
     await runtime.close();
     throw err;
   }
@@ -71,6 +78,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         await drained;
         clearTimeout(timer);
+        stopForgettingUsers();
         await runtime.close();
         logger.info('slipway stopped');
       })();

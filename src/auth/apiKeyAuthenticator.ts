@@ -1,8 +1,10 @@
-import { hashApiKey, looksLikeApiKey } from '../lib/apiKeyFormat.ts';
+import { invalidToken } from '../errors.ts';
+import { API_KEY_PREFIX, hashApiKey, looksLikeApiKey } from '../lib/apiKeyFormat.ts';
 import type { ApiKeyDoc, ApiKeyRepository } from '../repositories/apiKeys.ts';
 import type { ApiKeySecretRepository } from '../repositories/apiKeySecrets.ts';
 import type { ApiKeyUsageRepository } from '../repositories/apiKeyUsage.ts';
 import { onApiKeyChanged } from '../services/apiKeys.ts';
+import type { Authenticator } from './authenticators.ts';
 import { expandScopes, type Principal } from './principal.ts';
 
 export interface ApiKeyAuthenticatorOptions {
@@ -140,6 +142,24 @@ export function createApiKeyAuthenticator(
     },
     close() {
       unsubscribe();
+    },
+  };
+}
+
+/**
+ * The /v1 credential for API keys: every `slw_…` bearer token is this authenticator's (the shape,
+ * checksum included, is then checked without a database lookup). A key that is malformed, unknown,
+ * revoked, expired or rotated out past its grace period → 401 `invalid_token`; a valid one acts as its
+ * project with its scopes (Principal kind `api_key`, `projectId` set).
+ */
+export function createApiKeyCredential(keys: ApiKeyAuthenticator): Authenticator {
+  return {
+    name: 'api_key',
+    accepts: (token) => token.startsWith(API_KEY_PREFIX),
+    async authenticate(token) {
+      const principal = await keys.authenticateApiKey(token);
+      if (!principal) throw invalidToken('The API key is invalid, expired, revoked or rotated out.');
+      return principal;
     },
   };
 }

@@ -3,6 +3,7 @@ import type { KeyMaterial } from '../keys/keystore.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { SessionService } from '../services/sessions.ts';
 import { createAccessTokenAuthenticator } from './accessTokens.ts';
+import { createApiKeyAuthenticator, createApiKeyCredential } from './apiKeyAuthenticator.ts';
 import type { Authenticator } from './authenticators.ts';
 import { RevokedGrantCache } from './revokedGrants.ts';
 import { createSessionAuthenticator } from './sessionAuthenticator.ts';
@@ -29,5 +30,8 @@ export function createAuthenticators({ config, keys, repos, sessions }: Authenti
   const authenticators = [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants })];
   // Dashboard session tokens: `slws_…` as Bearer, or the session cookie (CSRF-checked on unsafe methods).
   if (sessions) authenticators.push(createSessionAuthenticator(sessions));
+  // API keys: `slw_…`, cached per instance for at most principalCacheSeconds (≤ 30 s), so a key revoked
+  // on another instance is refused within that bound; revocations made here take effect at once.
+  authenticators.push(createApiKeyCredential(createApiKeyAuthenticator(repos, { cacheTtlMs: config.principalCacheSeconds * 1000 })));
   return authenticators;
 }

@@ -1,11 +1,13 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/index.ts';
 import { EmbeddedDatabaseUnavailable } from '../db/embeddedFerretdb.ts';
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { retireSigningKey, rotateCookieKeys, rotateDataKey, rotateSigningKey, loadOrCreateKeys } from '../keys/keystore.ts';
 import { createLogger } from '../logger.ts';
 import { migrate } from '../repositories/index.ts';
+import { CreateApiKeyInput, createApiKey, presentIssuedApiKey } from '../services/apiKeys.ts';
 import { reencryptConfigurations } from '../services/configurations.ts';
+import { SYSTEM_ACTOR } from '../services/events.ts';
 import { createClient, presentClient } from '../services/oauthClients.ts';
 import { openRuntime, type Runtime } from '../services/runtime.ts';
 import { createSecretBox } from '../services/secretBox.ts';
@@ -19,7 +21,10 @@ Commands:
                  [--first-party] [--grant authorization_code|refresh_token|client_credentials ...]
                  [--scope "read write admin"] [--account ACCT]
   db migrate     create or update every index (idempotent)
+  keys create    --project PROJ --name N --scopes read|write|admin[,...] [--expires-at ISO-8601]
+                 a project API key; the key is printed once and never again
   keys list | rotate | retire --kid KID | rotate-cookies | rotate-data
+                 signing, cookie and data keys in keys/
   configs reencrypt
                  re-seal every secret configuration value with the current data key; run it after
                  \`keys rotate-data\` once every instance has restarted. When by_key lists only the
@@ -133,6 +138,30 @@ export async function run(argv: string[]): Promise<number> {
         presented,
         `created client ${result.client._id} (${result.client.client_name})` +
           (result.clientSecret ? `\nclient_secret: ${result.clientSecret}\nStore it now: it is not shown again.` : ''),
+      );
+      return 0;
+    }
+    case 'keys create': {
+      const v = parse(rest, { project: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, 'expires-at': { type: 'string' } });
+      const input: Record<string, unknown> = {
+        name: v.name,
+        scopes: typeof v.scopes === 'string' ? v.scopes.split(/[\s,]+/).filter(Boolean) : undefined,
+        ...(v['expires-at'] ? { expires_at: v['expires-at'] } : {}),
+      };
+      // Every problem at once (missing flags included), before touching the database.
+      const checked = CreateApiKeyInput.safeParse(input);
+      const problems = [v.project ? '' : '  - --project: required', checked.success ? '' : flagProblems(input, checked.error.issues, { expires_at: 'expires-at' })];
+      if (!checked.success || !v.project) throw new UsageError(`invalid arguments:\n${problems.filter(Boolean).join('\n')}`);
+      const issued = await withRuntime(config, async (rt) => {
+        const project = await rt.repos.projects.findById(v.project as string);
+        if (!project) throw notFound(`No such project: ${v.project as string}.`);
+        return await createApiKey(rt.repos, { accountId: project.account_id, actor: SYSTEM_ACTOR }, project._id, checked.data);
+      });
+      output(
+        !!v.json,
+        presentIssuedApiKey(issued),
+        `created API key ${issued.apiKey._id} (${issued.apiKey.name}) for project ${issued.apiKey.project_id}, scopes: ${issued.apiKey.scopes.join(' ')}` +
+          `\nkey: ${issued.key}\nStore it now: it is not shown again.`,
       );
       return 0;
     }

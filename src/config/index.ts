@@ -38,8 +38,9 @@ export const ConfigSchema = z
      */
     revocationRefreshSeconds: z.coerce.number().min(0.05).max(30),
     /**
-     * How long an instance trusts a loaded user or OAuth client (role, account, existence) before
-     * reading it again: a removed user or client, or a changed role, takes effect within this bound.
+     * How long an instance trusts a loaded user, OAuth client or API key (role, account, existence,
+     * status) before reading it again: a removed user or client, a changed role, or an API key revoked
+     * or rotated on another instance, takes effect within this bound.
      */
     principalCacheSeconds: z.coerce.number().min(0).max(30),
     ferretdbVersion: z.string().regex(/^v\d+\.\d+\.\d+$/),

@@ -23,6 +23,28 @@ function canonical(value: unknown): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface IdempotencyOptions {
+  /**
+   * Top-level request fields that carry a secret (a password, a secret value). They are left out of the
+   * stored fingerprint, which is only a SHA-256 and would otherwise let a low-entropy secret be guessed
+   * offline from the database; whether they were sent still counts.
+   */
+  secretRequestFields?: readonly string[];
+  /**
+   * Top-level response fields shown once (an API key, a client secret, a setup link). They are stored
+   * as `null`: a replay answers with the first response minus the secret, which is never stored in
+   * plaintext nor returned twice.
+   */
+  shownOnceResponseFields?: readonly string[];
+}
+
+function withoutFields(value: unknown, fields: readonly string[], replacement: (v: unknown) => unknown): unknown {
+  if (!fields.length || !value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const field of fields) if (Object.hasOwn(copy, field)) copy[field] = replacement(copy[field]);
+  return copy;
+}
+
 /**
  * `Idempotency-Key` on POST (PRODUCT §6). The key is scoped to the credential and claimed by an insert
  * on a unique `_id` BEFORE the handler runs, so of two concurrent identical requests exactly one runs;
@@ -31,13 +53,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * → 422 `idempotency_key_reused`. A request that fails is forgotten, so retrying it runs it again.
  * Goes after `validate`: a request that does not validate is not remembered.
  */
-export function idempotent(repo: IdempotencyKeyRepository): ApiMiddleware {
+export function idempotent(repo: IdempotencyKeyRepository, options: IdempotencyOptions = {}): ApiMiddleware {
+  const secretRequestFields = options.secretRequestFields ?? [];
+  const shownOnce = options.shownOnceResponseFields ?? [];
   const middleware = async (ctx: ApiContext, next: Next) => {
     const key = ctx.get('Idempotency-Key');
     if (!key) return await next();
     if (!KEY_SHAPE.test(key)) throw invalidRequest('Idempotency-Key must be 1–255 visible ASCII characters.');
     const id = sha256(`${ctx.state.principal.accountId}\n${credentialBucket(ctx.state.principal)}\n${key}`);
-    const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${canonical(ctx.request.body ?? {})}`);
+    const fingerprinted = withoutFields(ctx.request.body ?? {}, secretRequestFields, (v) => (v === undefined || v === null ? v : '(secret)'));
+    const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${canonical(fingerprinted)}`);
 
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
@@ -60,7 +85,8 @@ export function idempotent(repo: IdempotencyKeyRepository): ApiMiddleware {
     }
     if (ctx.status >= 200 && ctx.status < 300) {
       const location = ctx.response.get('Location');
-      await repo.complete(id, { status: ctx.status, body: JSON.stringify(ctx.body ?? null), location: location || null });
+      const stored = withoutFields(ctx.body ?? null, shownOnce, () => null);
+      await repo.complete(id, { status: ctx.status, body: JSON.stringify(stored), location: location || null });
     } else {
       await repo.release(id);
     }
@@ -70,7 +96,9 @@ export function idempotent(repo: IdempotencyKeyRepository): ApiMiddleware {
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description: 'Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new.',
+      description:
+        'Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new.' +
+        (shownOnce.length ? ` A replay answers ${shownOnce.map((f) => `\`${f}\``).join(', ')} as \`null\`: a secret is shown once.` : ''),
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
     op.errors.add('idempotency_key_reused').add('invalid_request').add('conflict');

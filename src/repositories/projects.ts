@@ -72,6 +72,12 @@ export class ProjectRepository {
     return doc && doc.account_id === scope.accountId ? doc : null;
   }
 
+  /** For the admin CLI only, which acts across accounts: no tenant filter. */
+  async findById(id: string): Promise<ProjectDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOne({ _id: id });
+  }
+
   /** Newest first. */
   async page(scope: ProjectScope, { page, per_page }: PageRequest): Promise<{ items: ProjectDoc[]; total: number }> {
     const filter = this.#filter(scope)!;

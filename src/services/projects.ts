@@ -78,6 +78,16 @@ export class ProjectService {
     return project;
   }
 
+  /**
+   * The project, for a change to something inside it (configurations, API keys): 404 as `get`, and
+   * PRODUCT §5's rule that an archived project refuses every write → 409 project_not_active.
+   */
+  async getWritable(principal: Principal, id: string): Promise<ProjectDoc> {
+    const project = await this.get(principal, id);
+    if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it with {"status": "active"} before changing it.');
+    return project;
+  }
+
   async create(principal: Principal, input: CreateProjectInput): Promise<ProjectDoc> {
     if (principal.projectId) throw forbidden('An API key belongs to one project and cannot create projects.');
     const now = new Date();

@@ -8,6 +8,7 @@ import type { ConsentRepository } from '../repositories/consents.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
 import type { PageRequest, PageResult } from '../repositories/page.ts';
+import type { SessionRepository } from '../repositories/sessions.ts';
 import { ROLES, type Role, type UserDoc, type UserRepository } from '../repositories/users.ts';
 import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
@@ -281,7 +282,7 @@ export async function updateUser(deps: UserAdminDeps, ctx: UserAdminContext, id:
  * every consent) and, for any the consents no longer point to, by scanning Grant payloads.
  */
 export async function deleteUser(
-  deps: UserAdminDeps & GrantRevocationDeps & { consents: ConsentRepository },
+  deps: UserAdminDeps & UserAccessDeps,
   ctx: UserAdminContext,
   id: string,
 ): Promise<{ user: UserDoc; revokedGrants: number }> {
@@ -305,16 +306,37 @@ export async function deleteUser(
   return { user: deleted, revokedGrants };
 }
 
-/** Revokes every grant, session, consent and setup link of a user. Returns the number of grants. */
-export async function revokeUserAccess(
-  deps: GrantRevocationDeps & { consents: ConsentRepository; userSetupTokens: UserSetupTokenRepository },
-  userId: string,
-): Promise<number> {
+/** What ending a user's access touches besides the users collection. */
+export interface UserAccessDeps extends GrantRevocationDeps {
+  consents: ConsentRepository;
+  userSetupTokens: UserSetupTokenRepository;
+  sessions: SessionRepository;
+}
+
+type AccessRevokedListener = (userId: string) => void;
+const accessRevokedListeners = new Set<AccessRevokedListener>();
+
+/**
+ * Lets this process drop what it has cached about a user (validated dashboard sessions) the moment
+ * their access is revoked here; other instances catch up when their cache entries expire (≤ 30 s).
+ */
+export function onUserAccessRevoked(listener: AccessRevokedListener): () => void {
+  accessRevokedListeners.add(listener);
+  return () => accessRevokedListeners.delete(listener);
+}
+
+/**
+ * Revokes every grant, authorization-server session, dashboard session, consent and setup link of a
+ * user. Returns the number of grants.
+ */
+export async function revokeUserAccess(deps: UserAccessDeps, userId: string): Promise<number> {
   const grantIds = [...(await deps.consents.grantIdsForUser(userId)), ...(await deps.oidcArtifacts.grantIdsForAccount(userId))];
   const count = await revokeGrants(deps, grantIds);
   await deps.consents.deleteForUser(userId);
   await deps.oidcArtifacts.deleteSessionsForAccount(userId);
+  await deps.sessions.deleteForUser(userId);
   await deps.userSetupTokens.deleteForUser(userId);
+  for (const listener of accessRevokedListeners) listener(userId);
   return count;
 }
 

@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/principal.ts';
+import { newId } from '../../src/lib/ids.ts';
 import type { Role } from '../../src/repositories/users.ts';
+import { createApiKey } from '../../src/services/apiKeys.ts';
 import { Api } from '../support/api.ts';
+import { makeClient } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
 /**
  * PRODUCT §3 as a table: every /v1 route × every kind of credential. A user's request succeeds only if
  * both the token's scope and the role allow it; the role is judged first (403 forbidden), then the
- * scope (403 insufficient_scope with a WWW-Authenticate challenge naming the scope).
+ * scope (403 insufficient_scope with a WWW-Authenticate challenge naming the scope). API keys are a
+ * column of their own: a key of the route's project follows the scope rule, a key of another project
+ * gets 404, and routes for users, keys, clients and events refuse every key (403 forbidden).
  */
 
 let server: TestServer;
@@ -18,14 +23,19 @@ let owner: TestUser;
 let ownerToken: string;
 const users = {} as Record<Role, TestUser>;
 
+/** Each user's password hash at the start, restored after a cell changes it through /users/me/password. */
+const passwordHashes = new Map<string, string>();
+
 beforeAll(async () => {
-  server = await startTestServer();
+  // The owner's token makes every cell's fixtures: lift the hourly limit so the table cannot hit it.
+  server = await startTestServer({ overrides: { apiRateLimitPerHour: 1_000_000 } });
   api = await Api.connect(server.url);
   tokens = new Tokens(server);
   owner = await tokens.user('owner');
   ownerToken = await tokens.accessToken(owner, 'admin');
   users.owner = owner;
   for (const role of ['viewer', 'developer', 'admin'] as const) users[role] = await tokens.user(role, owner.accountId);
+  for (const user of Object.values(users)) passwordHashes.set(user.id, (await server.repos.users.findById(user.id))!.password_hash!);
 });
 afterAll(async () => server?.stop());
 
@@ -43,66 +53,237 @@ async function newDeployment(projectId: string): Promise<string> {
   return res.body.id;
 }
 
+async function newConfiguration(projectId: string): Promise<string> {
+  const res = await api.post(`/v1/projects/${projectId}/configurations`, { token: ownerToken, body: { environment: 'production', key: `K_${++counter}`, value: 'v', secret: true } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+async function newApiKeyId(projectId: string): Promise<string> {
+  const res = await api.post(`/v1/projects/${projectId}/api_keys`, { token: ownerToken, body: { name: unique('fixture key'), scopes: ['read'] } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+/** A viewer in the owner's account, written directly (no password: it is only changed or removed). */
+async function newMember(): Promise<string> {
+  const now = new Date();
+  const id = newId('usr', now.getTime());
+  await server.repos.users.insert({ _id: id, account_id: owner.accountId, email: `${unique('member')}@example.com`, name: 'Member', role: 'viewer', password_hash: null, created_at: now, updated_at: now, last_login_at: null });
+  return id;
+}
+async function newClientId(confidential = false): Promise<string> {
+  const { client } = await makeClient(server, {
+    account_id: owner.accountId,
+    ...(confidential ? { redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' as const, grant_types: ['client_credentials' as const] } : {}),
+  });
+  return client._id;
+}
+/** A key for `projectId` with `scope`, made through the service (the table tests using it, not making it). */
+async function apiKeyFor(projectId: string, scope: Scope): Promise<string> {
+  const { key } = await createApiKey(server.repos, { accountId: owner.accountId, actor: { type: 'user', id: owner.id } }, projectId, { name: `table ${scope}`, scopes: [scope] });
+  return key;
+}
+async function restorePasswords(): Promise<void> {
+  for (const [id, hash] of passwordHashes) await server.repos.users.collection.updateOne({ _id: id }, { $set: { password_hash: hash } });
+}
+
+interface CellRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: unknown;
+  /** The project the route acts on, if any: the API key column makes keys of it and of another one. */
+  projectId?: string;
+}
+
 interface RouteCase {
   name: string;
   needs: Scope;
   success: number;
+  /**
+   * Which credentials the route is for: every kind (default); not API keys (users, keys, clients,
+   * events, creating projects: any key → 403 forbidden); or only users (a client or a key → 403).
+   */
+  for?: 'all' | 'not api keys' | 'users';
   /** Builds a fresh request (fixtures included) for one cell of the table. */
-  request(): Promise<{ method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; body?: unknown }>;
+  request(): Promise<CellRequest>;
+  /** Undoes what a successful cell changed that later cells rely on. */
+  after?(): Promise<void>;
 }
 
 const ROUTES: RouteCase[] = [
   { name: 'GET /v1/projects', needs: 'read', success: 200, request: async () => ({ method: 'GET', path: '/v1/projects' }) },
-  { name: 'POST /v1/projects', needs: 'write', success: 201, request: async () => ({ method: 'POST', path: '/v1/projects', body: { name: unique('created') } }) },
-  { name: 'GET /v1/projects/:id', needs: 'read', success: 200, request: async () => ({ method: 'GET', path: `/v1/projects/${await newProject()}` }) },
-  { name: 'PATCH /v1/projects/:id', needs: 'write', success: 200, request: async () => ({ method: 'PATCH', path: `/v1/projects/${await newProject()}`, body: { name: unique('renamed') } }) },
-  { name: 'DELETE /v1/projects/:id', needs: 'admin', success: 204, request: async () => ({ method: 'DELETE', path: `/v1/projects/${await newProject()}` }) },
-  { name: 'GET /v1/projects/:id/deployments', needs: 'read', success: 200, request: async () => ({ method: 'GET', path: `/v1/projects/${await newProject()}/deployments` }) },
+  { name: 'POST /v1/projects', needs: 'write', success: 201, for: 'not api keys', request: async () => ({ method: 'POST', path: '/v1/projects', body: { name: unique('created') } }) },
+  { name: 'GET /v1/projects/:id', needs: 'read', success: 200, request: async () => inProject((p) => ({ method: 'GET', path: `/v1/projects/${p}` })) },
+  { name: 'PATCH /v1/projects/:id', needs: 'write', success: 200, request: async () => inProject((p) => ({ method: 'PATCH', path: `/v1/projects/${p}`, body: { name: unique('renamed') } })) },
+  { name: 'DELETE /v1/projects/:id', needs: 'admin', success: 204, request: async () => inProject((p) => ({ method: 'DELETE', path: `/v1/projects/${p}` })) },
+  { name: 'GET /v1/projects/:id/deployments', needs: 'read', success: 200, request: async () => inProject((p) => ({ method: 'GET', path: `/v1/projects/${p}/deployments` })) },
   {
     name: 'POST /v1/projects/:id/deployments',
     needs: 'write',
     success: 201,
-    request: async () => ({ method: 'POST', path: `/v1/projects/${await newProject()}/deployments`, body: { environment: 'staging', branch: 'feature/x' } }),
+    request: async () => inProject((p) => ({ method: 'POST', path: `/v1/projects/${p}/deployments`, body: { environment: 'staging', branch: 'feature/x' } })),
   },
   {
     name: 'GET /v1/projects/:id/deployments/:id',
     needs: 'read',
     success: 200,
-    request: async () => {
-      const project = await newProject();
-      return { method: 'GET', path: `/v1/projects/${project}/deployments/${await newDeployment(project)}` };
-    },
+    request: async () => inProject(async (p) => ({ method: 'GET', path: `/v1/projects/${p}/deployments/${await newDeployment(p)}` })),
   },
   {
     name: 'PATCH /v1/projects/:id/deployments/:id',
     needs: 'write',
     success: 200,
-    request: async () => {
-      const project = await newProject();
-      return { method: 'PATCH', path: `/v1/projects/${project}/deployments/${await newDeployment(project)}`, body: { status: 'building' } };
-    },
+    request: async () => inProject(async (p) => ({ method: 'PATCH', path: `/v1/projects/${p}/deployments/${await newDeployment(p)}`, body: { status: 'building' } })),
   },
+  // Configurations
+  { name: 'GET /v1/projects/:id/configurations', needs: 'read', success: 200, request: async () => inProject((p) => ({ method: 'GET', path: `/v1/projects/${p}/configurations` })) },
+  {
+    name: 'GET /v1/projects/:id/configurations?reveal=true',
+    needs: 'admin',
+    success: 200,
+    request: async () => inProject(async (p) => (await newConfiguration(p), { method: 'GET', path: `/v1/projects/${p}/configurations?reveal=true` })),
+  },
+  {
+    name: 'POST /v1/projects/:id/configurations',
+    needs: 'write',
+    success: 201,
+    request: async () => inProject((p) => ({ method: 'POST', path: `/v1/projects/${p}/configurations`, body: { environment: 'production', key: 'LOG_LEVEL', value: 'debug' } })),
+  },
+  {
+    name: 'GET /v1/projects/:id/configurations/:id',
+    needs: 'read',
+    success: 200,
+    request: async () => inProject(async (p) => ({ method: 'GET', path: `/v1/projects/${p}/configurations/${await newConfiguration(p)}` })),
+  },
+  {
+    name: 'GET /v1/projects/:id/configurations/:id?reveal=true',
+    needs: 'admin',
+    success: 200,
+    request: async () => inProject(async (p) => ({ method: 'GET', path: `/v1/projects/${p}/configurations/${await newConfiguration(p)}?reveal=true` })),
+  },
+  {
+    name: 'PATCH /v1/projects/:id/configurations/:id',
+    needs: 'write',
+    success: 200,
+    request: async () => inProject(async (p) => ({ method: 'PATCH', path: `/v1/projects/${p}/configurations/${await newConfiguration(p)}`, body: { value: 'changed' } })),
+  },
+  {
+    name: 'DELETE /v1/projects/:id/configurations/:id',
+    needs: 'write',
+    success: 204,
+    request: async () => inProject(async (p) => ({ method: 'DELETE', path: `/v1/projects/${p}/configurations/${await newConfiguration(p)}` })),
+  },
+  // API keys
+  { name: 'GET /v1/projects/:id/api_keys', needs: 'admin', success: 200, for: 'not api keys', request: async () => inProject((p) => ({ method: 'GET', path: `/v1/projects/${p}/api_keys` })) },
+  {
+    name: 'POST /v1/projects/:id/api_keys',
+    needs: 'admin',
+    success: 201,
+    for: 'not api keys',
+    request: async () => inProject((p) => ({ method: 'POST', path: `/v1/projects/${p}/api_keys`, body: { name: 'deploy', scopes: ['write'] } })),
+  },
+  {
+    name: 'GET /v1/projects/:id/api_keys/:id',
+    needs: 'admin',
+    success: 200,
+    for: 'not api keys',
+    request: async () => inProject(async (p) => ({ method: 'GET', path: `/v1/projects/${p}/api_keys/${await newApiKeyId(p)}` })),
+  },
+  {
+    name: 'DELETE /v1/projects/:id/api_keys/:id',
+    needs: 'admin',
+    success: 200,
+    for: 'not api keys',
+    request: async () => inProject(async (p) => ({ method: 'DELETE', path: `/v1/projects/${p}/api_keys/${await newApiKeyId(p)}` })),
+  },
+  {
+    name: 'POST /v1/projects/:id/api_keys/:id/rotate',
+    needs: 'admin',
+    success: 200,
+    for: 'not api keys',
+    request: async () => inProject(async (p) => ({ method: 'POST', path: `/v1/projects/${p}/api_keys/${await newApiKeyId(p)}/rotate`, body: { grace_period_seconds: 60 } })),
+  },
+  // Users
+  { name: 'GET /v1/users', needs: 'read', success: 200, for: 'not api keys', request: async () => ({ method: 'GET', path: '/v1/users' }) },
+  { name: 'GET /v1/users/me', needs: 'read', success: 200, for: 'users', request: async () => ({ method: 'GET', path: '/v1/users/me' }) },
+  { name: 'GET /v1/users/:id', needs: 'read', success: 200, for: 'not api keys', request: async () => ({ method: 'GET', path: `/v1/users/${owner.id}` }) },
+  {
+    name: 'POST /v1/users',
+    needs: 'admin',
+    success: 201,
+    for: 'not api keys',
+    request: async () => ({ method: 'POST', path: '/v1/users', body: { email: `${unique('invited')}@example.com`, name: 'Invited', role: 'viewer' } }),
+  },
+  { name: 'PATCH /v1/users/:id', needs: 'admin', success: 200, for: 'not api keys', request: async () => ({ method: 'PATCH', path: `/v1/users/${await newMember()}`, body: { role: 'developer' } }) },
+  { name: 'DELETE /v1/users/:id', needs: 'admin', success: 204, for: 'not api keys', request: async () => ({ method: 'DELETE', path: `/v1/users/${await newMember()}` }) },
+  {
+    name: 'POST /v1/users/me/password',
+    needs: 'read',
+    success: 204,
+    for: 'users',
+    request: async () => ({ method: 'POST', path: '/v1/users/me/password', body: { current_password: owner.password, new_password: 'a different password' } }),
+    after: restorePasswords,
+  },
+  // OAuth clients
+  { name: 'GET /v1/oauth_clients', needs: 'admin', success: 200, for: 'not api keys', request: async () => ({ method: 'GET', path: '/v1/oauth_clients' }) },
+  {
+    name: 'POST /v1/oauth_clients',
+    needs: 'admin',
+    success: 201,
+    for: 'not api keys',
+    request: async () => ({ method: 'POST', path: '/v1/oauth_clients', body: { client_name: 'Table app', redirect_uris: ['https://app.example.com/callback'] } }),
+  },
+  { name: 'GET /v1/oauth_clients/:id', needs: 'admin', success: 200, for: 'not api keys', request: async () => ({ method: 'GET', path: `/v1/oauth_clients/${await newClientId()}` }) },
+  { name: 'DELETE /v1/oauth_clients/:id', needs: 'admin', success: 204, for: 'not api keys', request: async () => ({ method: 'DELETE', path: `/v1/oauth_clients/${await newClientId()}` }) },
+  {
+    name: 'POST /v1/oauth_clients/:id/rotate_secret',
+    needs: 'admin',
+    success: 200,
+    for: 'not api keys',
+    request: async () => ({ method: 'POST', path: `/v1/oauth_clients/${await newClientId(true)}/rotate_secret` }),
+  },
+  // The audit log
+  { name: 'GET /v1/events', needs: 'admin', success: 200, for: 'not api keys', request: async () => ({ method: 'GET', path: '/v1/events' }) },
 ];
+
+/** A request on a fresh project, which it names for the API key column. */
+async function inProject(build: (projectId: string) => CellRequest | Promise<CellRequest>): Promise<CellRequest> {
+  const projectId = await newProject();
+  return { ...(await build(projectId)), projectId };
+}
+
+/** Sends one cell's request and undoes what it changed. */
+async function send(route: RouteCase, token: string | undefined, cell?: CellRequest) {
+  const { method, path, body } = cell ?? (await route.request());
+  try {
+    return await api.request(method, path, { body, ...(token ? { token } : {}) });
+  } finally {
+    await route.after?.();
+  }
+}
 
 const RANK: Record<Scope, number> = { read: 0, write: 1, admin: 2 };
 const CEILING: Record<Role, Scope> = { viewer: 'read', developer: 'write', admin: 'admin', owner: 'admin' };
 
 describe.each(ROUTES)('$name', (route) => {
   it('without a credential → 401 unauthorized with a Bearer challenge', async () => {
-    const { method, path, body } = await route.request();
-    const res = await api.request(method, path, { body });
+    const res = await send(route, undefined);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('unauthorized');
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="slipway"');
   });
 
-  it('with a bad, a badly signed or an expired token → 401 invalid_token', async () => {
+  it('with a bad, a badly signed or an expired token, or a malformed API key → 401 invalid_token', async () => {
     const claims = tokens.userClaims(owner, await tokens.publicClient(owner.accountId));
     const now = Math.floor(Date.now() / 1000);
-    const bad = ['not-a-token', 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.', await tokens.forge(claims, { foreignKey: true }), await tokens.forge({ ...claims, iat: now - 7200, exp: now - 3600 })];
+    const bad = [
+      'not-a-token',
+      'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+      await tokens.forge(claims, { foreignKey: true }),
+      await tokens.forge({ ...claims, iat: now - 7200, exp: now - 3600 }),
+      `slw_${'0'.repeat(38)}`,
+    ];
     for (const token of bad) {
-      const { method, path, body } = await route.request();
-      const res = await api.request(method, path, { body, token });
+      const res = await send(route, token);
       expect(res.status, token.slice(0, 20)).toBe(401);
       expect(res.body.error.code).toBe('invalid_token');
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="slipway", error="invalid_token"/);
@@ -117,8 +298,7 @@ describe.each(ROUTES)('$name', (route) => {
       const code = !roleAllows ? 'forbidden' : !scopeAllows ? 'insufficient_scope' : undefined;
       it(`${role} with a "${scope}" token → ${expected}${code ? ` ${code}` : ''}`, async () => {
         const token = await tokens.accessToken(users[role], scope);
-        const { method, path, body } = await route.request();
-        const res = await api.request(method, path, { body, token });
+        const res = await send(route, token);
         expect(res.status).toBe(expected);
         if (code) {
           expect(res.body.error.code).toBe(code);
@@ -129,13 +309,55 @@ describe.each(ROUTES)('$name', (route) => {
     }
   }
 
-  it('a client_credentials token acts for its account with its scopes', async () => {
+  const clientsAllowed = route.for !== 'users';
+  it(`a client_credentials token ${clientsAllowed ? 'acts for its account with its scopes' : 'is refused (403 forbidden): the route is for users'}`, async () => {
     for (const scope of ['read', 'write', 'admin'] as const) {
       const { token } = await tokens.forClient(owner.accountId, scope);
-      const { method, path, body } = await route.request();
-      const res = await api.request(method, path, { body, token });
+      const res = await send(route, token);
+      if (!clientsAllowed) {
+        expect(res.status, scope).toBe(403);
+        expect(res.body.error.code).toBe('forbidden');
+        continue;
+      }
       expect(res.status, scope).toBe(RANK[scope] >= RANK[route.needs] ? route.success : 403);
       if (res.status === 403) expect(res.body.error.code).toBe('insufficient_scope');
     }
   });
+
+  if ((route.for ?? 'all') === 'all') {
+    for (const scope of ['read', 'write', 'admin'] as const) {
+      const allowed = RANK[scope] >= RANK[route.needs];
+      it(`an API key of the project with "${scope}" → ${allowed ? route.success : '403 insufficient_scope'}`, async () => {
+        const cell = await route.request();
+        const key = await apiKeyFor(cell.projectId ?? (await newProject()), scope);
+        const res = await send(route, key, cell);
+        expect(res.status).toBe(allowed ? route.success : 403);
+        if (!allowed) {
+          expect(res.body.error.code).toBe('insufficient_scope');
+          expect(res.headers.get('www-authenticate')).toBe(`Bearer realm="slipway", error="insufficient_scope", scope="${route.needs}"`);
+        }
+      });
+    }
+    it('an admin API key of another project → 404 not_found (or, listing, only its own project)', async () => {
+      const cell = await route.request();
+      const elsewhere = await newProject();
+      const res = await send(route, await apiKeyFor(elsewhere, 'admin'), cell);
+      if (cell.projectId) {
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('not_found');
+      } else {
+        expect(res.status).toBe(200);
+        expect(res.body.data.map((p: { id: string }) => p.id)).toEqual([elsewhere]);
+      }
+    });
+  } else {
+    it('an API key, whatever its scopes → 403 forbidden', async () => {
+      for (const scope of ['read', 'admin'] as const) {
+        const cell = await route.request();
+        const res = await send(route, await apiKeyFor(cell.projectId ?? (await newProject()), scope), cell);
+        expect(res.status, scope).toBe(403);
+        expect(res.body.error.code).toBe('forbidden');
+      }
+    });
+  }
 });

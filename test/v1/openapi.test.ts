@@ -48,7 +48,32 @@ describe('/openapi.json', () => {
       'POST /v1/projects': 'write',
       'DELETE /v1/projects/{project_id}': 'admin',
       'PATCH /v1/projects/{project_id}/deployments/{deployment_id}': 'write',
+      // Configurations, API keys, users, OAuth clients and the audit log.
+      'GET /v1/projects/{project_id}/configurations': 'read',
+      'POST /v1/projects/{project_id}/configurations': 'write',
+      'GET /v1/projects/{project_id}/configurations/{configuration_id}': 'read',
+      'PATCH /v1/projects/{project_id}/configurations/{configuration_id}': 'write',
+      'DELETE /v1/projects/{project_id}/configurations/{configuration_id}': 'write',
+      'GET /v1/projects/{project_id}/api_keys': 'admin',
+      'POST /v1/projects/{project_id}/api_keys': 'admin',
+      'GET /v1/projects/{project_id}/api_keys/{api_key_id}': 'admin',
+      'DELETE /v1/projects/{project_id}/api_keys/{api_key_id}': 'admin',
+      'POST /v1/projects/{project_id}/api_keys/{api_key_id}/rotate': 'admin',
+      'GET /v1/users': 'read',
+      'GET /v1/users/me': 'read',
+      'POST /v1/users/me/password': 'read',
+      'GET /v1/users/{user_id}': 'read',
+      'POST /v1/users': 'admin',
+      'PATCH /v1/users/{user_id}': 'admin',
+      'DELETE /v1/users/{user_id}': 'admin',
+      'GET /v1/oauth_clients': 'admin',
+      'POST /v1/oauth_clients': 'admin',
+      'GET /v1/oauth_clients/{client_id}': 'admin',
+      'DELETE /v1/oauth_clients/{client_id}': 'admin',
+      'POST /v1/oauth_clients/{client_id}/rotate_secret': 'admin',
+      'GET /v1/events': 'admin',
     };
+    for (const route of Object.keys(scopes)) expect(routes, route).toContain(route);
     for (const { method, path, op } of operations()) {
       const name = `${method.toUpperCase()} ${path}`;
       if (scopes[name]) expect(op['x-required-scope'], name).toBe(scopes[name]);

@@ -11,11 +11,19 @@ import { anonymousBucket, createApiRateLimiter } from '../../http/rateLimit.ts';
 import type { KeyMaterial } from '../../keys/keystore.ts';
 import type { Repositories } from '../../repositories/index.ts';
 import type { SessionService } from '../../services/sessions.ts';
+import { revokeAllForProject } from '../../services/apiKeys.ts';
 import { DeploymentService } from '../../services/deployments.ts';
+import { actorOf } from '../../services/events.ts';
 import { ProjectService } from '../../services/projects.ts';
+import { createSecretBox, readDataKeysSync, type SecretBox } from '../../services/secretBox.ts';
+import { registerApiKeyRoutes } from './apiKeys/index.ts';
+import { registerConfigurationRoutes } from './configurations/index.ts';
 import type { V1Deps, V1Services } from './deps.ts';
 import { registerDeploymentRoutes } from './deployments/index.ts';
+import { registerEventRoutes } from './events/index.ts';
+import { registerOAuthClientRoutes } from './oauthClients/index.ts';
 import { registerProjectRoutes } from './projects/index.ts';
+import { registerUserRoutes } from './users/index.ts';
 
 export interface V1Api {
   /** Handles every request under /v1 (and only those). */
@@ -25,26 +33,40 @@ export interface V1Api {
   services: V1Services;
 }
 
-export function createServices(repos: Repositories): V1Services {
+export function createServices(repos: Repositories, secretBox: SecretBox): V1Services {
   const projects = new ProjectService(repos);
   const deployments = new DeploymentService(repos, projects);
-  return { projects, deployments };
+  // PRODUCT §5: deleting a project removes its configurations and revokes its API keys.
+  projects.onDelete(async (project, principal) => {
+    await repos.configurations.deleteAllForProject(project.account_id, project._id);
+    await revokeAllForProject(repos, { accountId: project.account_id, actor: actorOf(principal) }, project._id);
+  });
+  const shared = { ...repos, secretBox };
+  return { projects, deployments, configurations: shared, apiKeys: shared, users: shared, oauthClients: shared, events: shared, secretBox };
 }
 
 /**
  * The /v1 API. Each resource module declares its routes on the ApiRouter (which also documents them);
- * add new resources next to the two below.
+ * add new resources next to the ones below.
  */
 export function createV1Api({ config, repos, keys, sessions }: { config: Config; repos: Repositories; keys: KeyMaterial; sessions?: SessionService }): V1Api {
   const registry = createApiRegistry(config);
   const api = new ApiRouter(registry, '/v1');
   const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour);
   const authenticate = createAuthenticate({ authenticators: createAuthenticators({ config, keys, repos, sessions }), rateLimit });
-  const services = createServices(repos);
+  // One per process: values sealed by an instance started after a data-key rotation are opened by
+  // re-reading keys/ (at most every few seconds).
+  const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
+  const services = createServices(repos, secretBox);
   const deps: V1Deps = { config, repos, authenticate, idempotent: idempotent(repos.idempotencyKeys), services };
 
   registerProjectRoutes(api, deps);
   registerDeploymentRoutes(api, deps);
+  registerConfigurationRoutes(api, deps);
+  registerApiKeyRoutes(api, deps);
+  registerUserRoutes(api, deps);
+  registerOAuthClientRoutes(api, deps);
+  registerEventRoutes(api, deps);
 
   /**
    * Around the routes: no caching of API responses; unknown paths → 404 and known paths with another

@@ -1,4 +1,4 @@
-import { requireScope } from '../../../auth/requireScope.ts';
+import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -30,12 +30,13 @@ export function registerProjectRoutes(api: ApiRouter, { authenticate, idempotent
     {
       operationId: 'createProject',
       summary: 'Create a project',
-      description: 'Starts `active`. Names are unique in the account ignoring case.',
+      description: 'Starts `active`. Names are unique in the account ignoring case. An API key belongs to one project and cannot create projects (`forbidden`).',
       tags,
       success: { status: 201, description: 'The new project.', schema: Project, headers: { Location: { description: 'URL of the new project.', schema: { type: 'string' } } } },
       errors: ['conflict', 'forbidden'],
     },
     authenticate,
+    allowPrincipals('user', 'client'),
     requireScope('write'),
     validate({ body: CreateProjectBody }),
     idempotent,

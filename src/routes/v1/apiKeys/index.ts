@@ -1,0 +1,133 @@
+import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
+import type { ApiContext } from '../../../http/apiContext.ts';
+import { idempotent } from '../../../http/idempotency.ts';
+import type { ApiRouter } from '../../../http/apiRouter.ts';
+import { sendPage } from '../../../http/pagination.ts';
+import { validate } from '../../../http/validate.ts';
+import { createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey, rotateApiKey } from '../../../services/apiKeys.ts';
+import { actorOf } from '../../../services/events.ts';
+import type { V1Deps } from '../deps.ts';
+import { ProjectParams } from '../projects/schema.ts';
+import { ApiKey, ApiKeyList, ApiKeyParams, CreateApiKeyBody, IssuedApiKey, ListApiKeysQuery, RotateApiKeyBody } from './schema.ts';
+
+const tags = ['API keys'];
+
+/**
+ * PRODUCT §2, §3, §5: API keys of a project, managed with the admin scope by an admin or owner (or a
+ * confidential client with an admin token), never by an API key. The secret is in the create and
+ * rotate responses only.
+ */
+export function registerApiKeyRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+  const { projects, apiKeys } = services;
+  const notForApiKeys = allowPrincipals('user', 'client');
+  const idempotentKeyIssue = idempotent(repos.idempotencyKeys, { shownOnceResponseFields: ['key'] });
+
+  api.get(
+    '/projects/:project_id/api_keys',
+    {
+      operationId: 'listApiKeys',
+      summary: 'List API keys of a project',
+      description: 'Oldest first, revoked keys included (filter with `status`). Never shows a secret.',
+      tags,
+      success: { status: 200, description: 'A page of API keys.', schema: ApiKeyList },
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: ProjectParams, query: ListApiKeysQuery }),
+    async (ctx: ApiContext<{ params: ProjectParams; query: ListApiKeysQuery }>) => {
+      const { page, per_page, status } = ctx.input.query;
+      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
+      const { items, total } = await listApiKeys(apiKeys, project.account_id, project._id, { page, per_page }, status ? { status } : {});
+      const now = new Date();
+      sendPage(ctx, config.publicUrl, items.map((doc) => presentApiKey(doc, now)), total, { page, per_page });
+    },
+  );
+
+  api.post(
+    '/projects/:project_id/api_keys',
+    {
+      operationId: 'createApiKey',
+      summary: 'Create an API key',
+      description:
+        'A key acts as its project alone, with its scopes. The response is the only place the secret (`key`) ever appears: Slipway stores only its SHA-256. Archived projects refuse it.',
+      tags,
+      success: {
+        status: 201,
+        description: 'The new key, with its secret.',
+        schema: IssuedApiKey,
+        headers: { Location: { description: 'URL of the new key.', schema: { type: 'string' } } },
+      },
+      errors: ['project_not_active'],
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: ProjectParams, body: CreateApiKeyBody }),
+    idempotentKeyIssue,
+    async (ctx: ApiContext<{ params: ProjectParams; body: CreateApiKeyBody }>) => {
+      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
+      const issued = await createApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.body);
+      ctx.status = 201;
+      ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}/api_keys/${issued.apiKey._id}`);
+      ctx.body = presentIssuedApiKey(issued);
+    },
+  );
+
+  api.get(
+    '/projects/:project_id/api_keys/:api_key_id',
+    { operationId: 'getApiKey', summary: 'Get an API key', description: 'Never shows the secret.', tags, success: { status: 200, description: 'The key.', schema: ApiKey } },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: ApiKeyParams }),
+    async (ctx: ApiContext<{ params: ApiKeyParams }>) => {
+      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
+      ctx.body = presentApiKey(await getApiKey(apiKeys, project.account_id, project._id, ctx.input.params.api_key_id));
+    },
+  );
+
+  api.delete(
+    '/projects/:project_id/api_keys/:api_key_id',
+    {
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key',
+      description:
+        'The key stops working at once on this instance and within 30 s on every other one; its secrets are deleted. It stays listed with `status: "revoked"`, so the answer is the revoked key (200), and revoking it again returns it unchanged. Allowed on archived projects too: removing access is never blocked.',
+      tags,
+      success: { status: 200, description: 'The revoked key.', schema: ApiKey },
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: ApiKeyParams }),
+    async (ctx: ApiContext<{ params: ApiKeyParams }>) => {
+      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
+      const revoked = await revokeApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.params.api_key_id);
+      ctx.body = presentApiKey(revoked);
+    },
+  );
+
+  api.post(
+    '/projects/:project_id/api_keys/:api_key_id/rotate',
+    {
+      operationId: 'rotateApiKey',
+      summary: 'Rotate an API key',
+      description:
+        'Issues a new secret for the same key id, working at once. The previous secret keeps working for `grace_period_seconds` (default 0: it stops now). Other keys are untouched. Revoked or expired keys cannot be rotated (`conflict`); archived projects refuse it.',
+      tags,
+      success: { status: 200, description: 'The key with its new secret.', schema: IssuedApiKey },
+      errors: ['conflict', 'project_not_active'],
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: ApiKeyParams, body: RotateApiKeyBody }),
+    idempotentKeyIssue,
+    async (ctx: ApiContext<{ params: ApiKeyParams; body: RotateApiKeyBody }>) => {
+      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
+      const issued = await rotateApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.params.api_key_id, ctx.input.body);
+      ctx.body = presentIssuedApiKey(issued);
+    },
+  );
+}

@@ -1,0 +1,162 @@
+import type { Next } from 'koa';
+import type { Principal } from '../../../auth/principal.ts';
+import { requireScope } from '../../../auth/requireScope.ts';
+import { documented, type ApiContext, type ApiMiddleware } from '../../../http/apiContext.ts';
+import type { ApiRouter } from '../../../http/apiRouter.ts';
+import { idempotent } from '../../../http/idempotency.ts';
+import { sendPage } from '../../../http/pagination.ts';
+import { validate } from '../../../http/validate.ts';
+import type { ProjectDoc } from '../../../repositories/projects.ts';
+import {
+  createConfiguration,
+  deleteConfiguration,
+  getConfiguration,
+  listConfigurations,
+  presentConfiguration,
+  updateConfiguration,
+} from '../../../services/configurations.ts';
+import { actorOf, type ServiceContext } from '../../../services/events.ts';
+import type { V1Deps } from '../deps.ts';
+import { ProjectParams } from '../projects/schema.ts';
+import {
+  Configuration,
+  ConfigurationList,
+  ConfigurationParams,
+  CreateConfigurationBody,
+  GetConfigurationQuery,
+  ListConfigurationsQuery,
+  UpdateConfigurationBody,
+} from './schema.ts';
+
+const tags = ['Configurations'];
+
+/** The change is made in the project's account, by the caller. */
+const contextOf = (project: ProjectDoc, principal: Principal): ServiceContext => ({ accountId: project.account_id, actor: actorOf(principal) });
+
+/**
+ * `?reveal=true` needs admin, judged exactly like `requireScope('admin')` (the role first, then the
+ * scope). An API key whose scopes include admin may reveal its own project's secrets: PRODUCT §3 lists
+ * revealing under admin without excluding API keys (unlike users, keys and clients).
+ */
+function revealNeedsAdmin(): ApiMiddleware {
+  const admin = requireScope('admin');
+  const middleware = async (ctx: ApiContext<{ query: { reveal: boolean } }>, next: Next) => {
+    if (ctx.input.query.reveal) return await admin(ctx, next);
+    return await next();
+  };
+  return documented(middleware, (op) => {
+    op.errors.add('forbidden').add('insufficient_scope');
+    op.notes.push('`?reveal=true` needs the admin scope (and, for a user, the admin or owner role); without it secret values are `null`.');
+  });
+}
+
+export function registerConfigurationRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+  const { projects, configurations, secretBox } = services;
+  const present = (reveal: boolean) => (doc: Parameters<typeof presentConfiguration>[0]) => presentConfiguration(doc, { reveal, secretBox });
+
+  api.get(
+    '/projects/:project_id/configurations',
+    {
+      operationId: 'listConfigurations',
+      summary: 'List configuration variables of a project',
+      description: 'Ordered by environment, then key; filter by `environment`.',
+      tags,
+      success: { status: 200, description: 'A page of configuration variables.', schema: ConfigurationList },
+    },
+    authenticate,
+    requireScope('read'),
+    validate({ params: ProjectParams, query: ListConfigurationsQuery }),
+    revealNeedsAdmin(),
+    async (ctx: ApiContext<{ params: ProjectParams; query: ListConfigurationsQuery }>) => {
+      const { page, per_page, environment, reveal } = ctx.input.query;
+      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
+      const { items, total } = await listConfigurations(configurations, project.account_id, project._id, environment ? { environment } : {}, { page, per_page });
+      sendPage(ctx, config.publicUrl, items.map(present(reveal)), total, { page, per_page });
+    },
+  );
+
+  api.post(
+    '/projects/:project_id/configurations',
+    {
+      operationId: 'createConfiguration',
+      summary: 'Create a configuration variable',
+      description:
+        'Adds `key` to `environment`. With `secret: true` the value is encrypted at rest and is never returned again except through `?reveal=true` (admin). Archived projects refuse it.',
+      tags,
+      success: {
+        status: 201,
+        description: 'The new variable (a secret value is `null`).',
+        schema: Configuration,
+        headers: { Location: { description: 'URL of the new variable.', schema: { type: 'string' } } },
+      },
+      errors: ['conflict', 'project_not_active'],
+    },
+    authenticate,
+    requireScope('write'),
+    validate({ params: ProjectParams, body: CreateConfigurationBody }),
+    // The value may be a secret: it is left out of the stored fingerprint.
+    idempotent(repos.idempotencyKeys, { secretRequestFields: ['value'] }),
+    async (ctx: ApiContext<{ params: ProjectParams; body: CreateConfigurationBody }>) => {
+      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
+      const doc = await createConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.body);
+      ctx.status = 201;
+      ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}/configurations/${doc._id}`);
+      ctx.body = presentConfiguration(doc);
+    },
+  );
+
+  api.get(
+    '/projects/:project_id/configurations/:configuration_id',
+    { operationId: 'getConfiguration', summary: 'Get a configuration variable', tags, success: { status: 200, description: 'The variable.', schema: Configuration } },
+    authenticate,
+    requireScope('read'),
+    validate({ params: ConfigurationParams, query: GetConfigurationQuery }),
+    revealNeedsAdmin(),
+    async (ctx: ApiContext<{ params: ConfigurationParams; query: GetConfigurationQuery }>) => {
+      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
+      const doc = await getConfiguration(configurations, project.account_id, project._id, ctx.input.params.configuration_id);
+      ctx.body = present(ctx.input.query.reveal)(doc);
+    },
+  );
+
+  api.patch(
+    '/projects/:project_id/configurations/:configuration_id',
+    {
+      operationId: 'updateConfiguration',
+      summary: 'Update a configuration variable',
+      description:
+        'Changes `value` and/or makes the variable secret. A secret cannot be made non-secret (`validation_failed` on `secret`): delete it and create it again. Archived projects refuse it.',
+      tags,
+      success: { status: 200, description: 'The updated variable (a secret value is `null`).', schema: Configuration },
+      errors: ['conflict', 'project_not_active'],
+    },
+    authenticate,
+    requireScope('write'),
+    validate({ params: ConfigurationParams, body: UpdateConfigurationBody }),
+    async (ctx: ApiContext<{ params: ConfigurationParams; body: UpdateConfigurationBody }>) => {
+      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
+      const doc = await updateConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.params.configuration_id, ctx.input.body);
+      ctx.body = presentConfiguration(doc);
+    },
+  );
+
+  api.delete(
+    '/projects/:project_id/configurations/:configuration_id',
+    {
+      operationId: 'deleteConfiguration',
+      summary: 'Delete a configuration variable',
+      description: 'Archived projects refuse it.',
+      tags,
+      success: { status: 204, description: 'Deleted.' },
+      errors: ['project_not_active'],
+    },
+    authenticate,
+    requireScope('write'),
+    validate({ params: ConfigurationParams }),
+    async (ctx: ApiContext<{ params: ConfigurationParams }>) => {
+      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
+      await deleteConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.params.configuration_id);
+      ctx.status = 204;
+    },
+  );
+}

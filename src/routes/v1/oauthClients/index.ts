@@ -1,0 +1,120 @@
+import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
+import type { ApiContext } from '../../../http/apiContext.ts';
+import type { ApiRouter } from '../../../http/apiRouter.ts';
+import { idempotent } from '../../../http/idempotency.ts';
+import { sendPage } from '../../../http/pagination.ts';
+import { validate } from '../../../http/validate.ts';
+import { actorOf } from '../../../services/events.ts';
+import { deleteClient, getClient, listClients, presentClient, registerClient, rotateClientSecret } from '../../../services/oauthClients.ts';
+import type { V1Deps } from '../deps.ts';
+import { ClientParams, ListClientsQuery, OAuthClient, OAuthClientList, RegisterClientBody, RegisteredClient } from './schema.ts';
+
+const tags = ['OAuth clients'];
+
+/**
+ * The account's OAuth clients (PRODUCT §4), the same operations as `slipway clients create`. Admin only,
+ * never an API key.
+ */
+export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+  const { oauthClients } = services;
+  const notForApiKeys = allowPrincipals('user', 'client');
+  const idempotentSecretIssue = idempotent(repos.idempotencyKeys, { shownOnceResponseFields: ['client_secret'] });
+
+  api.get(
+    '/oauth_clients',
+    { operationId: 'listOAuthClients', summary: 'List OAuth clients', description: 'Oldest first.', tags, success: { status: 200, description: 'A page of clients.', schema: OAuthClientList } },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ query: ListClientsQuery }),
+    async (ctx: ApiContext<{ query: ListClientsQuery }>) => {
+      const { page, per_page } = ctx.input.query;
+      const { items, total } = await listClients(oauthClients, ctx.state.principal.accountId, { page, per_page });
+      sendPage(ctx, config.publicUrl, items.map(presentClient), total, { page, per_page });
+    },
+  );
+
+  api.post(
+    '/oauth_clients',
+    {
+      operationId: 'registerOAuthClient',
+      summary: 'Register an OAuth client',
+      description:
+        'RFC 7591 field names. A confidential client (`client_secret_basic`) gets a `client_secret`, shown in this response only. Every client uses PKCE (S256) for the authorization code flow; redirect URIs match exactly.',
+      tags,
+      success: {
+        status: 201,
+        description: 'The new client (with its secret when confidential).',
+        schema: RegisteredClient,
+        headers: { Location: { description: 'URL of the new client.', schema: { type: 'string' } } },
+      },
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ body: RegisterClientBody }),
+    idempotentSecretIssue,
+    async (ctx: ApiContext<{ body: RegisterClientBody }>) => {
+      const principal = ctx.state.principal;
+      const { client, clientSecret } = await registerClient(oauthClients, { accountId: principal.accountId, actor: actorOf(principal) }, ctx.input.body);
+      ctx.status = 201;
+      ctx.set('Location', `${config.publicUrl}/v1/oauth_clients/${client._id}`);
+      ctx.body = { ...presentClient(client), client_secret: clientSecret };
+    },
+  );
+
+  api.get(
+    '/oauth_clients/:client_id',
+    { operationId: 'getOAuthClient', summary: 'Get an OAuth client', description: 'Never shows the secret.', tags, success: { status: 200, description: 'The client.', schema: OAuthClient } },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: ClientParams }),
+    async (ctx: ApiContext<{ params: ClientParams }>) => {
+      ctx.body = presentClient(await getClient(oauthClients, ctx.state.principal.accountId, ctx.input.params.client_id));
+    },
+  );
+
+  api.delete(
+    '/oauth_clients/:client_id',
+    {
+      operationId: 'deleteOAuthClient',
+      summary: 'Delete an OAuth client',
+      description:
+        'Revokes every grant made to it: its refresh tokens stop working at once, its access tokens (user and client_credentials) within 30 s.',
+      tags,
+      success: { status: 204, description: 'Deleted.' },
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: ClientParams }),
+    async (ctx: ApiContext<{ params: ClientParams }>) => {
+      const principal = ctx.state.principal;
+      await deleteClient(oauthClients, { accountId: principal.accountId, actor: actorOf(principal) }, ctx.input.params.client_id);
+      ctx.status = 204;
+    },
+  );
+
+  api.post(
+    '/oauth_clients/:client_id/rotate_secret',
+    {
+      operationId: 'rotateOAuthClientSecret',
+      summary: 'Rotate a client secret',
+      description: 'A new `client_secret`, shown in this response only; the old one stops working at once. Public clients have no secret (`conflict`).',
+      tags,
+      success: { status: 200, description: 'The client with its new secret.', schema: RegisteredClient },
+      errors: ['conflict'],
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: ClientParams }),
+    idempotentSecretIssue,
+    async (ctx: ApiContext<{ params: ClientParams }>) => {
+      const principal = ctx.state.principal;
+      const { client, clientSecret } = await rotateClientSecret(oauthClients, { accountId: principal.accountId, actor: actorOf(principal) }, ctx.input.params.client_id);
+      ctx.body = { ...presentClient(client), client_secret: clientSecret };
+    },
+  );
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { pageOf } from '../../../http/openapi.ts';
+import { PageQuery } from '../../../http/pagination.ts';
+import { redirectUriProblem } from '../../../services/oauthClients.ts';
+import { Timestamp } from '../projects/schema.ts';
+
+export const ClientId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,100}$/)
+  .meta({ description: 'The OAuth `client_id`.', example: 'cli_4fQm9TzR2xWb7LkP0sNa' });
+
+export const ClientParams = z.object({ client_id: ClientId });
+export type ClientParams = z.output<typeof ClientParams>;
+
+const AuthMethod = z.enum(['none', 'client_secret_basic']).meta({
+  description: '`none`: a public client (SPA, mobile or desktop app; PKCE only). `client_secret_basic`: a confidential client, which gets a `client_secret`.',
+  example: 'none',
+});
+const GrantType = z.enum(['authorization_code', 'refresh_token', 'client_credentials']);
+
+const RedirectUri = z
+  .string()
+  .max(2048)
+  .superRefine((value, ctx) => {
+    const problem = redirectUriProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ description: 'Matched exactly. https; http only to a loopback host (any port, RFC 8252); or a private-use scheme such as `com.example.app:/callback`.' });
+
+/** RFC 7591 client metadata names; `first_party` is Slipway's (skips the consent page). */
+export const RegisterClientBody = z
+  .object({
+    client_name: z.string().trim().min(1, 'must not be empty').max(100).meta({ example: 'Release dashboard' }),
+    redirect_uris: z
+      .array(RedirectUri)
+      .max(20)
+      .optional()
+      .meta({ description: 'Required for `authorization_code`.', example: ['https://release.example.com/oauth/callback'] }),
+    token_endpoint_auth_method: AuthMethod.optional().meta({ description: 'Default `none` (public).' }),
+    grant_types: z
+      .array(GrantType)
+      .min(1)
+      .optional()
+      .meta({ description: 'Default `["authorization_code", "refresh_token"]`. `client_credentials` needs a confidential client.', example: ['authorization_code', 'refresh_token'] }),
+    scope: z.string().max(100).optional().meta({ description: 'Space-separated scopes the client may ask for; default `read write admin`.', example: 'read write' }),
+    first_party: z.boolean().optional().meta({ description: 'First-party clients skip the consent page. Default false.' }),
+  })
+  .strict()
+  .meta({ id: 'RegisterOAuthClient' });
+export type RegisterClientBody = z.output<typeof RegisterClientBody>;
+
+export const ListClientsQuery = PageQuery;
+export type ListClientsQuery = z.output<typeof ListClientsQuery>;
+
+export const OAuthClient = z
+  .object({
+    client_id: ClientId,
+    client_name: z.string(),
+    redirect_uris: z.array(z.string()),
+    token_endpoint_auth_method: AuthMethod,
+    grant_types: z.array(GrantType),
+    scope: z.string().meta({ example: 'read write' }),
+    first_party: z.boolean(),
+    account_id: z.string().meta({ example: 'acct_01jd8x0a2b4c6d8e0f2g4h6j8m' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'OAuthClient' });
+export type OAuthClient = z.output<typeof OAuthClient>;
+
+const ClientSecret = z.string().nullable().meta({
+  description: 'Shown in this response only (Slipway keeps a hash). `null` for a public client, and in an `Idempotency-Key` replay.',
+  example: 'slwcs_Vb1q3ZrT7yNw0cXe5LmA9sDf2GhJ4kP6oQ8uRtY1zI',
+});
+
+export const RegisteredClient = OAuthClient.extend({ client_secret: ClientSecret }).meta({ id: 'RegisteredOAuthClient' });
+
+export const OAuthClientList = pageOf(OAuthClient, 'OAuthClientList');

@@ -1,0 +1,159 @@
+import type { Principal } from '../../../auth/principal.ts';
+import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
+import type { ApiContext } from '../../../http/apiContext.ts';
+import type { ApiRouter } from '../../../http/apiRouter.ts';
+import { idempotent } from '../../../http/idempotency.ts';
+import { sendPage } from '../../../http/pagination.ts';
+import { validate } from '../../../http/validate.ts';
+import { actorOf } from '../../../services/events.ts';
+import { addUser, changeOwnPassword, deleteUser, getUser, listUsers, presentUser, updateUser, type UserAdminContext } from '../../../services/users.ts';
+import type { V1Deps } from '../deps.ts';
+import { ChangePasswordBody, CreatedUser, CreateUserBody, ListUsersQuery, UpdateUserBody, User, UserList, UserParams } from './schema.ts';
+
+const tags = ['Users'];
+
+/**
+ * Who is changing users: the actor and, for the owner rules, its role. A confidential client acting
+ * for the account (client_credentials with the admin scope) counts as an admin, never as an owner: it
+ * may manage users but not grant the owner role nor change or remove an owner.
+ */
+const adminContext = (principal: Principal): UserAdminContext => ({ accountId: principal.accountId, actor: actorOf(principal), actorRole: principal.role ?? 'admin' });
+
+/**
+ * The users of the caller's account (PRODUCT §5). Never for API keys (403 `forbidden`): a key acts as a
+ * project, not as anyone in the account.
+ */
+export function registerUserRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+  const { users } = services;
+  const notForApiKeys = allowPrincipals('user', 'client');
+  const usersOnly = allowPrincipals('user');
+
+  api.get(
+    '/users',
+    { operationId: 'listUsers', summary: 'List users of the account', description: 'Oldest first.', tags, success: { status: 200, description: 'A page of users.', schema: UserList } },
+    authenticate,
+    notForApiKeys,
+    requireScope('read'),
+    validate({ query: ListUsersQuery }),
+    async (ctx: ApiContext<{ query: ListUsersQuery }>) => {
+      const { page, per_page } = ctx.input.query;
+      const { items, total } = await listUsers(users, ctx.state.principal.accountId, { page, per_page });
+      sendPage(ctx, config.publicUrl, items.map(presentUser), total, { page, per_page });
+    },
+  );
+
+  // Before /users/:user_id, so "me" is never taken for an id.
+  api.get(
+    '/users/me',
+    { operationId: 'getCurrentUser', summary: 'Get the signed-in user', tags, success: { status: 200, description: 'The user the credential acts for.', schema: User } },
+    authenticate,
+    usersOnly,
+    requireScope('read'),
+    async (ctx: ApiContext) => {
+      ctx.body = presentUser(await getUser(users, ctx.state.principal.accountId, ctx.state.principal.id));
+    },
+  );
+
+  api.post(
+    '/users/me/password',
+    {
+      operationId: 'changeOwnPassword',
+      summary: 'Change your own password',
+      description:
+        'Needs the current password (a wrong one, or a new password equal to it, is `validation_failed`). Any scope will do, so a viewer can change their own password too: the current password is the proof. Other sessions and tokens stay valid.',
+      tags,
+      success: { status: 204, description: 'Changed.' },
+      errors: ['conflict'],
+    },
+    authenticate,
+    usersOnly,
+    requireScope('read'),
+    validate({ body: ChangePasswordBody }),
+    async (ctx: ApiContext<{ body: ChangePasswordBody }>) => {
+      await changeOwnPassword(users, ctx.state.principal.id, ctx.input.body);
+      ctx.status = 204;
+    },
+  );
+
+  api.get(
+    '/users/:user_id',
+    { operationId: 'getUser', summary: 'Get a user', tags, success: { status: 200, description: 'The user.', schema: User } },
+    authenticate,
+    notForApiKeys,
+    requireScope('read'),
+    validate({ params: UserParams }),
+    async (ctx: ApiContext<{ params: UserParams }>) => {
+      ctx.body = presentUser(await getUser(users, ctx.state.principal.accountId, ctx.input.params.user_id));
+    },
+  );
+
+  api.post(
+    '/users',
+    {
+      operationId: 'createUser',
+      summary: 'Add a user to the account',
+      description:
+        'With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner.',
+      tags,
+      success: {
+        status: 201,
+        description: 'The new user (with the setup link when no password was given).',
+        schema: CreatedUser,
+        headers: { Location: { description: 'URL of the new user.', schema: { type: 'string' } } },
+      },
+      errors: ['conflict'],
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ body: CreateUserBody }),
+    idempotent(repos.idempotencyKeys, { secretRequestFields: ['password'], shownOnceResponseFields: ['setup_url'] }),
+    async (ctx: ApiContext<{ body: CreateUserBody }>) => {
+      const { user, setup } = await addUser(users, adminContext(ctx.state.principal), ctx.input.body);
+      ctx.status = 201;
+      ctx.set('Location', `${config.publicUrl}/v1/users/${user._id}`);
+      const setupUrl = setup ? `${config.publicUrl}/dashboard/setup?token=${encodeURIComponent(setup.token)}` : null;
+      ctx.body = { ...presentUser(user), setup_url: setupUrl, setup_expires_at: setup ? setup.expiresAt.toISOString() : null };
+    },
+  );
+
+  api.patch(
+    '/users/:user_id',
+    {
+      operationId: 'updateUser',
+      summary: 'Rename a user or change their role',
+      description: 'Only an owner may grant `owner` or change an owner; the last owner cannot be demoted (`conflict`). A new role takes effect on the user’s existing tokens within 30 s.',
+      tags,
+      success: { status: 200, description: 'The updated user.', schema: User },
+      errors: ['conflict'],
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: UserParams, body: UpdateUserBody }),
+    async (ctx: ApiContext<{ params: UserParams; body: UpdateUserBody }>) => {
+      ctx.body = presentUser(await updateUser(users, adminContext(ctx.state.principal), ctx.input.params.user_id, ctx.input.body));
+    },
+  );
+
+  api.delete(
+    '/users/:user_id',
+    {
+      operationId: 'deleteUser',
+      summary: 'Remove a user',
+      description:
+        'Revokes everything that lets the user act: OAuth grants (their refresh tokens at once, their access tokens within 30 s), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).',
+      tags,
+      success: { status: 204, description: 'Removed.' },
+      errors: ['conflict'],
+    },
+    authenticate,
+    notForApiKeys,
+    requireScope('admin'),
+    validate({ params: UserParams }),
+    async (ctx: ApiContext<{ params: UserParams }>) => {
+      await deleteUser(users, adminContext(ctx.state.principal), ctx.input.params.user_id);
+      ctx.status = 204;
+    },
+  );
+}

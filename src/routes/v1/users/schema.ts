@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { pageOf } from '../../../http/openapi.ts';
+import { PageQuery } from '../../../http/pagination.ts';
+import { ROLES } from '../../../repositories/users.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../services/passwords.ts';
+import { Timestamp } from '../projects/schema.ts';
+
+export const UserId = z
+  .string()
+  .regex(/^usr_[0-9a-hjkmnp-tv-z]{26}$/)
+  .meta({ description: 'User id.', example: 'usr_01jd8x0a2b4c6d8e0f2g4h6j8k' });
+
+export const UserParams = z.object({ user_id: UserId });
+export type UserParams = z.output<typeof UserParams>;
+
+export const Role = z.enum(ROLES).meta({
+  description: '`viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.',
+  example: 'developer',
+});
+
+const Email = z.string().trim().toLowerCase().email().max(254).meta({ description: 'Unique; stored lower-case.', example: 'ada@example.com' });
+const Name = z.string().trim().min(1, 'must not be empty').max(100).meta({ description: '1–100 characters.', example: 'Ada Lovelace' });
+const Password = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH)
+  .max(PASSWORD_MAX_LENGTH)
+  .meta({ description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters.`, example: 'correct horse battery staple', format: 'password' });
+
+export const CreateUserBody = z
+  .object({
+    email: Email,
+    name: Name,
+    role: Role,
+    password: Password.optional().meta({ description: 'The initial password. Without it, the response carries a one-time setup link (24 h) instead.' }),
+  })
+  .strict()
+  .meta({ id: 'CreateUser' });
+export type CreateUserBody = z.output<typeof CreateUserBody>;
+
+export const UpdateUserBody = z
+  .object({ name: Name.optional(), role: Role.optional() })
+  .strict()
+  .refine((v) => v.name !== undefined || v.role !== undefined, 'send at least one of name, role')
+  .meta({ id: 'UpdateUser', description: 'The last owner cannot be demoted (`conflict`).' });
+export type UpdateUserBody = z.output<typeof UpdateUserBody>;
+
+export const ChangePasswordBody = z
+  .object({
+    current_password: z.string().min(1).max(PASSWORD_MAX_LENGTH).meta({ description: 'The password in use now.', format: 'password', example: 'correct horse battery staple' }),
+    new_password: Password,
+  })
+  .strict()
+  .meta({ id: 'ChangePassword' });
+export type ChangePasswordBody = z.output<typeof ChangePasswordBody>;
+
+export const ListUsersQuery = PageQuery;
+export type ListUsersQuery = z.output<typeof ListUsersQuery>;
+
+export const User = z
+  .object({
+    id: UserId,
+    account_id: z.string().meta({ example: 'acct_01jd8x0a2b4c6d8e0f2g4h6j8m' }),
+    email: z.string().meta({ example: 'ada@example.com' }),
+    name: z.string().meta({ example: 'Ada Lovelace' }),
+    role: Role,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    last_login_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'User' });
+export type User = z.output<typeof User>;
+
+export const CreatedUser = User.extend({
+  setup_url: z.string().nullable().meta({
+    description:
+      'Without an initial password: the one-time link (24 h) where the user chooses one, shown in this response only. `null` when a password was given, and in an `Idempotency-Key` replay.',
+    example: 'https://slipway.example.com/dashboard/setup?token=slwsu_Jb3…',
+  }),
+  setup_expires_at: Timestamp.nullable().meta({ description: 'When the setup link stops working.' }),
+}).meta({ id: 'CreatedUser' });
+
+export const UserList = pageOf(User, 'UserList');
