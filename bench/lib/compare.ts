@@ -14,7 +14,7 @@ export function formatComparisons(scenarios: Scenario[], results: ScenarioResult
     const ratio = ours.requestsPerSecond / base.requestsPerSecond;
     lines.push(
       `${scenario.title}: ${(ratio * 100).toFixed(0)}% of the baseline's req/s (${ours.requestsPerSecond.toFixed(0)} vs ${base.requestsPerSecond.toFixed(0)}); p50 ${ours.p50Ms.toFixed(2)} vs ${base.p50Ms.toFixed(2)} ms, p99 ${ours.p99Ms.toFixed(2)} vs ${base.p99Ms.toFixed(2)} ms${
-        scenario.id === 'v1-projects-list' ? ` (target ≥ ${(target * 100).toFixed(0)}%: ${ratio >= target ? 'met' : 'NOT met'})` : ''
+        scenario.id.startsWith('v1-projects-list') || scenario.id.startsWith('v1-project-get') ? ` (target ≥ ${(target * 100).toFixed(0)}%: ${ratio >= target ? 'met' : 'NOT met'})` : ''
       }`,
     );
   }

@@ -50,7 +50,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext, options
   if (!LOOPBACK.has(new URL(url).hostname)) throw new Error(`${scenario.id}: the benchmark only targets loopback, not ${url}`);
   try {
     await preflight(url, prepared.requests[0]!);
-    const common = { url, connections: options.connections, pipelining: 1, timeout: 10, requests: prepared.requests };
+    const common = { url, connections: prepared.connections ?? options.connections, pipelining: 1, timeout: prepared.timeoutSeconds ?? 10, requests: prepared.requests };
     if (prepared.warmup !== false && options.warmupSeconds > 0) await autocannon({ ...common, duration: options.warmupSeconds });
 
     const sampler = sampleRss(prepared.pid ?? ctx.server.pid);

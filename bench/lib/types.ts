@@ -26,6 +26,10 @@ export interface PreparedScenario {
   url?: string;
   /** Whose memory to sample; defaults to the Slipway server. */
   pid?: number;
+  /** Concurrent connections for this scenario (default BENCH_CONNECTIONS); the title should say so. */
+  connections?: number;
+  /** Per-request timeout in seconds (default 10). */
+  timeoutSeconds?: number;
   /** A short unmeasured run first (default true); off when every request consumes state. */
   warmup?: boolean;
   close?(): Promise<void>;

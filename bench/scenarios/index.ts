@@ -1,7 +1,8 @@
 import type { Scenario } from '../lib/types.ts';
+import { getProjectApiKey, getProjectBaseline, getProjectJwt } from './projectGet.ts';
 import { healthz } from './system.ts';
 import { clientCredentials, refreshConfidential, refreshPublicRotating } from './token.ts';
-import { createDeployment, createDeploymentBaseline, listProjects, listProjectsBaseline } from './v1.ts';
+import { createDeployment, createDeploymentBaseline, listProjects, listProjectsBaseline, listProjectsSmall, listProjectsSmallBaseline } from './v1.ts';
 
 /**
  * Every scenario, in the order they run. Add a scenario by writing a `Scenario` (see lib/types.ts) in
@@ -12,8 +13,14 @@ export const SCENARIOS: Scenario[] = [
   clientCredentials,
   refreshConfidential,
   refreshPublicRotating,
-  listProjects,
-  listProjectsBaseline,
+  // The 10,000-project list comes last: its seeding slows every later query on FerretDB.
+  listProjectsSmall,
+  listProjectsSmallBaseline,
   createDeployment,
   createDeploymentBaseline,
+  getProjectApiKey,
+  getProjectJwt,
+  getProjectBaseline,
+  listProjects,
+  listProjectsBaseline,
 ];
