@@ -1,7 +1,7 @@
 /**
  * The baseline for the /v1 scenarios: a bare node:http server, no framework, no authentication, no rate
  * limit, running the same driver queries as the real handlers (for a new deployment: the project
- * lookup, the insert and its audit event) and answering the same JSON. The ratio
+ * lookup, the insert and its audit event; for one project: the lookup) and answering the same JSON. The ratio
  * ours/baseline is what Slipway's whole request pipeline costs on top of the database work.
  *
  * Run as a child process by bench/lib/baseline.ts (so autocannon does not share its event loop):
@@ -42,6 +42,13 @@ const server = http.createServer((req, res) => {
       const [items, total] = await Promise.all([projects.find(filter).sort({ _id: -1 }).skip(0).limit(20).toArray(), projects.countDocuments(filter)]);
       const data = items.map((p) => ({ id: p._id, name: p.name, status: p.status, deploy_target: p.deploy_target, created_at: iso(p.created_at), updated_at: iso(p.updated_at) }));
       return send(res, 200, { data, pagination: { page: 1, per_page: 20, total } });
+    }
+    const one = /^\/v1\/projects\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && one) {
+      // As the repository does: by _id alone, ownership checked here.
+      const p = await projects.findOne({ _id: one[1]! });
+      if (!p || p.account_id !== accountId) return send(res, 404, { error: { code: 'not_found' } });
+      return send(res, 200, { id: p._id, name: p.name, status: p.status, deploy_target: p.deploy_target, created_at: iso(p.created_at), updated_at: iso(p.updated_at) });
     }
     const match = /^\/v1\/projects\/([^/]+)\/deployments$/.exec(url.pathname);
     if (req.method === 'POST' && match) {
