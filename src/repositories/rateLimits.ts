@@ -9,6 +9,8 @@ interface CounterDoc {
 export interface RateLimitResult {
   allowed: boolean;
   limit: number;
+  /** Hits in the window so far, this one included. */
+  count: number;
   remaining: number;
   /** Seconds until the window resets. */
   resetSeconds: number;
@@ -37,13 +39,15 @@ export class RateLimitRepository {
     await this.collection.createIndex({ expires_at: 1 }, { name: 'expires_at' });
   }
 
-  async hit(key: string, limit: number, windowSeconds: number, now = Date.now()): Promise<RateLimitResult> {
+  /** Counts `weight` hits (default one; a caller that tallies locally sends several at once). */
+  async hit(key: string, limit: number, windowSeconds: number, now = Date.now(), weight = 1): Promise<RateLimitResult> {
     const windowMs = windowSeconds * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
-    const count = await this.#count(`${key}:${start}`, new Date(start + windowMs));
+    const count = await this.#count(`${key}:${start}`, new Date(start + windowMs), weight);
     return {
       allowed: count <= limit,
       limit,
+      count,
       remaining: Math.max(0, limit - count),
       resetSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
     };
@@ -56,7 +60,7 @@ export class RateLimitRepository {
    * while a batch is in flight join the next one, which adds its size in a single `$inc`. MongoDB is
    * atomic anyway, so several instances stay exact there.
    */
-  #count(id: string, expiresAt: Date): Promise<number> {
+  #count(id: string, expiresAt: Date, weight: number): Promise<number> {
     let batch = this.#waiting.get(id);
     if (!batch) {
       const created: Batch = { size: 0, total: Promise.resolve(0) };
@@ -76,8 +80,9 @@ export class RateLimitRepository {
       batch = created;
     }
     const joined = batch;
-    const position = joined.size++;
-    return joined.total.then((total) => total - joined.size + position + 1);
+    const position = joined.size;
+    joined.size += weight;
+    return joined.total.then((total) => total - joined.size + position + weight);
   }
 
   async #increment(id: string, by: number, expiresAt: Date): Promise<number> {

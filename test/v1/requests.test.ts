@@ -262,6 +262,30 @@ describe('rate limits (kept in MongoDB, shared by instances)', () => {
     expect((await limitedApi.get('/v1/projects', { token: other })).status).toBe(200);
   });
 
+  it('far from the limit, hits are tallied locally and reach MongoDB within a flush; the limit itself is exact', async () => {
+    const LARGE = 120;
+    const roomy = await startTestServer({ overrides: { apiRateLimitPerHour: LARGE } });
+    try {
+      const roomyApi = await Api.connect(roomy.url);
+      const t = new Tokens(roomy);
+      const token = await t.accessToken(await t.user('owner'), 'read');
+      const remaining: number[] = [];
+      for (let i = 0; i < LARGE; i++) {
+        const res = await roomyApi.get('/v1/projects', { token });
+        expect(res.status).toBe(200);
+        remaining.push(Number(res.headers.get('ratelimit-remaining')));
+      }
+      expect(remaining).toEqual(Array.from({ length: LARGE }, (_, i) => LARGE - 1 - i));
+      const over = await roomyApi.get('/v1/projects', { token });
+      expect(over.status).toBe(429);
+      await new Promise((r) => setTimeout(r, 400));
+      const counters = await roomy.repos.rateLimits.collection.find({ _id: { $regex: '^api:access_token:' } }).toArray();
+      expect(counters.map((c) => c.count)).toEqual([LARGE + 1]);
+    } finally {
+      await roomy.stop();
+    }
+  });
+
   it('requests without a usable credential are counted per client address', async () => {
     let last = 0;
     for (let i = 0; i < LIMIT + 1; i++) last = (await limitedApi.get('/v1/projects')).status;
