@@ -9,7 +9,9 @@ import { requestContext } from './http/requestContext.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import type { KeyMaterial } from './keys/keystore.ts';
 import type { Logger } from './logger.ts';
+import { createDashboardAssetsRouter } from './dashboard/assets.ts';
 import { createDashboardAuthRouter } from './dashboard/auth.ts';
+import { createDashboard } from './dashboard/index.ts';
 import { createInteractionRouter } from './oauth/interactions.ts';
 import type { Repositories } from './repositories/index.ts';
 import type { SessionService } from './services/sessions.ts';
@@ -58,6 +60,11 @@ export function createApp(deps: AppDeps): Koa {
   app.use(dashboardAuth.routes());
   app.use(dashboardAuth.allowedMethods());
 
+  // The JSON API is built here so the dashboard's pages use its very services (same rules as /v1).
+  const v1 = createV1Api({ config, repos: deps.repos, keys: deps.keys, sessions: deps.sessions });
+  app.use(createDashboardAssetsRouter().routes());
+  app.use(createDashboard({ config, repos: deps.repos, services: v1.services, sessions: deps.sessions, logger }));
+
   // RFC 8414 §3: the metadata of issuer {base}/oauth also answers at the path-inserted well-known URL.
   app.use(async (ctx, next) => {
     if (ctx.path === '/.well-known/oauth-authorization-server/oauth') ctx.path = '/oauth/.well-known/openid-configuration';
@@ -72,7 +79,6 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorHandler());
 
   // The JSON API and its documentation, inside the JSON error handler; /v1 never reaches the provider.
-  const v1 = createV1Api({ config, repos: deps.repos, keys: deps.keys, sessions: deps.sessions });
   const docs = createDocsRouter(v1.document);
   app.use(docs.routes());
   app.use(async (ctx, next) => {

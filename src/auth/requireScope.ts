@@ -12,17 +12,31 @@ import { ROLE_CEILING, SCOPE_ORDER, type Principal, type Scope } from './princip
  */
 export function requireScope(scope: Scope): ApiMiddleware {
   const middleware = async (ctx: ApiContext, next: Next) => {
-    const principal = ctx.state.principal;
-    const role: Role | undefined = principal.role;
-    if (role && SCOPE_ORDER.indexOf(ROLE_CEILING[role]) < SCOPE_ORDER.indexOf(scope))
-      throw forbidden(`Your role (${role}) does not allow this operation; it needs ${scope} access.`);
-    if (!principal.scopes.has(scope)) throw insufficientScope(scope);
+    assertScope(ctx.state.principal, scope);
     await next();
   };
   return documented(middleware, (op) => {
     op.scope = scope;
     op.errors.add('insufficient_scope').add('forbidden');
   });
+}
+
+/** The check of `requireScope`, for callers outside /v1 (the dashboard), so the rule is one piece of code. */
+export function assertScope(principal: Principal, scope: Scope): void {
+  const role: Role | undefined = principal.role;
+  if (role && SCOPE_ORDER.indexOf(ROLE_CEILING[role]) < SCOPE_ORDER.indexOf(scope))
+    throw forbidden(`Your role (${role}) does not allow this operation; it needs ${scope} access.`);
+  if (!principal.scopes.has(scope)) throw insufficientScope(scope);
+}
+
+/** Whether `assertScope` would pass: for deciding which controls a page shows. */
+export function hasScope(principal: Principal, scope: Scope): boolean {
+  try {
+    assertScope(principal, scope);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

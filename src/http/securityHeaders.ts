@@ -9,8 +9,17 @@ const PAGE_CSP = [
 ].join('; ');
 
 /**
- * Headers for every response; pages also get a CSP that forbids framing and every script. (No
- * `form-action`: browsers apply it to the redirect back to the client after a form post.)
+ * Dashboard pages may run exactly one kind of script: same-origin files (/assets/dashboard.js, the
+ * copy button). No inline script, no eval. Their forms only ever post to the dashboard itself.
+ */
+const DASHBOARD_CSP = [PAGE_CSP, "script-src 'self'", "form-action 'self'"].join('; ');
+
+const isDashboard = (path: string) => path === '/dashboard' || path.startsWith('/dashboard/');
+
+/**
+ * Headers for every response; pages also get a CSP that forbids framing and every script (dashboard
+ * pages: every script but our own files). (No `form-action` outside the dashboard: browsers apply it to
+ * the redirect back to the client after a form post.)
  */
 export function securityHeaders(): Middleware {
   return async (ctx, next) => {
@@ -21,7 +30,7 @@ export function securityHeaders(): Middleware {
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Referrer-Policy', 'no-referrer');
         if (ctx.response.is('html')) {
-          ctx.set('Content-Security-Policy', PAGE_CSP);
+          ctx.set('Content-Security-Policy', isDashboard(ctx.path) ? DASHBOARD_CSP : PAGE_CSP);
           ctx.set('X-Frame-Options', 'DENY');
         }
       }

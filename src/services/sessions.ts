@@ -98,6 +98,11 @@ export class SessionService {
     return await this.#sessions.deleteForUser(userId);
   }
 
+  /** Drops cached sessions of a user (after a role change), so the next request reads the new role. */
+  forgetUser(userId: string): void {
+    for (const [hash, entry] of this.#cache) if (entry.session.user_id === userId) this.#cache.delete(hash);
+  }
+
   static csrfMatches(session: SessionDoc, presented: string | undefined): boolean {
     if (!presented) return false;
     const a = Buffer.from(session.csrf_token);

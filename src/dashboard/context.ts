@@ -1,0 +1,198 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Context, Middleware, Next } from 'koa';
+import { koaBody } from 'koa-body';
+import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
+import type { Principal } from '../auth/principal.ts';
+import type { Config } from '../config/index.ts';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { Repositories } from '../repositories/index.ts';
+import type { SessionDoc } from '../repositories/sessions.ts';
+import type { UserDoc } from '../repositories/users.ts';
+import type { V1Services } from '../routes/v1/deps.ts';
+import { actorOf, type ServiceContext } from '../services/events.ts';
+import { SESSION_COOKIE, SessionService } from '../services/sessions.ts';
+import { sessionCookieOptions } from './auth.ts';
+import { formBody } from './forms.ts';
+import { html } from './html.ts';
+import { renderPage, type Flash, type PageOptions, type Viewer } from './layout.ts';
+
+/** What the dashboard's pages use: the same repositories and services as /v1, and the session service. */
+export interface DashboardDeps {
+  config: Config;
+  repos: Repositories;
+  services: V1Services;
+  sessions: SessionService;
+  logger: Logger;
+}
+
+/** The signed-in user of this request, set by `requireSession`. */
+export interface DashboardState {
+  token: string;
+  session: SessionDoc;
+  principal: Principal;
+  user: UserDoc;
+  viewer: Viewer;
+  /** The parsed form of an unsafe request (after the CSRF check). */
+  form: Record<string, string | string[]>;
+}
+
+export const dash = (ctx: Context): DashboardState => ctx.state.dashboard as DashboardState;
+
+/** The service context (account and actor) of the signed-in user. */
+export const serviceContext = (state: DashboardState): ServiceContext => ({ accountId: state.principal.accountId, actor: actorOf(state.principal) });
+
+const FLASH_COOKIE = 'slipway_flash';
+const SAFE = new Set(['GET', 'HEAD']);
+
+function flashCookie(config: Config) {
+  return { httpOnly: true, sameSite: 'lax' as const, secure: config.publicUrl.startsWith('https:'), path: '/dashboard', signed: true, overwrite: true };
+}
+
+/**
+ * Every dashboard page needs a session: without one (or with a signed-out, expired or idle one) a page
+ * request is sent to sign in and brought back afterwards. Pages are never cached (they carry the CSRF
+ * token and account data).
+ */
+export function requireSession({ sessions, repos, config }: Pick<DashboardDeps, 'sessions' | 'repos' | 'config'>): Middleware {
+  return async (ctx, next) => {
+    ctx.set('Cache-Control', 'no-store');
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    const found = token ? await sessions.authenticate(token) : null;
+    const user = found ? await repos.users.findById(found.principal.id) : null;
+    if (!token || !found || !user) {
+      if (token) ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(config));
+      const next = SAFE.has(ctx.method) ? ctx.originalUrl : '/dashboard';
+      ctx.status = 303;
+      ctx.redirect(`/dashboard/login?next=${encodeURIComponent(next)}`);
+      return;
+    }
+    const state: DashboardState = {
+      token,
+      session: found.session,
+      principal: found.principal,
+      user,
+      viewer: { email: user.email, role: user.role, csrf: found.session.csrf_token },
+      form: {},
+    };
+    ctx.state.dashboard = state;
+    await next();
+  };
+}
+
+const parseForm = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '128kb' });
+
+/**
+ * Unsafe requests must be a form from one of our pages: the hidden `_csrf` field must equal the
+ * session's token (synchronizer token). Anything else is refused with a 403 page before any handler runs.
+ */
+export const verifyForm: Middleware = async (ctx, next) => {
+  if (SAFE.has(ctx.method)) return await next();
+  await parseForm(ctx, async () => undefined);
+  const state = dash(ctx);
+  state.form = formBody(ctx.request.body);
+  const csrf = state.form._csrf;
+  if (!SessionService.csrfMatches(state.session, typeof csrf === 'string' ? csrf : undefined)) {
+    ctx.state.log?.warn({ path: ctx.path }, 'dashboard form refused: missing or wrong CSRF token');
+    return problemPage(ctx, 403, 'Request refused', 'This form could not be verified (it may be out of date). Reload the page and try again.');
+  }
+  await next();
+};
+
+/** A one-line message for the next page shown (Post/Redirect/Get). */
+export function setFlash(ctx: Context, config: Config, flash: Flash): void {
+  ctx.cookies.set(FLASH_COOKIE, Buffer.from(JSON.stringify(flash)).toString('base64url'), { ...flashCookie(config), maxAge: 60_000 });
+}
+
+function takeFlash(ctx: Context, config: Config): Flash | undefined {
+  const raw = ctx.cookies.get(FLASH_COOKIE, { signed: true });
+  if (!raw) return undefined;
+  ctx.cookies.set(FLASH_COOKIE, null, flashCookie(config));
+  try {
+    const parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<Flash>;
+    if ((parsed.kind === 'success' || parsed.kind === 'error') && typeof parsed.text === 'string') return { kind: parsed.kind, text: parsed.text.slice(0, 500) };
+  } catch {
+    // An unreadable flash is dropped.
+  }
+  return undefined;
+}
+
+/** Renders a dashboard page for the signed-in user (and shows a pending flash message). */
+export function sendPage(ctx: Context, config: Config, options: Omit<PageOptions, 'viewer' | 'flash'> & { status?: number }): void {
+  const state = ctx.state.dashboard as DashboardState | undefined;
+  ctx.status = options.status ?? 200;
+  ctx.type = 'html';
+  ctx.body = renderPage({ ...options, ...(state ? { viewer: state.viewer } : {}), flash: ctx.status < 400 ? takeFlash(ctx, config) : undefined });
+}
+
+/** 303 See Other after a write, with an optional message for the page it leads to. */
+export function seeOther(ctx: Context, config: Config, location: string, flash?: Flash): void {
+  if (flash) setFlash(ctx, config, flash);
+  ctx.status = 303;
+  ctx.redirect(location);
+}
+
+function problemPage(ctx: Context, status: number, title: string, message: string): void {
+  const state = ctx.state.dashboard as DashboardState | undefined;
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = renderPage({
+    title,
+    body: html`<h1>${title}</h1><p class="problem">${message}</p><p><a href="/dashboard/projects">Back to projects</a></p>`,
+    ...(state ? { viewer: state.viewer } : {}),
+  });
+}
+
+const TITLES: Record<number, string> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 413: 'Too large', 422: 'Not valid', 429: 'Too many requests' };
+
+/**
+ * The dashboard's error pages: refusals from the services (403 forbidden or insufficient scope, 404,
+ * 409...) are shown with their message; anything unexpected is logged and shown as a generic 500 page
+ * with no internals.
+ */
+export function dashboardErrors(logger: Logger): Middleware {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) problemPage(ctx, 404, 'Not found', 'There is no such page in the dashboard.');
+    } catch (err) {
+      if (err instanceof AppError) return problemPage(ctx, err.status, TITLES[err.status] ?? 'Request refused', err.message);
+      if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError)
+        return problemPage(ctx, 503, 'Temporarily unavailable', 'The service is temporarily unavailable. Try again shortly.');
+      const status = (err as { status?: number }).status;
+      if (status && status >= 400 && status < 500 && (err as { expose?: boolean }).expose)
+        return problemPage(ctx, status, TITLES[status] ?? 'Request refused', status === 413 ? 'The form is too large.' : 'The request could not be read.');
+      (ctx.state.log ?? logger).error({ err }, 'dashboard request failed');
+      problemPage(ctx, 500, 'Something went wrong', 'Something went wrong on our side. Please try again.');
+    }
+  };
+}
+
+const ONCE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** A fresh token for a form whose answer shows a secret (`_once`): see `claimOnce`. */
+export const newOnce = () => randomBytes(16).toString('base64url');
+
+/**
+ * Forms whose answer shows a secret (create/rotate a key, register a client) render that answer in the
+ * POST response itself (never stored, never re-displayable by a GET). Each such form carries a one-time
+ * token: the first submission claims it, so a reload (the browser re-posting) or a double click creates
+ * nothing new and shows nothing again. The claim is an insert with a unique id (idempotency_keys,
+ * swept after 24 h), atomic on MongoDB and FerretDB alike.
+ */
+export async function claimOnce(
+  repos: Pick<Repositories, 'idempotencyKeys'>,
+  state: DashboardState,
+  token: unknown,
+): Promise<{ succeeded(): Promise<void>; failed(): Promise<void> } | null> {
+  if (typeof token !== 'string' || !ONCE_PATTERN.test(token)) return null;
+  const id = sha256(`dashboard-form\n${state.session._id}\n${token}`);
+  if (await repos.idempotencyKeys.reserve(id, sha256('dashboard-form'))) return null;
+  return {
+    // Only that it was used is kept; never the response (it holds the secret).
+    succeeded: () => repos.idempotencyKeys.complete(id, { status: 200, body: '{}', location: null }),
+    failed: () => repos.idempotencyKeys.release(id),
+  };
+}

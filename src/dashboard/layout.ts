@@ -1,0 +1,134 @@
+import { html, type Html } from './html.ts';
+
+export type NavItem = 'projects' | 'api-keys' | 'users' | 'oauth-apps' | 'account';
+
+export interface Flash {
+  kind: 'success' | 'error';
+  text: string;
+}
+
+/** Who is signed in, for the header; absent on pages shown without a session. */
+export interface Viewer {
+  email: string;
+  role: string;
+  csrf: string;
+}
+
+export interface PageOptions {
+  title: string;
+  body: Html;
+  active?: NavItem;
+  viewer?: Viewer;
+  flash?: Flash | undefined;
+}
+
+const NAV: { key: NavItem; href: string; label: string; group?: 'Settings' }[] = [
+  { key: 'projects', href: '/dashboard/projects', label: 'Projects' },
+  { key: 'api-keys', href: '/dashboard/settings/api-keys', label: 'API Keys', group: 'Settings' },
+  { key: 'users', href: '/dashboard/settings/users', label: 'Users', group: 'Settings' },
+  { key: 'oauth-apps', href: '/dashboard/settings/oauth-apps', label: 'OAuth Apps', group: 'Settings' },
+  { key: 'account', href: '/dashboard/account', label: 'Account' },
+];
+
+const link = (item: (typeof NAV)[number], active: NavItem | undefined) =>
+  html`<a href="${item.href}"${item.key === active ? html` aria-current="page"` : ''}>${item.label}</a>`;
+
+function nav(active: NavItem | undefined): Html {
+  const settings = NAV.filter((n) => n.group === 'Settings');
+  return html`<nav class="nav" aria-label="Dashboard">
+<ul>
+<li>${link(NAV[0]!, active)}</li>
+<li class="nav-group"><span class="nav-label" id="nav-settings">Settings</span><ul aria-labelledby="nav-settings">${settings.map((n) => html`<li>${link(n, active)}</li>`)}</ul></li>
+<li>${link(NAV[4]!, active)}</li>
+</ul>
+</nav>`;
+}
+
+/** The dashboard's page frame: header with navigation and the sign-out form, then the page. */
+export function renderPage({ title, body, active, viewer, flash }: PageOptions): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title} · Slipway Dashboard</title>
+<link rel="stylesheet" href="/assets/slipway.css">
+<link rel="stylesheet" href="/assets/dashboard.css">
+<script src="/assets/dashboard.js" defer></script>
+</head>
+<body class="dash">
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="topbar">
+<div class="topbar-row">
+<a class="brand" href="/dashboard">Slipway</a>
+${
+  viewer
+    ? html`<form class="signout" method="post" action="/dashboard/logout">
+<input type="hidden" name="_csrf" value="${viewer.csrf}">
+<span class="who">${viewer.email} <span class="role">${viewer.role}</span></span>
+<button type="submit" class="secondary small">Sign out</button>
+</form>`
+    : ''
+}
+</div>
+${viewer ? nav(active) : ''}
+</header>
+<main id="main" class="content" tabindex="-1">
+${flash ? html`<p class="flash flash-${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}">${flash.text}</p>` : ''}
+${body}
+</main>
+</body>
+</html>`.value;
+}
+
+/** Hidden CSRF field for every form. */
+export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`;
+
+export const statusBadge = (status: string) => html`<span class="badge badge-${status}">${status}</span>`;
+
+export function dateTime(value: Date | null | undefined): Html {
+  if (!value) return html`<span class="muted">—</span>`;
+  const iso = value.toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+}
+
+/** Previous/next links for a list; `href(n)` builds the URL of page n. */
+export function pagination(page: number, perPage: number, total: number, href: (n: number) => string): Html {
+  const last = Math.max(1, Math.ceil(total / perPage));
+  if (last <= 1) return html`<p class="muted list-count">${total} in total</p>`;
+  return html`<nav class="pager" aria-label="Pagination">
+${page > 1 ? html`<a href="${href(Math.min(page - 1, last))}" rel="prev">← Previous</a>` : html`<span class="muted" aria-hidden="true">← Previous</span>`}
+<span>Page ${page} of ${last} (${total} in total)</span>
+${page < last ? html`<a href="${href(page + 1)}" rel="next">Next →</a>` : html`<span class="muted" aria-hidden="true">Next →</span>`}
+</nav>`;
+}
+
+/** A one-time secret: a read-only field, a copy button (script-enabled browsers) and the warning. */
+export function secretReveal(id: string, label: string, secret: string): Html {
+  return html`<div class="secret-box">
+<p class="warning" id="${id}-warning"><strong>Copy it now: you won't see it again.</strong> Slipway stores only a hash of it; if it is lost, rotate it.</p>
+<label for="${id}">${label}</label>
+<div class="copy-row">
+<input id="${id}" class="secret" type="text" readonly value="${secret}" aria-describedby="${id}-warning" spellcheck="false" autocomplete="off">
+<button type="button" class="copy" data-copy="${id}" hidden>Copy</button>
+</div>
+<p class="copy-status" data-copy-status="${id}" role="status" aria-live="polite"></p>
+</div>`;
+}
+
+/** The confirmation step before something that cannot be undone. */
+export function confirmBody(o: { crumb?: string; title: string; message: Html; action: string; button: string; cancelHref: string; csrf: string }): Html {
+  return html`<div class="confirm">
+${o.crumb ? html`<p class="crumb">${o.crumb}</p>` : ''}
+<h1>${o.title}</h1>
+<div class="panel">
+${o.message}
+<form method="post" action="${o.action}" class="form-actions">
+${csrfField(o.csrf)}
+<button type="submit" class="danger">${o.button}</button>
+<a href="${o.cancelHref}">Cancel</a>
+</form>
+</div>
+</div>`;
+}

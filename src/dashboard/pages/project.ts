@@ -1,0 +1,346 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { assertScope, hasScope } from '../../auth/requireScope.ts';
+import { validationFailed } from '../../errors.ts';
+import { issuesToDetails } from '../../http/validate.ts';
+import { DEPLOYMENT_STATUSES, type DeploymentFilter, type DeploymentStatus } from '../../repositories/deployments.ts';
+import type { ProjectDoc } from '../../repositories/projects.ts';
+import { CreateDeploymentBody, Environment, UpdateDeploymentBody } from '../../routes/v1/deployments/schema.ts';
+import {
+  createConfiguration,
+  deleteConfiguration,
+  getConfiguration,
+  listConfigurations,
+  presentConfiguration,
+} from '../../services/configurations.ts';
+import { canMoveDeployment } from '../../services/deployments.ts';
+import { dash, seeOther, sendPage, serviceContext, type DashboardDeps } from '../context.ts';
+import { choiceGroup, formProblem, intParam, queryValue, refusal, selectField, str, textArea, textField, type FormState } from '../forms.ts';
+import { html } from '../html.ts';
+import { confirmBody, csrfField, dateTime, pagination, statusBadge } from '../layout.ts';
+import { STATUS_ACTIONS } from './projects.ts';
+
+interface ProjectPageExtras {
+  deployForm?: FormState;
+  configForm?: FormState;
+  /** A secret value revealed in this response only (POST …/reveal, admins). */
+  revealed?: { id: string; value: string };
+  status?: number;
+}
+
+const PER_PAGE = 20;
+
+/**
+ * One project: its details and status actions, its deployments (filters, new deployment, status moves)
+ * and its configuration variables (secret values masked; admins may reveal one at a time).
+ */
+export function registerProjectPage(router: Router, deps: DashboardDeps): void {
+  const { config } = deps;
+  const { projects, deployments, configurations: configDeps, secretBox } = deps.services;
+
+  async function render(ctx: Context, project: ProjectDoc, extras: ProjectPageExtras = {}) {
+    const state = dash(ctx);
+    const { principal } = state;
+    const canWrite = hasScope(principal, 'write');
+    const isAdmin = hasScope(principal, 'admin');
+    const base = `/dashboard/projects/${project._id}`;
+
+    // Deployment filters, checked like GET /v1/projects/:id/deployments checks them.
+    const envFilter = queryValue(ctx.query.environment);
+    const statusFilter = queryValue(ctx.query.status);
+    const filterErrors: Record<string, string> = {};
+    const filter: DeploymentFilter = {};
+    if (envFilter) {
+      if (Environment.safeParse(envFilter).success) filter.environment = envFilter;
+      else filterErrors.environment = 'Use lower-case letters, digits and "-" only.';
+    }
+    if (statusFilter) {
+      if ((DEPLOYMENT_STATUSES as readonly string[]).includes(statusFilter)) filter.status = statusFilter as DeploymentStatus;
+      else filterErrors.status = 'Choose a status from the list.';
+    }
+    const dpage = intParam(ctx.query.dpage, 1);
+    const filtered = Object.keys(filterErrors).length === 0;
+    const deps_ = filtered ? await deployments.list(principal, project._id, filter, { page: dpage, per_page: PER_PAGE }) : { items: [], total: 0 };
+
+    const cenv = queryValue(ctx.query.cenv);
+    const cenvOk = !cenv || Environment.safeParse(cenv).success;
+    const cpage = intParam(ctx.query.cpage, 1);
+    const configs = cenvOk
+      ? await listConfigurations(configDeps, principal.accountId, project._id, cenv ? { environment: cenv } : {}, { page: cpage, per_page: PER_PAGE })
+      : { items: [], total: 0 };
+
+    const query = (over: Record<string, string | number>) => {
+      const params = new URLSearchParams();
+      const current: Record<string, string | number> = { environment: envFilter, status: statusFilter, dpage, cenv, cpage, ...over };
+      for (const [k, v] of Object.entries(current)) if (v !== '' && !(k.endsWith('page') && v === 1)) params.set(k, String(v));
+      const qs = params.toString();
+      return `${base}${qs ? `?${qs}` : ''}`;
+    };
+    const filterState: FormState = { values: { environment: envFilter, status: statusFilter }, errors: filterErrors };
+    const active = project.status === 'active';
+    const archived = project.status === 'archived';
+
+    sendPage(ctx, config, {
+      title: project.name,
+      active: 'projects',
+      status: extras.status ?? 200,
+      body: html`<p class="crumb"><a href="/dashboard/projects">Projects</a></p>
+<div class="page-head"><h1>${project.name}</h1>${statusBadge(project.status)}</div>
+<section class="panel" aria-labelledby="details-title">
+<h2 id="details-title">Details</h2>
+<dl class="props">
+<dt>ID</dt><dd><code>${project._id}</code></dd>
+<dt>Deploy target</dt><dd>${project.deploy_target ?? html`<span class="muted">Not set</span>`}</dd>
+<dt>Created</dt><dd>${dateTime(project.created_at)}</dd>
+<dt>Updated</dt><dd>${dateTime(project.updated_at)}</dd>
+</dl>
+${
+  canWrite || isAdmin
+    ? html`<div class="form-actions spaced">
+${
+  canWrite
+    ? html`<form method="post" action="${base}/status" class="inline">
+${csrfField(state.viewer.csrf)}
+${STATUS_ACTIONS[project.status].map((a) => html`<button type="submit" class="secondary small" name="status" value="${a.to}">${a.label}</button>`)}
+</form>`
+    : ''
+}
+${isAdmin ? html`<a href="${base}/delete">Delete project…</a>` : ''}
+</div>`
+    : ''
+}
+</section>
+
+<section class="panel" id="deployments" aria-labelledby="deployments-title">
+<h2 id="deployments-title">Deployments</h2>
+<form method="get" action="${base}" class="filters" role="search" aria-label="Filter deployments">
+${cenv ? html`<input type="hidden" name="cenv" value="${cenv}">` : ''}
+${textField({ form: 'dfilter', name: 'environment', label: 'Environment', state: filterState, placeholder: 'any' })}
+${selectField({
+  form: 'dfilter',
+  name: 'status',
+  label: 'Status',
+  state: filterState,
+  options: [{ value: '', label: 'Any' }, ...DEPLOYMENT_STATUSES.map((s) => ({ value: s, label: s }))],
+})}
+<div class="form-actions"><button type="submit" class="secondary">Filter</button>${envFilter || statusFilter ? html`<a href="${query({ environment: '', status: '', dpage: 1 })}">Clear</a>` : ''}</div>
+</form>
+${
+  deps_.items.length
+    ? html`<div class="table-wrap"><table class="list stack">
+<thead><tr><th scope="col">Environment</th><th scope="col">Branch</th><th scope="col">Commit</th><th scope="col">Status</th><th scope="col">Created</th>${canWrite ? html`<th scope="col">Change status</th>` : ''}</tr></thead>
+<tbody>
+${deps_.items.map((d) => {
+  const next = DEPLOYMENT_STATUSES.filter((s) => canMoveDeployment(d.status, s));
+  return html`<tr>
+<td data-label="Environment">${d.environment}</td>
+<td data-label="Branch"><code>${d.branch}</code></td>
+<td data-label="Commit">${d.commit_sha ? html`<code>${d.commit_sha.slice(0, 12)}</code>` : html`<span class="muted">—</span>`}</td>
+<td data-label="Status">${statusBadge(d.status)}${d.status_message ? html` <span class="muted">${d.status_message}</span>` : ''}</td>
+<td data-label="Created">${dateTime(d.created_at)}</td>
+${
+  canWrite
+    ? html`<td data-label="Change">${
+        next.length && !archived
+          ? html`<form method="post" action="${base}/deployments/${d._id}/status" class="inline">
+${csrfField(state.viewer.csrf)}
+<label for="dstatus-${d._id}" class="visually-hidden">New status for ${d.environment} ${d.branch}</label>
+<select id="dstatus-${d._id}" name="status">${next.map((s) => html`<option value="${s}">${s}</option>`)}</select>
+<button type="submit" class="secondary small" aria-label="Update status of ${d.environment} ${d.branch}">Update</button>
+</form>`
+          : html`<span class="muted">—</span>`
+      }</td>`
+    : ''
+}
+</tr>`;
+})}
+</tbody></table></div>`
+    : html`<p class="empty">${filtered ? (envFilter || statusFilter ? 'No deployments match these filters.' : 'No deployments yet.') : 'Correct the filter to see deployments.'}</p>`
+}
+${pagination(dpage, PER_PAGE, deps_.total, (n) => `${query({ dpage: n })}#deployments`)}
+${
+  canWrite && active
+    ? html`<h3>New deployment</h3>
+${formProblem(extras.deployForm, { environment: 'Environment', branch: 'Branch', commit_sha: 'Commit' })}
+<form method="post" action="${base}/deployments" novalidate>
+${csrfField(state.viewer.csrf)}
+<div class="form-grid">
+${textField({ form: 'deploy', name: 'environment', label: 'Environment', state: extras.deployForm, required: true, placeholder: 'production' })}
+${textField({ form: 'deploy', name: 'branch', label: 'Branch', state: extras.deployForm, required: true, placeholder: 'main' })}
+${textField({ form: 'deploy', name: 'commit_sha', label: 'Commit SHA (optional)', state: extras.deployForm, hint: '7–40 hexadecimal characters.' })}
+</div>
+<div class="form-actions"><button type="submit">Create deployment</button></div>
+</form>`
+    : canWrite
+      ? html`<p class="muted">This project is ${project.status}: it accepts no new deployments.</p>`
+      : ''
+}
+</section>
+
+<section class="panel" id="configuration" aria-labelledby="configuration-title">
+<h2 id="configuration-title">Configuration</h2>
+<form method="get" action="${base}#configuration" class="filters" role="search" aria-label="Filter configuration">
+${envFilter ? html`<input type="hidden" name="environment" value="${envFilter}">` : ''}${statusFilter ? html`<input type="hidden" name="status" value="${statusFilter}">` : ''}
+${textField({ form: 'cfilter', name: 'cenv', label: 'Environment', value: cenv, placeholder: 'any', state: { values: {}, errors: cenvOk ? {} : { cenv: 'Use lower-case letters, digits and "-" only.' } } })}
+<div class="form-actions"><button type="submit" class="secondary">Filter</button>${cenv ? html`<a href="${query({ cenv: '', cpage: 1 })}#configuration">Clear</a>` : ''}</div>
+</form>
+${
+  configs.items.length
+    ? html`<div class="table-wrap"><table class="list stack">
+<thead><tr><th scope="col">Environment</th><th scope="col">Key</th><th scope="col">Value</th><th scope="col">Updated</th>${canWrite || isAdmin ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+<tbody>
+${configs.items.map((c) => {
+  const shown = presentConfiguration(c);
+  const revealed = extras.revealed?.id === c._id ? extras.revealed.value : undefined;
+  return html`<tr>
+<td data-label="Environment">${c.environment}</td>
+<td data-label="Key"><code>${c.key}</code>${c.secret ? html` <span class="badge">secret</span>` : ''}</td>
+<td data-label="Value">${
+    c.secret
+      ? revealed !== undefined
+        ? html`<code class="revealed">${revealed}</code>`
+        : html`<span class="masked" aria-label="hidden secret value">••••••••</span>`
+      : html`<code>${shown.value}</code>`
+  }</td>
+<td data-label="Updated">${dateTime(c.updated_at)}</td>
+${
+  canWrite || isAdmin
+    ? html`<td data-label="Actions"><div class="row-actions">${
+        c.secret && isAdmin && revealed === undefined
+          ? html`<form method="post" action="${base}/configurations/${c._id}/reveal" class="inline">${csrfField(state.viewer.csrf)}<button type="submit" class="link" aria-label="Reveal ${c.key} (${c.environment})">Reveal</button></form>`
+          : ''
+      }${canWrite && !archived ? html`<a href="${base}/configurations/${c._id}/delete" aria-label="Delete ${c.key} (${c.environment})">Delete…</a>` : ''}</div></td>`
+    : ''
+}
+</tr>`;
+})}
+</tbody></table></div>`
+    : html`<p class="empty">${cenvOk ? 'No configuration variables.' : 'Correct the filter to see configuration.'}</p>`
+}
+${pagination(cpage, PER_PAGE, configs.total, (n) => `${query({ cpage: n })}#configuration`)}
+${
+  canWrite && !archived
+    ? html`<h3>New variable</h3>
+${formProblem(extras.configForm, { environment: 'Environment', key: 'Key', value: 'Value', secret: 'Secret' })}
+<form method="post" action="${base}/configurations" novalidate>
+${csrfField(state.viewer.csrf)}
+<div class="form-grid">
+${textField({ form: 'config', name: 'environment', label: 'Environment', state: extras.configForm, required: true, placeholder: 'production' })}
+${textField({ form: 'config', name: 'key', label: 'Key', state: extras.configForm, required: true, placeholder: 'DATABASE_URL' })}
+</div>
+${textArea({ form: 'config', name: 'value', label: 'Value', state: extras.configForm, rows: 2, hint: 'At most 32 KiB.' })}
+${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.configForm, options: [{ value: 'true', label: 'Secret: stored encrypted, shown masked' }] })}
+<div class="form-actions"><button type="submit">Add variable</button></div>
+</form>`
+    : ''
+}
+</section>`,
+    });
+  }
+
+  const load = async (ctx: Context) => await projects.get(dash(ctx).principal, ctx.params.id!);
+
+  router.get('/projects/:id', async (ctx) => {
+    assertScope(dash(ctx).principal, 'read');
+    await render(ctx, await load(ctx));
+  });
+
+  router.post('/projects/:id/deployments', async (ctx) => {
+    const state = dash(ctx);
+    assertScope(state.principal, 'write');
+    const project = await load(ctx);
+    const form = state.form;
+    try {
+      const parsed = CreateDeploymentBody.safeParse({ environment: str(form, 'environment'), branch: str(form, 'branch'), commit_sha: str(form, 'commit_sha') || null });
+      if (!parsed.success) throw validationFailed(issuesToDetails(parsed.error));
+      const deployment = await deployments.create(state.principal, project._id, parsed.data);
+      seeOther(ctx, config, `/dashboard/projects/${project._id}#deployments`, {
+        kind: 'success',
+        text: `Deployment of ${deployment.branch} to ${deployment.environment} queued.`,
+      });
+    } catch (err) {
+      const refused = refusal(err, { fields: ['environment', 'branch', 'commit_sha'] });
+      if (!refused) throw err;
+      await render(ctx, await load(ctx), { deployForm: { values: form, ...refused }, status: refused.status });
+    }
+  });
+
+  router.post('/projects/:id/deployments/:deploymentId/status', async (ctx) => {
+    const state = dash(ctx);
+    assertScope(state.principal, 'write');
+    const project = await load(ctx);
+    const parsed = UpdateDeploymentBody.safeParse({ status: str(state.form, 'status') });
+    if (!parsed.success) throw validationFailed(issuesToDetails(parsed.error), 'Choose a valid status.');
+    const back = `/dashboard/projects/${project._id}#deployments`;
+    try {
+      const deployment = await deployments.updateStatus(state.principal, project._id, ctx.params.deploymentId!, { status: parsed.data.status });
+      seeOther(ctx, config, back, { kind: 'success', text: `Deployment to ${deployment.environment} is now ${deployment.status}.` });
+    } catch (err) {
+      const refused = refusal(err, { fields: [] });
+      if (!refused) throw err;
+      seeOther(ctx, config, back, { kind: 'error', text: refused.message ?? 'The status could not be changed.' });
+    }
+  });
+
+  router.post('/projects/:id/configurations', async (ctx) => {
+    const state = dash(ctx);
+    assertScope(state.principal, 'write');
+    const project = await load(ctx);
+    const form = state.form;
+    try {
+      // As on /v1: an archived project refuses configuration writes (409 project_not_active).
+      await projects.getWritable(state.principal, project._id);
+      const created = await createConfiguration(configDeps, serviceContext(state), project._id, {
+        environment: str(form, 'environment'),
+        key: str(form, 'key'),
+        value: str(form, 'value'),
+        secret: str(form, 'secret') === 'true',
+      });
+      seeOther(ctx, config, `/dashboard/projects/${project._id}#configuration`, { kind: 'success', text: `${created.key} added to ${created.environment}.` });
+    } catch (err) {
+      const refused = refusal(err, { fields: ['environment', 'key', 'value', 'secret'], conflictField: 'key' });
+      if (!refused) throw err;
+      // A secret value is never sent back into the page.
+      const values = { ...form, value: str(form, 'secret') === 'true' ? '' : str(form, 'value') };
+      await render(ctx, project, { configForm: { values, ...refused }, status: refused.status });
+    }
+  });
+
+  router.post('/projects/:id/configurations/:configId/reveal', async (ctx) => {
+    const state = dash(ctx);
+    assertScope(state.principal, 'admin');
+    const project = await load(ctx);
+    const doc = await getConfiguration(configDeps, state.principal.accountId, project._id, ctx.params.configId!);
+    const shown = presentConfiguration(doc, { reveal: true, secretBox });
+    // Rendered in this response only (no-store); a reload shows the masked page again.
+    await render(ctx, project, { revealed: { id: doc._id, value: shown.value ?? '' } });
+  });
+
+  router.get('/projects/:id/configurations/:configId/delete', async (ctx) => {
+    const state = dash(ctx);
+    assertScope(state.principal, 'write');
+    const project = await load(ctx);
+    const doc = await getConfiguration(configDeps, state.principal.accountId, project._id, ctx.params.configId!);
+    sendPage(ctx, config, {
+      title: `Delete ${doc.key}`,
+      active: 'projects',
+      body: confirmBody({
+        crumb: project.name,
+        title: `Delete ${doc.key}?`,
+        message: html`<p>This removes <code>${doc.key}</code> from the <strong>${doc.environment}</strong> environment of ${project.name}.</p>`,
+        action: `/dashboard/projects/${project._id}/configurations/${doc._id}/delete`,
+        button: 'Delete variable',
+        cancelHref: `/dashboard/projects/${project._id}#configuration`,
+        csrf: state.viewer.csrf,
+      }),
+    });
+  });
+
+  router.post('/projects/:id/configurations/:configId/delete', async (ctx) => {
+    const state = dash(ctx);
+    assertScope(state.principal, 'write');
+    const project = await projects.getWritable(state.principal, ctx.params.id!);
+    const doc = await deleteConfiguration(configDeps, serviceContext(state), project._id, ctx.params.configId!);
+    seeOther(ctx, config, `/dashboard/projects/${project._id}#configuration`, { kind: 'success', text: `${doc.key} removed from ${doc.environment}.` });
+  });
+}

@@ -1,0 +1,161 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { assertScope, hasScope } from '../../auth/requireScope.ts';
+import { validationFailed } from '../../errors.ts';
+import { ROLES } from '../../repositories/users.ts';
+import { addUser, deleteUser, getUser, listUsers, updateUser, type UserAdminContext } from '../../services/users.ts';
+import { PASSWORD_MIN_LENGTH } from '../../services/passwords.ts';
+import { dash, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
+import { formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
+import { html } from '../html.ts';
+import { confirmBody, csrfField, dateTime, pagination } from '../layout.ts';
+
+const USERS_PATH = '/dashboard/settings/users';
+const ROLE_OPTIONS = ROLES.map((r) => ({ value: r, label: r }));
+
+/**
+ * Settings > Users: the account's people (anyone may see them, as with GET /v1/users); admins add one
+ * with an initial password, change a role, remove someone. The rules (owners only for owner changes,
+ * never without an owner) are the service's.
+ */
+export function registerUserPages(router: Router, deps: DashboardDeps): void {
+  const { config, sessions } = deps;
+  const { users: userDeps } = deps.services;
+
+  const manage = (ctx: Context): DashboardState => {
+    const state = dash(ctx);
+    assertScope(state.principal, 'admin');
+    return state;
+  };
+  const adminContext = (state: DashboardState): UserAdminContext => ({ ...serviceContext(state), ...(state.principal.role ? { actorRole: state.principal.role } : {}) });
+
+  async function renderList(ctx: Context, form?: FormState, status = 200) {
+    const state = dash(ctx);
+    const page = intParam(ctx.query.page, 1);
+    const { items, total } = await listUsers(userDeps, state.principal.accountId, { page, per_page: 20 });
+    const addState = form ?? { values: { role: 'developer' }, errors: {} };
+    const isAdmin = hasScope(state.principal, 'admin');
+    sendPage(ctx, config, {
+      title: 'Users',
+      active: 'users',
+      status,
+      body: html`<p class="crumb">Settings</p>
+<h1>Users</h1>
+${
+  isAdmin
+    ? html`<section class="panel" aria-labelledby="add-user-title">
+<h2 id="add-user-title">Add a user</h2>
+${formProblem(form, { email: 'Email', name: 'Name', role: 'Role', password: 'Initial password' })}
+<form method="post" action="${USERS_PATH}" novalidate>
+${csrfField(state.viewer.csrf)}
+<div class="form-grid">
+${textField({ form: 'user', name: 'email', label: 'Email', type: 'email', state: addState, required: true, autocomplete: 'off' })}
+${textField({ form: 'user', name: 'name', label: 'Name', state: addState, required: true, maxlength: 100 })}
+${selectField({ form: 'user', name: 'role', label: 'Role', state: addState, options: ROLE_OPTIONS, hint: 'viewer: read · developer: write · admin and owner: everything.' })}
+${textField({ form: 'user', name: 'password', label: 'Initial password', type: 'password', state: addState, required: true, autocomplete: 'new-password', hint: `At least ${PASSWORD_MIN_LENGTH} characters. Give it to them in person; they can change it under Account.` })}
+</div>
+<div class="form-actions"><button type="submit">Add user</button></div>
+</form>
+</section>`
+    : html`<p class="muted">Only admins and owners can add, change or remove users.</p>`
+}
+<section class="panel" aria-labelledby="users-title">
+<h2 id="users-title">People in this account</h2>
+<div class="table-wrap"><table class="list stack">
+<thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Last sign-in</th>${isAdmin ? html`<th scope="col">Actions</th>` : ''}</tr></thead>
+<tbody>
+${items.map(
+  (u) => html`<tr>
+<td data-label="Name">${u.name}${u._id === state.user._id ? html` <span class="muted">(you)</span>` : ''}</td>
+<td data-label="Email">${u.email}</td>
+<td data-label="Role">${
+    isAdmin
+      ? html`<form method="post" action="${USERS_PATH}/${u._id}/role" class="inline">
+${csrfField(state.viewer.csrf)}
+<label for="role-${u._id}" class="visually-hidden">Role of ${u.email}</label>
+<select id="role-${u._id}" name="role">${ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select>
+<button type="submit" class="secondary small" aria-label="Change role of ${u.email}">Change</button>
+</form>`
+      : u.role
+  }</td>
+<td data-label="Last sign-in">${dateTime(u.last_login_at)}</td>
+${isAdmin ? html`<td data-label="Actions"><a href="${USERS_PATH}/${u._id}/remove" aria-label="Remove ${u.email}…">Remove…</a></td>` : ''}
+</tr>`,
+)}
+</tbody></table></div>
+${pagination(page, 20, total, (n) => `${USERS_PATH}?page=${n}`)}
+</section>`,
+    });
+  }
+
+  router.get('/settings/users', async (ctx) => {
+    assertScope(dash(ctx).principal, 'read');
+    await renderList(ctx);
+  });
+
+  router.post('/settings/users', async (ctx) => {
+    const state = manage(ctx);
+    const form = state.form;
+    try {
+      // The dashboard always sets an initial password (it has no page for setup links yet).
+      if (!str(form, 'password')) throw validationFailed([{ field: 'password', message: 'enter an initial password' }]);
+      const { user } = await addUser(userDeps, adminContext(state), {
+        email: str(form, 'email'),
+        name: str(form, 'name'),
+        role: str(form, 'role') as (typeof ROLES)[number],
+        password: str(form, 'password'),
+      });
+      seeOther(ctx, config, USERS_PATH, { kind: 'success', text: `${user.email} added as ${user.role}.` });
+    } catch (err) {
+      const refused = refusal(err, { fields: ['email', 'name', 'role', 'password'], conflictField: 'email' });
+      if (!refused) throw err;
+      await renderList(ctx, { values: { ...form, password: '' }, ...refused }, refused.status);
+    }
+  });
+
+  router.post('/settings/users/:id/role', async (ctx) => {
+    const state = manage(ctx);
+    try {
+      const user = await updateUser(userDeps, adminContext(state), ctx.params.id!, { role: str(state.form, 'role') as (typeof ROLES)[number] });
+      // The new role applies to their next request on this instance (other instances: within 30 s).
+      sessions.forgetUser(user._id);
+      seeOther(ctx, config, USERS_PATH, { kind: 'success', text: `${user.email} is now ${user.role}.` });
+    } catch (err) {
+      const refused = refusal(err, { fields: [] });
+      if (!refused) throw err;
+      seeOther(ctx, config, USERS_PATH, { kind: 'error', text: refused.message ?? 'The role could not be changed.' });
+    }
+  });
+
+  router.get('/settings/users/:id/remove', async (ctx) => {
+    const state = manage(ctx);
+    const user = await getUser(userDeps, state.principal.accountId, ctx.params.id!);
+    sendPage(ctx, config, {
+      title: `Remove ${user.email}`,
+      active: 'users',
+      body: confirmBody({
+        crumb: 'Settings › Users',
+        title: `Remove ${user.email}?`,
+        message: html`<p>${user.name} loses access at once: their dashboard sessions end and the tokens of apps acting for them stop working.</p>`,
+        action: `${USERS_PATH}/${user._id}/remove`,
+        button: 'Remove user',
+        cancelHref: USERS_PATH,
+        csrf: state.viewer.csrf,
+      }),
+    });
+  });
+
+  router.post('/settings/users/:id/remove', async (ctx) => {
+    const state = manage(ctx);
+    try {
+      // Also ends their grants, tokens and dashboard sessions (revokeUserAccess), on this instance at once.
+      const { user } = await deleteUser(userDeps, adminContext(state), ctx.params.id!);
+      if (user._id === state.user._id) return seeOther(ctx, config, '/dashboard/signed-out');
+      seeOther(ctx, config, USERS_PATH, { kind: 'success', text: `${user.email} removed.` });
+    } catch (err) {
+      const refused = refusal(err, { fields: [] });
+      if (!refused) throw err;
+      seeOther(ctx, config, USERS_PATH, { kind: 'error', text: refused.message ?? 'The user could not be removed.' });
+    }
+  });
+}
