@@ -12,9 +12,12 @@ export type ApiRateLimiter = (ctx: Context, bucket: string) => Promise<void>;
 interface Bucket {
   /** Start of the window this state belongs to. */
   window: number;
-  /** The shared count as MongoDB last reported it (this instance's flushed hits included). */
-  known: number;
-  /** Hits admitted here and not yet added in MongoDB. */
+  /** The shared count MongoDB reported last, and how much this instance had sent by then. */
+  ackCount: number;
+  ackSent: number;
+  /** Hits this instance has sent to MongoDB in this window (acknowledged or in flight). */
+  sent: number;
+  /** Hits admitted here and not sent yet. */
   pending: number;
   synced: boolean;
   flushing: boolean;
@@ -38,18 +41,33 @@ export function createApiRateLimiter(repo: RateLimitRepository, limitPerHour: nu
   const margin = Math.max(50, Math.ceil(limitPerHour / 20));
   const buckets = new Map<string, Bucket>();
 
+  /** Adds `weight` hits to the shared counter; returns the count after them. */
+  const send = async (key: string, bucket: Bucket, weight: number): Promise<number> => {
+    const sentBefore = bucket.sent;
+    bucket.sent += weight;
+    let count: number;
+    try {
+      count = (await repo.hit(`api:${key}`, limitPerHour, WINDOW_SECONDS, bucket.window, weight)).count;
+    } catch (err) {
+      bucket.sent -= weight;
+      bucket.synced = false;
+      throw err;
+    }
+    // Batches of one counter are applied in the order they were sent; keep the newest answer.
+    if (sentBefore + weight >= bucket.ackSent) {
+      bucket.ackCount = count;
+      bucket.ackSent = sentBefore + weight;
+    }
+    return count;
+  };
+
   const flush = async (key: string, bucket: Bucket) => {
     bucket.flushing = false;
-    if (bucket.pending === 0 || buckets.get(key) !== bucket) return;
+    if (bucket.pending === 0) return;
     const weight = bucket.pending;
     bucket.pending = 0;
-    try {
-      bucket.known = (await repo.hit(`api:${key}`, limitPerHour, WINDOW_SECONDS, bucket.window, weight)).count;
-    } catch {
-      // Not counted this time: keep the tally for the next flush, and count the next request exactly.
-      bucket.pending += weight;
-      bucket.synced = false;
-    }
+    // Not counted this time: the tally waits for the next flush, and the next request is counted exactly.
+    await send(key, bucket, weight).catch(() => (bucket.pending += weight));
   };
 
   return async (ctx, key) => {
@@ -57,27 +75,27 @@ export function createApiRateLimiter(repo: RateLimitRepository, limitPerHour: nu
     const window = Math.floor(now / windowMs) * windowMs;
     let bucket = buckets.get(key);
     if (!bucket || bucket.window !== window) {
-      bucket = { window, known: 0, pending: 0, synced: false, flushing: false };
+      bucket = { window, ackCount: 0, ackSent: 0, sent: 0, pending: 0, synced: false, flushing: false };
       buckets.set(key, bucket);
       // Forget finished windows of idle credentials.
       if (buckets.size > 10_000) for (const [k, b] of buckets) if (b.window !== window) buckets.delete(k);
     }
 
+    const estimate = bucket.ackCount + (bucket.sent - bucket.ackSent) + bucket.pending + 1;
     let count: number;
-    if (!bucket.synced || bucket.known + bucket.pending + 1 > limitPerHour - margin) {
+    if (!bucket.synced || estimate > limitPerHour - margin) {
       const weight = bucket.pending + 1;
       bucket.pending = 0;
       try {
-        count = (await repo.hit(`api:${key}`, limitPerHour, WINDOW_SECONDS, now, weight)).count;
+        count = await send(key, bucket, weight);
       } catch (err) {
         bucket.pending += weight - 1;
         throw err;
       }
-      bucket.known = count;
       bucket.synced = true;
     } else {
       bucket.pending++;
-      count = bucket.known + bucket.pending;
+      count = estimate;
       if (!bucket.flushing) {
         bucket.flushing = true;
         const current = bucket;
