@@ -11,6 +11,8 @@ import { TtlCache } from './ttlCache.ts';
 
 /** Clock skew tolerated on `exp`/`iat`/`nbf`. */
 const CLOCK_TOLERANCE_SECONDS = 5;
+/** Verified tokens remembered per instance; the oldest are dropped first. */
+const VERIFIED_CACHE_MAX = 10_000;
 
 interface AccessTokenClaims extends JWTPayload {
   client_id?: unknown;
@@ -37,6 +39,29 @@ export interface AccessTokenDeps {
  */
 export function createAccessTokenAuthenticator({ config, keys, repos, revokedGrants }: AccessTokenDeps): Authenticator {
   const jwks = createLocalJWKSet(publicJwks(keys));
+  // A token's claims never change once its signature checks out, so the RS256 verification is done once
+  // per token, not once per request. Expiry is checked on every use, and revocation, the user and the
+  // client are checked after this step as for a freshly verified token.
+  const verified = new Map<string, AccessTokenClaims>();
+  const verify = async (token: string): Promise<AccessTokenClaims> => {
+    const known = verified.get(token);
+    if (known) {
+      if ((known.exp as number) + CLOCK_TOLERANCE_SECONDS > Date.now() / 1000) return known;
+      verified.delete(token);
+      throw invalidToken('The access token has expired.');
+    }
+    const { payload } = await jwtVerify<AccessTokenClaims>(token, jwks, {
+      issuer: config.issuer,
+      audience: config.apiAudience,
+      typ: 'at+jwt',
+      algorithms: ['RS256'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      requiredClaims: ['exp', 'iat', 'client_id', 'acct'],
+    });
+    if (verified.size >= VERIFIED_CACHE_MAX) verified.delete(verified.keys().next().value!);
+    verified.set(token, payload);
+    return payload;
+  };
   const ttlMs = config.principalCacheSeconds * 1000;
   const users = new TtlCache<{ account_id: string; role: Role } | null>(ttlMs);
   const clients = new TtlCache<{ account_id: string } | null>(ttlMs);
@@ -55,14 +80,7 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
     async authenticate(token) {
       let claims: AccessTokenClaims;
       try {
-        ({ payload: claims } = await jwtVerify<AccessTokenClaims>(token, jwks, {
-          issuer: config.issuer,
-          audience: config.apiAudience,
-          typ: 'at+jwt',
-          algorithms: ['RS256'],
-          clockTolerance: CLOCK_TOLERANCE_SECONDS,
-          requiredClaims: ['exp', 'iat', 'client_id', 'acct'],
-        }));
+        claims = await verify(token);
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) throw invalidToken('The access token has expired.');
         if (err instanceof joseErrors.JOSEError) throw invalidToken();

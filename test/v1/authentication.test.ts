@@ -110,6 +110,17 @@ describe('credentials that are refused', () => {
     expect((await api.get('/v1/projects', { token: await tokens.forge({ ...claims, exp: now - 2 }) })).status).toBe(200);
     expect((await api.get('/v1/projects', { token: await tokens.forge({ ...claims, exp: now - 30 }) })).status).toBe(401);
   });
+
+  it('a token accepted before is refused once it expires (verified signatures are remembered, expiry is checked every time)', async () => {
+    const claims = tokens.userClaims(owner, clientId);
+    const exp = Math.floor(Date.now() / 1000) - 4; // inside the 5 s skew allowance for about a second
+    const token = await tokens.forge({ ...claims, exp });
+    expect((await api.get('/v1/projects', { token })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, Math.max(0, (exp + 5) * 1000 - Date.now()) + 1100));
+    const res = await api.get('/v1/projects', { token });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_token');
+  });
 });
 
 describe('revocation and live user state', () => {
