@@ -117,20 +117,28 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     },
     // Every access token names the tenant it acts for: the user's account, or for client_credentials the
     // account that registered the client.
-    async extraTokenClaims(_ctx, token) {
+    // The user and the client were loaded moments ago by this same request (findAccount, client
+    // authentication); their tenant is taken from there, and read from the database only otherwise.
+    async extraTokenClaims(ctx, token) {
       if (token.kind !== 'AccessToken' && token.kind !== 'ClientCredentials') return undefined;
       const accountId = (token as { accountId?: string }).accountId;
       if (accountId) {
+        const grantId = (token as { grantId?: string }).grantId;
+        const loaded = ctx?.oidc?.account as { accountId?: string; tenant?: string } | undefined;
+        if (loaded?.accountId === accountId && loaded.tenant) return { acct: loaded.tenant, gid: grantId };
         const user = await repos.users.findById(accountId);
-        return user ? { acct: user.account_id, gid: (token as { grantId?: string }).grantId } : undefined;
+        return user ? { acct: user.account_id, gid: grantId } : undefined;
       }
+      const loadedClient = ctx?.oidc?.client;
+      const tenant = loadedClient && loadedClient.clientId === token.clientId ? (loadedClient.metadata() as { account_id?: unknown }).account_id : undefined;
+      if (typeof tenant === 'string') return { acct: tenant };
       const client = await repos.oauthClients.findById(token.clientId!);
       return client ? { acct: client.account_id } : undefined;
     },
     findAccount: async (_ctx, sub) => {
       const user = await repos.users.findById(sub);
       if (!user) return undefined;
-      return { accountId: user._id, claims: () => ({ sub: user._id, email: user.email, name: user.name }) };
+      return { accountId: user._id, tenant: user.account_id, claims: () => ({ sub: user._id, email: user.email, name: user.name }) };
     },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // A refresh token outlives the browser session that created it; it ends when revoked, reused or expired.
