@@ -26,8 +26,8 @@ export class EmbeddedDatabaseUnavailable extends Error {
   }
 }
 
-export function ferretdbBinaryPath(rootDir: string, version: string): string {
-  return path.join(rootDir, '.tools', 'bin', `ferretdb-${version}`);
+export function ferretdbBinaryPath(toolsDir: string, version: string): string {
+  return path.join(toolsDir, 'bin', `ferretdb-${version}`);
 }
 
 async function hasGo(): Promise<boolean> {
@@ -39,9 +39,12 @@ async function hasGo(): Promise<boolean> {
   }
 }
 
-/** Returns the path of the FerretDB binary, building it first if it is not cached. */
-export async function ensureFerretdbBinary(rootDir: string, version: string, logger?: Logger): Promise<string> {
-  const binary = ferretdbBinaryPath(rootDir, version);
+/**
+ * Returns the path of the FerretDB binary, building it first if it is not cached in `toolsDir`
+ * (default `<rootDir>/.tools`). The pinned module (tools/ferretdb) is read from `rootDir`.
+ */
+export async function ensureFerretdbBinary(rootDir: string, version: string, logger?: Logger, toolsDir = path.join(rootDir, '.tools')): Promise<string> {
+  const binary = ferretdbBinaryPath(toolsDir, version);
   if (existsSync(binary)) return binary;
   if (!(await hasGo())) throw new EmbeddedDatabaseUnavailable('No MONGODB_URI is set and `go` is not on PATH.');
 
@@ -60,7 +63,7 @@ export async function ensureFerretdbBinary(rootDir: string, version: string, log
   if (!downloaded.Dir || downloaded.Version !== version) {
     throw new Error(`could not download FerretDB ${version}: ${downloaded.Error ?? `got ${downloaded.Version}`}`);
   }
-  const srcDir = path.join(rootDir, '.tools', 'src', `ferretdb-${version}`);
+  const srcDir = path.join(toolsDir, 'src', `ferretdb-${version}`);
   await rm(srcDir, { recursive: true, force: true });
   await mkdir(path.dirname(srcDir), { recursive: true });
   await cp(downloaded.Dir, srcDir, { recursive: true });

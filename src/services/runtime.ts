@@ -48,7 +48,7 @@ async function resolveDatabase(config: Config, logger: Logger): Promise<{ uri: s
     const port = Number((await readFile(endpointFile, 'utf8')).trim());
     if (Number.isInteger(port) && (await reachable(port))) return { uri: `mongodb://127.0.0.1:${port}/` };
   }
-  const binary = await ensureFerretdbBinary(config.rootDir, config.ferretdbVersion, logger);
+  const binary = await ensureFerretdbBinary(config.rootDir, config.ferretdbVersion, logger, config.toolsDir);
   const embedded = await startFerretdb({ binary, dataDir: path.join(config.dataDir, 'ferretdb'), logger });
   await writeFile(endpointFile, String(embedded.port));
   logger.info({ port: embedded.port, data_dir: config.dataDir }, 'embedded database started');
