@@ -27,6 +27,12 @@ export function createSystemRouter({ config, db, metrics, isShuttingDown }: { co
     ctx.body = await metrics.registry.metrics();
   });
 
+  // Browsers ask for it on every page; there is none, and an error would only be noise.
+  router.get('/favicon.ico', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.status = 204;
+  });
+
   router.get('/assets/slipway.css', (ctx) => {
     ctx.type = 'text/css';
     ctx.set('Cache-Control', 'public, max-age=3600');
