@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from '../../src/auth/apiKeyAuthenticator.ts';
-import type { AppError } from '../../src/errors.ts';
 import { API_KEY_LENGTH, apiKeyChecksum, generateApiKey, hashApiKey, looksLikeApiKey } from '../../src/lib/apiKeyFormat.ts';
 import { newId } from '../../src/lib/ids.ts';
 import {
@@ -15,9 +14,10 @@ import {
   type ApiKeyDeps,
 } from '../../src/services/apiKeys.ts';
 import { listEvents, type ServiceContext } from '../../src/services/events.ts';
-import { dumpDatabase, openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { dumpDatabase } from '../support/database.ts';
+import { rejection, useTestDatabase } from '../support/fixtures.ts';
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let deps: ApiKeyDeps;
 const ctx: ServiceContext = { accountId: newId('acct'), actor: { type: 'user', id: newId('usr') } };
 const project = newId('proj');
@@ -30,23 +30,12 @@ function instance(clock = { offset: 0 }) {
   return a;
 }
 
-beforeAll(async () => {
-  t = await openTestDatabase();
+beforeAll(() => {
   deps = t.repos;
 });
-afterAll(async () => {
+afterAll(() => {
   for (const a of authenticators) a.close();
-  await t?.close();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as AppError;
-  }
-  throw new Error('expected a rejection');
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

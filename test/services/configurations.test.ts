@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppError } from '../../src/errors.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.ts';
 import {
   createConfiguration,
@@ -14,9 +13,9 @@ import {
 } from '../../src/services/configurations.ts';
 import { listEvents, type ServiceContext } from '../../src/services/events.ts';
 import { createSecretBox, type DataKeys } from '../../src/services/secretBox.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { rejection, useTestDatabase } from '../support/fixtures.ts';
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let deps: ConfigurationDeps;
 const keys: DataKeys = { current: 'dk_one', keys: { dk_one: randomBytes(32).toString('base64url') } };
 const ctx: ServiceContext = { accountId: newId('acct'), actor: { type: 'user', id: newId('usr') } };
@@ -25,22 +24,9 @@ const page = { page: 1, per_page: 20 };
 /** A record whose ciphertext was copied from another one: it can no longer be opened. */
 let tamperedId = '';
 
-beforeAll(async () => {
-  t = await openTestDatabase();
+beforeAll(() => {
   deps = { ...t.repos, secretBox: createSecretBox(keys) };
 });
-afterAll(async () => {
-  await t?.close();
-});
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as AppError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('configurations', () => {
   it('stores plain values as given and secret values only encrypted', async () => {

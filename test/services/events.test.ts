@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AppError } from '../../src/errors.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { actorOf, listEvents, presentEvent, recordEvent } from '../../src/services/events.ts';
-import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { useTestDatabase } from '../support/fixtures.ts';
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await openTestDatabase();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = useTestDatabase();
 
 describe('events (audit log)', () => {
   it('pages newest first, filters by type and project, and keeps accounts apart', async () => {

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { Db } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../../bench/lib/authorize.ts';
-import type { AppError } from '../../src/errors.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createAdapterClass } from '../../src/oauth/adapter.ts';
 import { listEvents, type ServiceContext } from '../../src/services/events.ts';
@@ -18,32 +17,19 @@ import {
   type RegisterClientInput,
 } from '../../src/services/oauthClients.ts';
 import { dumpDatabase } from '../support/database.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { rejection, useTestServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
 
-let server: TestServer;
+const server = useTestServer();
+const tokens = new Tokens(server);
 let db: Db;
 let repos: TestServer['repos'];
-let tokens: Tokens;
 
-beforeAll(async () => {
-  server = await startTestServer();
+beforeAll(() => {
   db = server.running.runtime.database.db;
   repos = server.repos;
-  tokens = new Tokens(server);
 });
-afterAll(async () => {
-  await server?.stop();
-});
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as AppError;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function ownerContext(): Promise<ServiceContext & { userId: string }> {
   const owner = await tokens.user('owner');

@@ -1,37 +1,29 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { loadOrCreateKeys } from '../../src/keys/keystore.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { createRepositories, migrate, type Repositories } from '../../src/repositories/index.ts';
+import type { Repositories } from '../../src/repositories/index.ts';
 import { createConfiguration, getConfiguration, presentConfiguration } from '../../src/services/configurations.ts';
 import { createSecretBox, readDataKeysSync } from '../../src/services/secretBox.ts';
+import { useTestDatabase } from '../support/fixtures.ts';
 import { runNode } from '../support/processes.ts';
 
-let client: MongoClient;
-let dbName: string;
+const t = useTestDatabase();
 let keysDir: string;
 let repos: Repositories;
 
 beforeAll(async () => {
-  client = await MongoClient.connect(inject('mongodbUri'));
-  dbName = `t_${randomBytes(6).toString('hex')}`;
-  const db = client.db(dbName);
-  repos = createRepositories(db);
-  await migrate(db, repos);
+  repos = t.repos;
   keysDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-test-keys-'));
 });
 afterAll(async () => {
-  await client?.db(dbName).dropDatabase();
-  await client?.close();
   if (keysDir) await rm(keysDir, { recursive: true, force: true });
 });
 
-const cli = (...args: string[]) => runNode(['bin/slipway.js', ...args], { MONGODB_URI: inject('mongodbUri'), MONGODB_DB: dbName, KEYS_DIR: keysDir, LOG_LEVEL: 'warn' });
+const cli = (...args: string[]) => runNode(['bin/slipway.js', ...args], { MONGODB_URI: inject('mongodbUri'), MONGODB_DB: t.db.databaseName, KEYS_DIR: keysDir, LOG_LEVEL: 'warn' });
 
 describe('slipway configs reencrypt', () => {
   it('moves every secret to the data key made by keys rotate-data', async () => {

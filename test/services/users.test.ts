@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { Db } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../../bench/lib/authorize.ts';
 import type { AppError } from '../../src/errors.ts';
 import { newId } from '../../src/lib/ids.ts';
@@ -23,30 +23,18 @@ import {
 } from '../../src/services/users.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { makeUser, TEST_PASSWORD } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { rejection, useTestServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
 
-let server: TestServer;
+const server = useTestServer();
 let db: Db;
 let repos: TestServer['repos'];
 
-beforeAll(async () => {
-  server = await startTestServer();
+beforeAll(() => {
   db = server.running.runtime.database.db;
   repos = server.repos;
 });
-afterAll(async () => {
-  await server?.stop();
-});
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as AppError;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** A fresh account with an owner, acting as that owner. */
 async function account(): Promise<{ owner: Awaited<ReturnType<typeof makeUser>>; ctx: UserAdminContext }> {
