@@ -12,6 +12,7 @@ import type { Logger } from './logger.ts';
 import { createDashboardAssetsRouter } from './dashboard/assets.ts';
 import { createDashboardAuthRouter } from './dashboard/auth.ts';
 import { createDashboard } from './dashboard/index.ts';
+import { createSetupPages } from './dashboard/setup.ts';
 import { createInteractionRouter } from './oauth/interactions.ts';
 import type { Repositories } from './repositories/index.ts';
 import type { SessionService } from './services/sessions.ts';
@@ -63,6 +64,8 @@ export function createApp(deps: AppDeps): Koa {
   // The JSON API is built here so the dashboard's pages use its very services (same rules as /v1).
   const v1 = createV1Api({ config, repos: deps.repos, keys: deps.keys, sessions: deps.sessions });
   app.use(createDashboardAssetsRouter().routes());
+  // Setup links are opened by people without a session, so this page sits before the dashboard's.
+  app.use(createSetupPages({ config, services: v1.services, sessions: deps.sessions, logger }));
   app.use(createDashboard({ config, repos: deps.repos, services: v1.services, sessions: deps.sessions, logger }));
 
   // RFC 8414 §3: the metadata of issuer {base}/oauth also answers at the path-inserted well-known URL.

@@ -87,6 +87,8 @@ dl.props dd{margin:0;min-width:0}
 .pager{display:flex;gap:.5rem 1rem;align-items:center;justify-content:space-between;flex-wrap:wrap;margin:.75rem 0 0}
 .list-count{margin:.75rem 0 0;font-size:.9rem}
 .confirm{max-width:40rem}
+.narrow{max-width:34rem}
+.add-user:has(input[name=credential][value=link]:checked) .password-only{display:none}
 @media (max-width:640px){
 .content{padding:.75rem .75rem 2rem}
 .panel{padding:.75rem}

@@ -100,7 +100,7 @@ const after = (id: string, hint: string | undefined, error: string | undefined) 
   html`${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ''}${error ? html`<p class="field-error" id="${id}-error">${error}</p>` : ''}`;
 
 export function textField(
-  f: FieldBase & { type?: string; value?: string; required?: boolean; autocomplete?: string; maxlength?: number; placeholder?: string; inputmode?: string },
+  f: FieldBase & { type?: string; value?: string; required?: boolean; autocomplete?: string; minlength?: number; maxlength?: number; placeholder?: string; inputmode?: string },
 ): Html {
   const { id, error, described } = ids(f);
   const v = f.value ?? value(f.state, f.name);
@@ -108,7 +108,7 @@ export function textField(
 <label for="${id}">${f.label}</label>
 <input id="${id}" name="${f.name}" type="${f.type ?? 'text'}"${f.type === 'password' ? '' : html` value="${v}"`}${f.required ? html` required` : ''}${
     f.autocomplete ? html` autocomplete="${f.autocomplete}"` : ''
-  }${f.maxlength ? html` maxlength="${f.maxlength}"` : ''}${f.placeholder ? html` placeholder="${f.placeholder}"` : ''}${aria(described, error)}>
+  }${f.minlength ? html` minlength="${f.minlength}"` : ''}${f.maxlength ? html` maxlength="${f.maxlength}"` : ''}${f.placeholder ? html` placeholder="${f.placeholder}"` : ''}${aria(described, error)}>
 ${after(id, f.hint, error)}</div>`;
 }
 

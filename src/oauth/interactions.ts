@@ -7,6 +7,7 @@ import { errors } from 'oidc-provider';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { verifyAgainstDummy, verifyPassword } from '../services/passwords.ts';
+import { takeLoginNotice } from './loginNotice.ts';
 import { renderConsent, renderLogin, renderMessage } from './views.ts';
 
 const LOGIN_PER_EMAIL_PER_MINUTE = 10;
@@ -80,8 +81,13 @@ export function createInteractionRouter({ provider, repos, logger }: { provider:
     const client = await clientName(interaction.params.client_id as string);
     ctx.set('Cache-Control', 'no-store');
     if (interaction.prompt.name === 'login') {
+      const notice = takeLoginNotice(ctx);
       ctx.type = 'html';
-      ctx.body = renderLogin({ action: `/oauth/interaction/${interaction.uid}/login`, clientName: client.name });
+      ctx.body = renderLogin({
+        action: `/oauth/interaction/${interaction.uid}/login`,
+        clientName: client.name,
+        ...(notice ? { notice: notice.text, ...(notice.email ? { email: notice.email } : {}) } : {}),
+      });
       return;
     }
     if (client.firstParty) return await grantConsent(ctx, interaction);

@@ -32,19 +32,24 @@ export interface LoginView {
   clientName: string;
   email?: string;
   error?: string;
+  /** A message from the step before (e.g. "Your password is set — sign in."). */
+  notice?: string;
 }
 
-export function renderLogin({ action, clientName, email, error }: LoginView): string {
+export function renderLogin({ action, clientName, email, error, notice }: LoginView): string {
+  // With the email already filled in (after setting a password), the cursor starts in the password.
+  const focusPassword = Boolean(email) && !error;
   return layout(
     'Sign in',
     `<h1>Sign in</h1>
 <p>to continue to <strong>${escape(clientName)}</strong></p>
+${notice && !error ? `<p class="notice" role="status">${escape(notice)}</p>` : ''}
 ${error ? `<p class="error" role="alert" id="login-error">${escape(error)}</p>` : ''}
 <form method="post" action="${escape(action)}" novalidate>
   <label for="email">Email</label>
-  <input id="email" name="email" type="email" autocomplete="username" required autofocus value="${escape(email)}"${error ? ' aria-describedby="login-error" aria-invalid="true"' : ''}>
+  <input id="email" name="email" type="email" autocomplete="username" required${focusPassword ? '' : ' autofocus'} value="${escape(email)}"${error ? ' aria-describedby="login-error" aria-invalid="true"' : ''}>
   <label for="password">Password</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required${error ? ' aria-describedby="login-error" aria-invalid="true"' : ''}>
+  <input id="password" name="password" type="password" autocomplete="current-password" required${focusPassword ? ' autofocus' : ''}${error ? ' aria-describedby="login-error" aria-invalid="true"' : ''}>
   <button type="submit">Sign in</button>
 </form>`,
   );
@@ -107,7 +112,7 @@ export const STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#f5f6
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}input{width:100%;padding:.6rem;font:inherit;border:1px solid var(--border);border-radius:.4rem;background:transparent;color:inherit}
 button{margin-top:1rem;padding:.6rem 1.2rem;font:inherit;font-weight:600;border:0;border-radius:.4rem;background:var(--accent);color:#fff;cursor:pointer}
 button.secondary{background:transparent;color:var(--fg);border:1px solid var(--border)}
-:focus-visible{outline:3px solid var(--accent);outline-offset:2px}.error{color:var(--err);font-weight:600}.muted{color:var(--muted)}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}.error{color:var(--err);font-weight:600}.notice{padding:.5rem .75rem;border:1px solid var(--border);border-left:4px solid #1a7f37;border-radius:.4rem}.muted{color:var(--muted)}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap}.scopes{padding-left:1.2rem}code{font-size:.95em}
 @media (max-width:480px){.card{margin:0;border-radius:0;border-width:0 0 1px}}
 `;

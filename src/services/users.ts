@@ -167,6 +167,9 @@ export async function getUser(deps: Pick<UserAdminDeps, 'users'>, accountId: str
   return user;
 }
 
+/** The link a setup token is handed out as (the page is src/dashboard/setup.ts). */
+export const setupLinkUrl = (publicUrl: string, token: string) => `${publicUrl}/dashboard/setup?token=${encodeURIComponent(token)}`;
+
 export interface IssuedSetupToken {
   /** Shown once; the link the route builds from it is the only copy. */
   token: string;
@@ -208,12 +211,33 @@ export async function addUser(
   return { user, setup };
 }
 
+const isSetupTokenShape = (token: unknown): token is string =>
+  typeof token === 'string' && token.startsWith(SETUP_TOKEN_PREFIX) && token.length <= 200;
+
+/**
+ * The user a setup token is for and when it expires, while the token is unused and unexpired (and the
+ * user still exists); null for anything else, malformed input included. Reads only: the token stays
+ * usable.
+ */
+export async function findSetupTokenUser(
+  deps: Pick<UserAdminDeps, 'users' | 'userSetupTokens'>,
+  token: unknown,
+): Promise<{ user: UserDoc; expiresAt: Date } | null> {
+  if (!isSetupTokenShape(token)) return null;
+  const found = await deps.userSetupTokens.findValid(hashToken(token));
+  const user = found ? await deps.users.findById(found.user_id) : null;
+  return found && user ? { user, expiresAt: found.expires_at } : null;
+}
+
+/** How long a claim outlives its token: a request that read the token just before expiry cannot claim it again. */
+const SETUP_CLAIM_MARGIN_MS = 3600 * 1000;
+
 /** Consumes a setup token and sets the password. Invalid, used or expired → 400 `invalid_request`. */
 export async function completeUserSetup(deps: UserAdminDeps, token: string, input: { password: string }): Promise<UserDoc> {
   const parsed = SetPasswordInput.safeParse(input);
   if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
   const invalid = () => invalidRequest('This setup link is invalid, already used or expired.');
-  if (typeof token !== 'string' || !token.startsWith(SETUP_TOKEN_PREFIX) || token.length > 200) throw invalid();
+  if (!isSetupTokenShape(token)) throw invalid();
   const hash = hashToken(token);
   // Checked before the slow hash so a bad link costs nothing.
   const found = await deps.userSetupTokens.findValid(hash);
@@ -221,8 +245,11 @@ export async function completeUserSetup(deps: UserAdminDeps, token: string, inpu
   const passwordHash = await hashPassword(parsed.data.password);
   // Single use: of concurrent requests with the same token exactly one takes this never-released
   // lease (an insert of a unique id, atomic on every server; findOneAndDelete is not, on FerretDB).
-  const claimed = await deps.locks.tryAcquire(`setup-token:${hash}`, Math.max(1, found.expires_at.getTime() - Date.now()));
-  if (!claimed) throw invalid();
+  // The lease outlives the token by a margin, and the token is read again once claimed: a request that
+  // read it before expiry (or before the winner deleted it) and claims only after the lease ended
+  // finds it expired or gone.
+  const claimed = await deps.locks.tryAcquire(`setup-token:${hash}`, Math.max(0, found.expires_at.getTime() - Date.now()) + SETUP_CLAIM_MARGIN_MS);
+  if (!claimed || !(await deps.userSetupTokens.findValid(hash))) throw invalid();
   await deps.userSetupTokens.deleteByHash(hash);
   if (!(await deps.users.setPasswordHash(found.user_id, passwordHash))) throw invalid();
   const user = (await deps.users.findById(found.user_id))!;

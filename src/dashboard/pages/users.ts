@@ -2,24 +2,31 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { assertScope, hasScope } from '../../auth/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
-import { ROLES } from '../../repositories/users.ts';
-import { addUser, deleteUser, getUser, listUsers, updateUser, type UserAdminContext } from '../../services/users.ts';
+import { ROLES, type UserDoc } from '../../repositories/users.ts';
+import { addUser, deleteUser, getUser, listUsers, setupLinkUrl, updateUser, type IssuedSetupToken, type UserAdminContext } from '../../services/users.ts';
 import { PASSWORD_MIN_LENGTH } from '../../services/passwords.ts';
-import { dash, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
-import { formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
+import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
+import { choiceGroup, formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
 import { html } from '../html.ts';
-import { confirmBody, csrfField, dateTime, pagination } from '../layout.ts';
+import { confirmBody, csrfField, dateTime, pagination, secretReveal } from '../layout.ts';
 
 const USERS_PATH = '/dashboard/settings/users';
 const ROLE_OPTIONS = ROLES.map((r) => ({ value: r, label: r }));
+const CREDENTIAL_OPTIONS = [
+  { value: 'password', label: 'Set their password now' },
+  { value: 'link', label: 'Send them a setup link' },
+] as const;
+const IF_LINK_LOST = 'if it is lost, remove the user and add them again.';
+const ALREADY_SUBMITTED = `That form was already submitted. A setup link is shown only once; ${IF_LINK_LOST}`;
 
 /**
  * Settings > Users: the account's people (anyone may see them, as with GET /v1/users); admins add one
- * with an initial password, change a role, remove someone. The rules (owners only for owner changes,
- * never without an owner) are the service's.
+ * (with an initial password, or a one-time setup link shown once in the POST response, as new API keys
+ * are), change a role, remove someone. The rules (owners only for owner changes, never without an
+ * owner) are the service's.
  */
 export function registerUserPages(router: Router, deps: DashboardDeps): void {
-  const { config, sessions } = deps;
+  const { config, sessions, repos } = deps;
   const { users: userDeps } = deps.services;
 
   const manage = (ctx: Context): DashboardState => {
@@ -33,7 +40,7 @@ export function registerUserPages(router: Router, deps: DashboardDeps): void {
     const state = dash(ctx);
     const page = intParam(ctx.query.page, 1);
     const { items, total } = await listUsers(userDeps, state.principal.accountId, { page, per_page: 20 });
-    const addState = form ?? { values: { role: 'developer' }, errors: {} };
+    const addState = form ?? { values: { role: 'developer', credential: 'password' }, errors: {} };
     const isAdmin = hasScope(state.principal, 'admin');
     sendPage(ctx, config, {
       title: 'Users',
@@ -45,15 +52,27 @@ ${
   isAdmin
     ? html`<section class="panel" aria-labelledby="add-user-title">
 <h2 id="add-user-title">Add a user</h2>
-${formProblem(form, { email: 'Email', name: 'Name', role: 'Role', password: 'Initial password' })}
-<form method="post" action="${USERS_PATH}" novalidate>
+${formProblem(form, { email: 'Email', name: 'Name', role: 'Role', credential: 'How they sign in', password: 'Initial password' })}
+<form method="post" action="${USERS_PATH}" class="add-user" novalidate>
 ${csrfField(state.viewer.csrf)}
+<input type="hidden" name="_once" value="${newOnce()}">
 <div class="form-grid">
 ${textField({ form: 'user', name: 'email', label: 'Email', type: 'email', state: addState, required: true, autocomplete: 'off' })}
 ${textField({ form: 'user', name: 'name', label: 'Name', state: addState, required: true, maxlength: 100 })}
 ${selectField({ form: 'user', name: 'role', label: 'Role', state: addState, options: ROLE_OPTIONS, hint: 'viewer: read · developer: write · admin and owner: everything.' })}
-${textField({ form: 'user', name: 'password', label: 'Initial password', type: 'password', state: addState, required: true, autocomplete: 'new-password', hint: `At least ${PASSWORD_MIN_LENGTH} characters. Give it to them in person; they can change it under Account.` })}
 </div>
+${choiceGroup({
+  form: 'user',
+  name: 'credential',
+  label: 'How they sign in',
+  type: 'radio',
+  state: addState,
+  options: CREDENTIAL_OPTIONS,
+  hint: 'A setup link works once, for 24 hours: you get it on the next page, send it to them, and they choose their own password.',
+})}
+<div class="form-grid"><div class="password-only">
+${textField({ form: 'user', name: 'password', label: 'Initial password', type: 'password', state: addState, autocomplete: 'new-password', hint: `At least ${PASSWORD_MIN_LENGTH} characters. Give it to them in person; they can change it under Account. Not used with a setup link.` })}
+</div></div>
 <div class="form-actions"><button type="submit">Add user</button></div>
 </form>
 </section>`
@@ -93,20 +112,41 @@ ${pagination(page, 20, total, (n) => `${USERS_PATH}?page=${n}`)}
     await renderList(ctx);
   });
 
+  /** The page that shows a new user's setup link, once (the POST response itself; pages are no-store). */
+  function renderSetupLink(ctx: Context, user: UserDoc, setup: IssuedSetupToken) {
+    sendPage(ctx, config, {
+      title: 'User added',
+      active: 'users',
+      body: html`<p class="crumb">Settings › Users</p>
+<h1>User added</h1>
+<p><strong>${user.email}</strong> was added as ${user.role}. Send them this link: with it they choose their password, then sign in. It works once, until ${dateTime(setup.expiresAt)}.</p>
+${secretReveal('setup-link', `Setup link for ${user.email}`, setupLinkUrl(config.publicUrl, setup.token), IF_LINK_LOST)}
+<p><a href="${USERS_PATH}">Back to users</a></p>`,
+    });
+  }
+
   router.post('/settings/users', async (ctx) => {
     const state = manage(ctx);
     const form = state.form;
+    // The answer may show a setup link: a re-post (reload, double click) adds nobody and shows nothing.
+    const once = await claimOnce(repos, state, form._once);
+    if (!once) return seeOther(ctx, config, USERS_PATH, { kind: 'error', text: ALREADY_SUBMITTED });
     try {
-      // The dashboard always sets an initial password (it has no page for setup links yet).
-      if (!str(form, 'password')) throw validationFailed([{ field: 'password', message: 'enter an initial password' }]);
-      const { user } = await addUser(userDeps, adminContext(state), {
+      const withLink = str(form, 'credential') === 'link';
+      if (!withLink && !str(form, 'password')) throw validationFailed([{ field: 'password', message: 'enter an initial password, or choose a setup link' }]);
+      const { user, setup } = await addUser(userDeps, adminContext(state), {
         email: str(form, 'email'),
         name: str(form, 'name'),
         role: str(form, 'role') as (typeof ROLES)[number],
-        password: str(form, 'password'),
+        // With a setup link, a password typed before switching is ignored.
+        ...(withLink ? {} : { password: str(form, 'password') }),
       });
-      seeOther(ctx, config, USERS_PATH, { kind: 'success', text: `${user.email} added as ${user.role}.` });
+      await once.succeeded();
+      if (!setup) return seeOther(ctx, config, USERS_PATH, { kind: 'success', text: `${user.email} added as ${user.role}.` });
+      ctx.state.log?.info({ user_id: user._id }, 'user added in the dashboard with a setup link');
+      renderSetupLink(ctx, user, setup);
     } catch (err) {
+      await once.failed();
       const refused = refusal(err, { fields: ['email', 'name', 'role', 'password'], conflictField: 'email' });
       if (!refused) throw err;
       await renderList(ctx, { values: { ...form, password: '' }, ...refused }, refused.status);

@@ -6,7 +6,7 @@ import { idempotent } from '../../../http/idempotency.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { actorOf } from '../../../services/events.ts';
-import { addUser, changeOwnPassword, deleteUser, getUser, listUsers, presentUser, updateUser, type UserAdminContext } from '../../../services/users.ts';
+import { addUser, changeOwnPassword, deleteUser, getUser, listUsers, presentUser, setupLinkUrl, updateUser, type UserAdminContext } from '../../../services/users.ts';
 import type { V1Deps } from '../deps.ts';
 import { ChangePasswordBody, CreatedUser, CreateUserBody, ListUsersQuery, UpdateUserBody, User, UserList, UserParams } from './schema.ts';
 
@@ -112,7 +112,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, repos, servic
       const { user, setup } = await addUser(users, adminContext(ctx.state.principal), ctx.input.body);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/users/${user._id}`);
-      const setupUrl = setup ? `${config.publicUrl}/dashboard/setup?token=${encodeURIComponent(setup.token)}` : null;
+      const setupUrl = setup ? setupLinkUrl(config.publicUrl, setup.token) : null;
       ctx.body = { ...presentUser(user), setup_url: setupUrl, setup_expires_at: setup ? setup.expiresAt.toISOString() : null };
     },
   );

@@ -1,0 +1,165 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import { AppError } from '../errors.ts';
+import { setLoginNotice } from '../oauth/loginNotice.ts';
+import type { UserDoc } from '../repositories/users.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../services/passwords.ts';
+import { completeUserSetup, findSetupTokenUser } from '../services/users.ts';
+import { dashboardErrors, type DashboardDeps } from './context.ts';
+import { formBody, formProblem, queryValue, refusal, str, textField, type FieldErrors, type FormState } from './forms.ts';
+import { html } from './html.ts';
+import { dateTime, renderPage } from './layout.ts';
+
+const SETUP_PATH = '/dashboard/setup';
+const CSRF_COOKIE = 'slipway_setup_csrf';
+const CSRF_PATTERN = /^[A-Za-z0-9_-]{32}$/;
+const INVALID_LINK = 'This setup link is invalid or has expired. Ask an administrator for a new one.';
+const FIELD_LABELS = { password: 'New password', confirm_password: 'Confirm new password' };
+
+/**
+ * The page behind a setup link (`/dashboard/setup?token=slwsu_…`): the new user, who has no session
+ * yet, chooses a password; the token is consumed then, and they are sent to sign in.
+ *
+ * The token leaves the URL as soon as it can: the form posts it in a hidden field (never in the action
+ * URL), every response is `no-store`, and `Referrer-Policy: no-referrer` (global) keeps it out of
+ * Referer headers. The request log records only the path.
+ *
+ * CSRF, without a session: the token itself is the credential, so a forged post without it changes
+ * nothing, and one with it could only set a password on the forger's own (or a stolen) link. On top of
+ * that, a signed double-submit cookie: the GET sets a random value in a cookie (signed with the app's
+ * keys, SameSite=Strict, this path only) and in the form; the POST must bring both, equal. An
+ * Origin/Referer check was the other option, but under `Referrer-Policy: no-referrer` browsers send no
+ * Referer and `Origin: null` on form posts (Fetch, "append a request Origin header"), so the check
+ * could not tell our own form from another site's.
+ */
+export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services' | 'sessions' | 'logger'>): Middleware {
+  const { config, sessions, logger } = deps;
+  const userDeps = deps.services.users;
+  const secure = config.publicUrl.startsWith('https:');
+  const csrfCookie = { httpOnly: true, sameSite: 'strict' as const, secure, path: SETUP_PATH, signed: true, overwrite: true };
+  const parseForm = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
+  const router = new Router({ prefix: '/dashboard' });
+
+  function send(ctx: Context, status: number, title: string, body: ReturnType<typeof html>) {
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = renderPage({ title, body });
+  }
+
+  /** Malformed, unknown, expired or used: one answer, no details. */
+  const invalidPage = (ctx: Context) =>
+    send(
+      ctx,
+      400,
+      'Setup link not valid',
+      html`<div class="narrow"><h1>Setup link not valid</h1><p class="problem">${INVALID_LINK}</p><p>Already chose your password? <a href="/dashboard/login">Sign in</a>.</p></div>`,
+    );
+
+  /** This browser's double-submit value: the one in its cookie when there is one, else a new one. */
+  function csrfValue(ctx: Context): string {
+    const existing = ctx.cookies.get(CSRF_COOKIE, { signed: true });
+    if (existing && CSRF_PATTERN.test(existing)) return existing;
+    const value = randomBytes(24).toString('base64url');
+    ctx.cookies.set(CSRF_COOKIE, value, { ...csrfCookie, maxAge: 24 * 3600 * 1000 });
+    return value;
+  }
+
+  function csrfMatches(ctx: Context, presented: string): boolean {
+    const expected = ctx.cookies.get(CSRF_COOKIE, { signed: true });
+    if (!expected || !CSRF_PATTERN.test(expected)) return false;
+    const a = Buffer.from(expected);
+    const b = Buffer.from(presented);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
+  function renderForm(ctx: Context, o: { token: string; user: UserDoc; expiresAt: Date; form?: FormState }, status = 200) {
+    send(
+      ctx,
+      status,
+      'Set your password',
+      html`<div class="narrow">
+<h1>Set your password</h1>
+<p>Welcome to Slipway, <strong>${o.user.name}</strong>. Choose the password you will sign in with as <strong>${o.user.email}</strong>.</p>
+<p class="muted">This link works once, until ${dateTime(o.expiresAt)}.</p>
+<div class="panel">
+${formProblem(o.form, FIELD_LABELS)}
+<form method="post" action="${SETUP_PATH}" novalidate>
+<input type="hidden" name="token" value="${o.token}">
+<input type="hidden" name="_csrf" value="${csrfValue(ctx)}">
+<input type="text" name="username" value="${o.user.email}" autocomplete="username" hidden>
+${textField({
+  form: 'setup',
+  name: 'password',
+  label: FIELD_LABELS.password,
+  type: 'password',
+  state: o.form,
+  required: true,
+  autocomplete: 'new-password',
+  minlength: PASSWORD_MIN_LENGTH,
+  maxlength: PASSWORD_MAX_LENGTH,
+  hint: `At least ${PASSWORD_MIN_LENGTH} characters.`,
+})}
+${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confirm_password, type: 'password', state: o.form, required: true, autocomplete: 'new-password', minlength: PASSWORD_MIN_LENGTH, maxlength: PASSWORD_MAX_LENGTH })}
+<div class="form-actions"><button type="submit">Set password</button></div>
+</form>
+</div>
+</div>`,
+    );
+  }
+
+  router.get('/setup', async (ctx) => {
+    const token = queryValue(ctx.query.token);
+    const found = await findSetupTokenUser(userDeps, token);
+    if (!found) return invalidPage(ctx);
+    renderForm(ctx, { token, ...found });
+  });
+
+  router.post('/setup', parseForm, async (ctx) => {
+    const form = formBody(ctx.request.body);
+    const token = str(form, 'token');
+    const found = await findSetupTokenUser(userDeps, token);
+    if (!found) return invalidPage(ctx);
+    if (!csrfMatches(ctx, str(form, '_csrf'))) {
+      ctx.state.log?.warn({ path: ctx.path }, 'setup form refused: missing or wrong CSRF cookie');
+      const message = 'This form could not be verified (it may be out of date, or cookies are blocked for this site). Enter your new password again.';
+      return renderForm(ctx, { token, ...found, form: { values: {}, errors: {}, message } }, 403);
+    }
+
+    const password = str(form, 'password');
+    const errors: FieldErrors = {};
+    if (!password) errors.password = 'Enter a new password.';
+    else if (password.length < PASSWORD_MIN_LENGTH) errors.password = `Use at least ${PASSWORD_MIN_LENGTH} characters.`;
+    else if (password.length > PASSWORD_MAX_LENGTH) errors.password = `Use at most ${PASSWORD_MAX_LENGTH} characters.`;
+    if (password && str(form, 'confirm_password') !== password) errors.confirm_password = 'Does not match the new password.';
+    if (Object.keys(errors).length > 0) return renderForm(ctx, { token, ...found, form: { values: {}, errors } }, 422);
+
+    let user: UserDoc;
+    try {
+      // Consumes the token exactly once, also against concurrent posts (see completeUserSetup).
+      user = await completeUserSetup(userDeps, token, { password });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'invalid_request') return invalidPage(ctx);
+      const refused = refusal(err, { fields: ['password'] });
+      if (!refused) throw err;
+      return renderForm(ctx, { token, ...found, form: { values: {}, ...refused } }, refused.status);
+    }
+    // A setup link also serves as a password reset: sessions opened with the old password end.
+    await sessions.revokeForUser(user._id);
+    ctx.cookies.set(CSRF_COOKIE, null, csrfCookie);
+    setLoginNotice(ctx, secure, 'password-set', user.email);
+    (ctx.state.log ?? logger).info({ user_id: user._id }, 'password set with a setup link');
+    ctx.status = 303;
+    ctx.redirect('/dashboard/login');
+  });
+
+  const routes = router.routes() as Middleware;
+  const allowed = router.allowedMethods() as Middleware;
+  const errors = dashboardErrors(logger);
+  return async (ctx, next) => {
+    if (ctx.path !== SETUP_PATH) return await next();
+    await errors(ctx, () => routes(ctx, () => allowed(ctx, async () => undefined)));
+  };
+}
