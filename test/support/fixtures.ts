@@ -1,13 +1,19 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { AppError } from '../../src/errors.ts';
+import { Api, type ApiResponse } from './api.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from './server.ts';
+import { Tokens, type TestUser } from './tokens.ts';
 
 /*
  * Shared scaffolding for test files. Each `use…` function registers beforeAll/afterAll hooks in the
  * file (or the describe block) that calls it and returns an object that its beforeAll fills in: read it
  * in tests, helpers and later hooks, never at module load. beforeAll hooks run in the order they are
- * registered, so a file's own beforeAll written after the call already sees it filled in.
+ * registered, so a file's own beforeAll written after the call already sees it filled in, e.g.
+ *
+ *   const env = useApiServer();
+ *   let api: Api, token: string;
+ *   beforeAll(() => ({ api, adminToken: token } = env));
  */
 
 /** A database of its own for the file (see openTestDatabase), dropped after the file's tests. */
@@ -32,6 +38,44 @@ export function useTestServer(options: TestServerOptions = {}): TestServer {
     await server.stop?.();
   });
   return server;
+}
+
+export interface ApiServer {
+  server: TestServer;
+  /** Checks every response against the server's OpenAPI document (see Api). */
+  api: Api;
+  tokens: Tokens;
+  /** The owner of a fresh account. */
+  owner: TestUser;
+  /** The owner's access token with the admin scope; '' with `adminToken: false`. */
+  adminToken: string;
+}
+
+export interface ApiServerOptions extends TestServerOptions {
+  /** Sign the owner in for `adminToken` (default true); false for files that must start with no grant. */
+  adminToken?: boolean;
+}
+
+/** useTestServer plus what a /v1 test needs: the checking API client, token maker, an owner and their admin token. */
+export function useApiServer(options: ApiServerOptions = {}): ApiServer {
+  const { adminToken = true, ...serverOptions } = options;
+  const env = { server: useTestServer(serverOptions), adminToken: '' } as ApiServer;
+  beforeAll(async () => {
+    env.api = await Api.connect(env.server.url);
+    env.tokens = new Tokens(env.server);
+    env.owner = await env.tokens.user('owner');
+    if (adminToken) env.adminToken = await env.tokens.accessToken(env.owner, 'admin');
+  });
+  return env;
+}
+
+let projects = 0;
+
+/** POST /v1/projects as `token` with a unique name unless `overrides` has one; must answer 201. Returns the project. */
+export async function createProject(api: Api, token: string, overrides: Record<string, unknown> = {}): Promise<ApiResponse['body']> {
+  const res = await api.post('/v1/projects', { token, body: { name: `project-${++projects}-${Date.now()}`, ...overrides } });
+  expect(res.status).toBe(201);
+  return res.body;
 }
 
 /** The error `promise` rejected with (a service's AppError); fails if it resolves. */

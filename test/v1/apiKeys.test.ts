@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyChecksum } from '../../src/lib/apiKeyFormat.ts';
 import { Api, type ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
+import { createProject, useApiServer } from '../support/fixtures.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /**
  * API keys over HTTP (PRODUCT §2, §3, §5): managing them, authenticating with them, confinement to their
@@ -14,29 +15,14 @@ import { Tokens, type TestUser } from '../support/tokens.ts';
 /** A second instance on the same database trusts a looked-up key this long (production: ≤ 30 s). */
 const OTHER_INSTANCE_CACHE_SECONDS = 0.5;
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
-let admin: string;
+const env = useApiServer();
+let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, admin: string;
+beforeAll(() => ({ server, api, tokens, owner, adminToken: admin } = env));
 /** Every plaintext key any response showed: none may be stored or logged anywhere. */
 const issued: string[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
-  admin = await tokens.accessToken(owner, 'admin');
-});
-afterAll(async () => server?.stop());
-
 let n = 0;
-async function newProject(token = admin): Promise<string> {
-  const res = await api.post('/v1/projects', { token, body: { name: `keys-${++n}-${Date.now()}` } });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const newProject = async (token = admin): Promise<string> => (await createProject(api, token)).id;
 
 async function newKey(projectId: string, scopes: string[], extra: Record<string, unknown> = {}): Promise<{ id: string; key: string; body: Record<string, unknown> }> {
   const res = await api.post(`/v1/projects/${projectId}/api_keys`, { token: admin, body: { name: `key ${++n}`, scopes, ...extra } });

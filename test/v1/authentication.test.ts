@@ -1,27 +1,22 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, type ApiResponse } from '../support/api.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Api, ApiResponse } from '../support/api.ts';
+import { useApiServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
+import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /** Revocation and user changes are seen within these bounds (configurable; production uses ≤ 30 s). */
 const REVOCATION_REFRESH_SECONDS = 0.5;
 const PRINCIPAL_CACHE_SECONDS = 0.5;
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
+const env = useApiServer({ overrides: { revocationRefreshSeconds: REVOCATION_REFRESH_SECONDS, principalCacheSeconds: PRINCIPAL_CACHE_SECONDS }, adminToken: false });
+let server: TestServer, api: Api, tokens: Tokens, owner: TestUser;
 let clientId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ overrides: { revocationRefreshSeconds: REVOCATION_REFRESH_SECONDS, principalCacheSeconds: PRINCIPAL_CACHE_SECONDS } });
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
+  ({ server, api, tokens, owner } = env);
   clientId = await tokens.publicClient(owner.accountId);
 });
-afterAll(async () => server?.stop());
 
 const expectInvalidToken = (res: ApiResponse) => {
   expect(res.status).toBe(401);

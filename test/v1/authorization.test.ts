@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/auth/principal.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { Role } from '../../src/repositories/users.ts';
 import { createApiKey } from '../../src/services/apiKeys.ts';
-import { Api } from '../support/api.ts';
+import type { Api } from '../support/api.ts';
 import { makeClient } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import { createProject, useApiServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
+import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /**
  * PRODUCT §3 as a table: every /v1 route × every kind of credential. A user's request succeeds only if
@@ -16,37 +17,25 @@ import { Tokens, type TestUser } from '../support/tokens.ts';
  * gets 404, and routes for users, keys, clients and events refuse every key (403 forbidden).
  */
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
-let ownerToken: string;
+// The owner's token makes every cell's fixtures: lift the hourly limit so the table cannot hit it.
+const env = useApiServer({ overrides: { apiRateLimitPerHour: 1_000_000 } });
+let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, ownerToken: string;
 const users = {} as Record<Role, TestUser>;
 
 /** Each user's password hash at the start, restored after a cell changes it through /users/me/password. */
 const passwordHashes = new Map<string, string>();
 
 beforeAll(async () => {
-  // The owner's token makes every cell's fixtures: lift the hourly limit so the table cannot hit it.
-  server = await startTestServer({ overrides: { apiRateLimitPerHour: 1_000_000 } });
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
-  ownerToken = await tokens.accessToken(owner, 'admin');
+  ({ server, api, tokens, owner, adminToken: ownerToken } = env);
   users.owner = owner;
   for (const role of ['viewer', 'developer', 'admin'] as const) users[role] = await tokens.user(role, owner.accountId);
   for (const user of Object.values(users)) passwordHashes.set(user.id, (await server.repos.users.findById(user.id))!.password_hash!);
 });
-afterAll(async () => server?.stop());
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}-${Date.now()}`;
 
-async function newProject(): Promise<string> {
-  const res = await api.post('/v1/projects', { token: ownerToken, body: { name: unique('fixture') } });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const newProject = async (): Promise<string> => (await createProject(api, ownerToken)).id;
 async function newDeployment(projectId: string): Promise<string> {
   const res = await api.post(`/v1/projects/${projectId}/deployments`, { token: ownerToken, body: { environment: 'production', branch: 'main' } });
   expect(res.status).toBe(201);

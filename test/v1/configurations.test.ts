@@ -1,30 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, type ApiResponse } from '../support/api.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Api, ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import { createProject, useApiServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
+import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /**
  * Configurations over HTTP (PRODUCT §5): CRUD per project and environment, secret values encrypted at
  * rest and shown only with `?reveal=true` to admin, a secret never made plain again.
  */
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
-let admin: string;
+const env = useApiServer();
+let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, admin: string;
+beforeAll(() => ({ server, api, tokens, owner, adminToken: admin } = env));
 /** Secret values written in this file: none may be stored or logged in plaintext. */
 const secrets: string[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
-  admin = await tokens.accessToken(owner, 'admin');
-});
-afterAll(async () => server?.stop());
 
 let n = 0;
 const secretValue = () => {
@@ -33,11 +23,7 @@ const secretValue = () => {
   return value;
 };
 
-async function newProject(): Promise<string> {
-  const res = await api.post('/v1/projects', { token: admin, body: { name: `cfg-${++n}-${Date.now()}` } });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const newProject = async (): Promise<string> => (await createProject(api, admin)).id;
 
 async function create(projectId: string, body: Record<string, unknown>, token = admin): Promise<ApiResponse['body']> {
   const res = await api.post(`/v1/projects/${projectId}/configurations`, { token, body });

@@ -1,29 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../support/api.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Api } from '../support/api.ts';
+import { createProject, useApiServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
+import type { TestUser, Tokens } from '../support/tokens.ts';
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
-let token: string;
+const env = useApiServer();
+let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, token: string;
+beforeAll(() => ({ server, api, tokens, owner, adminToken: token } = env));
 
-beforeAll(async () => {
-  server = await startTestServer();
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
-  token = await tokens.accessToken(owner, 'admin');
-});
-afterAll(async () => server?.stop());
-
-let n = 0;
-async function project(): Promise<string> {
-  const res = await api.post('/v1/projects', { token, body: { name: `deploy-target-${++n}` } });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
+const project = async (): Promise<string> => (await createProject(api, token)).id;
 async function deploy(projectId: string, body: Record<string, unknown> = {}, as = token) {
   return await api.post(`/v1/projects/${projectId}/deployments`, { token: as, body: { environment: 'production', branch: 'main', ...body } });
 }

@@ -1,24 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../support/api.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Api } from '../support/api.ts';
+import { useApiServer } from '../support/fixtures.ts';
+import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /** The audit log (PRODUCT §7): every change recorded, newest first, filtered by type and project. */
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
-let admin: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
-  admin = await tokens.accessToken(owner, 'admin');
-});
-afterAll(async () => server?.stop());
+const env = useApiServer();
+let api: Api, tokens: Tokens, owner: TestUser, admin: string;
+beforeAll(() => ({ api, tokens, owner, adminToken: admin } = env));
 
 describe('GET /v1/events', () => {
   it('records project, deployment, configuration and API key changes with their actor, newest first', async () => {

@@ -1,30 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../../bench/lib/authorize.ts';
-import { Api, type ApiResponse } from '../support/api.ts';
+import type { Api, ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import { useApiServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
+import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /** OAuth clients over HTTP (PRODUCT §4): RFC 7591 names, the secret shown once, rotation, deletion. */
 
 /** How long this server trusts a loaded client (production: ≤ 30 s). */
 const BOUND_SECONDS = 0.5;
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
-let admin: string;
+const env = useApiServer({ overrides: { principalCacheSeconds: BOUND_SECONDS, revocationRefreshSeconds: BOUND_SECONDS } });
+let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, admin: string;
+beforeAll(() => ({ server, api, tokens, owner, adminToken: admin } = env));
 const secrets: string[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({ overrides: { principalCacheSeconds: BOUND_SECONDS, revocationRefreshSeconds: BOUND_SECONDS } });
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
-  admin = await tokens.accessToken(owner, 'admin');
-});
-afterAll(async () => server?.stop());
 
 function expectRefused(res: ApiResponse, status: number, code: string): void {
   expect(res.status, JSON.stringify(res.body)).toBe(status);

@@ -1,17 +1,15 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.ts';
 import { Api, type ApiResponse } from '../support/api.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/fixtures.ts';
 
-let server: TestServer;
+const server = useTestServer();
 let api: Api;
 
 beforeAll(async () => {
-  server = await startTestServer();
   api = await Api.connect(server.url);
 });
-afterAll(async () => server?.stop());
 
 type Operation = { security?: Record<string, string[]>[]; responses: Record<string, { content?: { 'application/json'?: { examples?: Record<string, { value: unknown }> } } }>; 'x-required-scope'?: string };
 const operations = () =>

@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../support/api.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Api } from '../support/api.ts';
+import { createProject, useApiServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
+import type { TestUser, Tokens } from '../support/tokens.ts';
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
-let token: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
-  token = await tokens.accessToken(owner, 'admin');
-});
-afterAll(async () => server?.stop());
+const env = useApiServer();
+let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, token: string;
+beforeAll(() => ({ server, api, tokens, owner, adminToken: token } = env));
 
 const stored = () => server.repos.projects.collection.countDocuments({ account_id: owner.accountId });
 let n = 0;
 const uniqueName = (prefix = 'project') => `${prefix}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
-async function create(body: Record<string, unknown> = {}) {
-  const res = await api.post('/v1/projects', { token, body: { name: uniqueName(), ...body } });
-  expect(res.status).toBe(201);
-  return res.body;
-}
+const create = (body: Record<string, unknown> = {}) => createProject(api, token, { name: uniqueName(), ...body });
 
 describe('create, read, update', () => {
   it('creates: 201, Location, the full object; stored once with the folded name, no internals returned', async () => {

@@ -5,23 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
 import { ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
 import { Api } from '../support/api.ts';
+import { useApiServer } from '../support/fixtures.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
-let token: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
-  token = await tokens.accessToken(owner, 'admin');
-});
-afterAll(async () => server?.stop());
+const env = useApiServer();
+let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, token: string;
+beforeAll(() => ({ server, api, tokens, owner, adminToken: token } = env));
 
 const projectCount = () => server.repos.projects.collection.countDocuments({ account_id: owner.accountId });
 let n = 0;

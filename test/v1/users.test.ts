@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, obtainTokens, tokenRequest } from '../../bench/lib/authorize.ts';
 import { SessionService } from '../../src/services/sessions.ts';
-import { Api, type ApiResponse } from '../support/api.ts';
+import type { Api, ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { TEST_PASSWORD } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import { useApiServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
+import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /**
  * Users over HTTP (PRODUCT §5): the account's users, admin changes with the owner rules, a user's own
@@ -15,20 +16,9 @@ import { Tokens, type TestUser } from '../support/tokens.ts';
 /** How long this server trusts a loaded user and the revoked-grant list (production: ≤ 30 s). */
 const BOUND_SECONDS = 0.5;
 
-let server: TestServer;
-let api: Api;
-let tokens: Tokens;
-let owner: TestUser;
-let ownerToken: string;
-
-beforeAll(async () => {
-  server = await startTestServer({ overrides: { principalCacheSeconds: BOUND_SECONDS, revocationRefreshSeconds: BOUND_SECONDS } });
-  api = await Api.connect(server.url);
-  tokens = new Tokens(server);
-  owner = await tokens.user('owner');
-  ownerToken = await tokens.accessToken(owner, 'admin');
-});
-afterAll(async () => server?.stop());
+const env = useApiServer({ overrides: { principalCacheSeconds: BOUND_SECONDS, revocationRefreshSeconds: BOUND_SECONDS } });
+let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, ownerToken: string;
+beforeAll(() => ({ server, api, tokens, owner, adminToken: ownerToken } = env));
 
 let n = 0;
 const email = () => `person-${++n}-${Date.now()}@example.com`;
