@@ -1,22 +1,16 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { authorizeInBrowser, buildPkceRequest, discoverPublicClient, startCallbackServer } from '../support/oauthFlow.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useBrowserServer, useCallbackServer } from '../support/fixtures.ts';
+import { authorizeInBrowser, buildPkceRequest, discoverPublicClient } from '../support/oauthFlow.ts';
+import type { TestServer } from '../support/server.ts';
 
-let server: TestServer;
-let browser: Browser;
-let callback: Awaited<ReturnType<typeof startCallbackServer>>;
-
-beforeAll(async () => {
-  [server, browser, callback] = await Promise.all([startTestServer(), launchBrowser(), startCallbackServer()]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.stop(), callback?.close()]);
-});
+const env = useBrowserServer();
+const callback = useCallbackServer();
+let server: TestServer, browser: Browser;
+beforeAll(() => ({ server, browser } = env));
 
 describe('authorization code with PKCE through the login and consent pages', () => {
   it('issues a JWT access token, refreshes with grant_type/refresh_token/client_id, and detects refresh token reuse', async () => {

@@ -1,16 +1,15 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
+import { useTestServer } from '../support/fixtures.ts';
 import { discoverConfidentialClient } from '../support/oauthFlow.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
 
-let server: TestServer;
+const server = useTestServer();
 let accountId: string;
 let service: { clientId: string; secret: string };
 
 beforeAll(async () => {
-  server = await startTestServer();
   accountId = (await makeUser(server)).account_id;
   const { client, clientSecret } = await makeClient(server, {
     account_id: accountId,
@@ -21,9 +20,6 @@ beforeAll(async () => {
     scope: 'read write',
   });
   service = { clientId: client._id, secret: clientSecret! };
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;

@@ -1,24 +1,18 @@
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { answerWebCallback, authorizeInBrowser, buildPkceRequest, discoverPublicClient, startCallbackServer } from '../support/oauthFlow.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useBrowserServer, useCallbackServer } from '../support/fixtures.ts';
+import { answerWebCallback, authorizeInBrowser, buildPkceRequest, discoverPublicClient } from '../support/oauthFlow.ts';
+import type { TestServer } from '../support/server.ts';
 
-let server: TestServer;
-let browser: Browser;
-let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+const env = useBrowserServer();
+const callback = useCallbackServer();
+let server: TestServer, browser: Browser;
+beforeAll(() => ({ server, browser } = env));
 /** A web client's redirect URI, answered inside the browser (see answerWebCallback). */
 const WEB = { base: 'https://app.example.com', redirectUri: 'https://app.example.com/callback' };
-
-beforeAll(async () => {
-  [server, browser, callback] = await Promise.all([startTestServer(), launchBrowser(), startCallbackServer()]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.stop(), callback?.close()]);
-});
 
 /** Pages of the authorization server the browser actually showed (redirects in between are not shown). */
 function shownInteractionPages(page: Page): string[] {

@@ -1,24 +1,21 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { buildPkceRequest, discoverPublicClient, startCallbackServer } from '../support/oauthFlow.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useBrowserServer, useCallbackServer } from '../support/fixtures.ts';
+import { buildPkceRequest, discoverPublicClient } from '../support/oauthFlow.ts';
+import type { TestServer } from '../support/server.ts';
 
-let server: TestServer;
-let browser: Browser;
-let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+const env = useBrowserServer();
+const callback = useCallbackServer();
+let server: TestServer, browser: Browser;
 let user: Awaited<ReturnType<typeof makeUser>>;
 let config: Awaited<ReturnType<typeof discoverPublicClient>>;
 
 beforeAll(async () => {
-  [server, browser, callback] = await Promise.all([startTestServer(), launchBrowser(), startCallbackServer()]);
+  ({ server, browser } = env);
   user = await makeUser(server);
   const { client } = await makeClient(server, { account_id: user.account_id, client_name: 'Pages Test App', redirect_uris: [callback.redirectUri] });
   config = await discoverPublicClient(server.issuer, client._id);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.stop(), callback?.close()]);
 });
 
 /** A fresh browser on the login page of a new authorization request; the response is the page's own. */

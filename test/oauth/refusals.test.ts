@@ -1,15 +1,15 @@
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { authorizeInBrowser, buildPkceRequest, discoverPublicClient, startCallbackServer } from '../support/oauthFlow.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useBrowserServer, useCallbackServer } from '../support/fixtures.ts';
+import { authorizeInBrowser, buildPkceRequest, discoverPublicClient } from '../support/oauthFlow.ts';
+import type { TestServer } from '../support/server.ts';
 
-let server: TestServer;
-let browser: Browser;
-let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+const env = useBrowserServer();
+const callback = useCallbackServer();
+let server: TestServer, browser: Browser;
 let user: Awaited<ReturnType<typeof makeUser>>;
 let clientId: string;
 let readOnlyClientId: string;
@@ -17,7 +17,7 @@ let webClientId: string;
 const WEB_REDIRECT = 'https://app.example.com/callback';
 
 beforeAll(async () => {
-  [server, browser, callback] = await Promise.all([startTestServer(), launchBrowser(), startCallbackServer()]);
+  ({ server, browser } = env);
   user = await makeUser(server, { role: 'developer' });
   const account_id = user.account_id;
   [clientId, readOnlyClientId, webClientId] = await Promise.all(
@@ -27,9 +27,6 @@ beforeAll(async () => {
       { redirect_uris: [WEB_REDIRECT] },
     ].map(async (o) => (await makeClient(server, { account_id, ...o })).client._id),
   );
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.stop(), callback?.close()]);
 });
 
 const S256_CHALLENGE = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGIRjMtl3A', code_challenge_method: 'S256' };

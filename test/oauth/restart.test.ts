@@ -2,22 +2,18 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
+import { useBrowserServer } from '../support/fixtures.ts';
 import { answerWebCallback, authorizeInBrowser, buildPkceRequest, discoverPublicClient } from '../support/oauthFlow.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 
-let server: TestServer;
-let browser: Browser;
+const env = useBrowserServer();
+let server: TestServer, browser: Browser;
+beforeAll(() => ({ server, browser } = env));
+// The test restarts the server: stop the one running at the end (stopping the first one again is harmless).
+afterAll(async () => server?.stop());
 /** A web client: its consent is remembered (native apps are asked every time). */
 const WEB = { base: 'https://app.example.com', redirectUri: 'https://app.example.com/callback' };
-
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.stop()]);
-});
 
 /** Counts the authorization server pages the browser showed (login, consent), not the redirects. */
 function shownInteractionPages(page: Page, base: string): string[] {

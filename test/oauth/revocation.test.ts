@@ -1,15 +1,15 @@
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { authorizeInBrowser, buildPkceRequest, discoverConfidentialClient, discoverPublicClient, startCallbackServer } from '../support/oauthFlow.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useBrowserServer, useCallbackServer } from '../support/fixtures.ts';
+import { authorizeInBrowser, buildPkceRequest, discoverConfidentialClient, discoverPublicClient } from '../support/oauthFlow.ts';
+import type { TestServer } from '../support/server.ts';
 
-let server: TestServer;
-let browser: Browser;
-let callback: Awaited<ReturnType<typeof startCallbackServer>>;
+const env = useBrowserServer();
+const callback = useCallbackServer();
+let server: TestServer, browser: Browser;
 let user: Awaited<ReturnType<typeof makeUser>>;
 let clientId: string;
 let config: oidc.Configuration;
@@ -17,14 +17,11 @@ let config: oidc.Configuration;
 let device: BrowserContext;
 
 beforeAll(async () => {
-  [server, browser, callback] = await Promise.all([startTestServer(), launchBrowser(), startCallbackServer()]);
+  ({ server, browser } = env);
   user = await makeUser(server, { role: 'developer' });
   clientId = (await makeClient(server, { account_id: user.account_id, redirect_uris: [callback.redirectUri] })).client._id;
   config = await discoverPublicClient(server.issuer, clientId);
   device = await browser.newContext();
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.stop(), callback?.close()]);
 });
 
 async function issueTokens(context: BrowserContext = device) {

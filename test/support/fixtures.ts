@@ -1,7 +1,10 @@
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { AppError } from '../../src/errors.ts';
 import { Api, type ApiResponse } from './api.ts';
+import { launchBrowser } from './browser.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
+import { startCallbackServer, type CallbackServer } from './oauthFlow.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from './server.ts';
 import { Tokens, type TestUser } from './tokens.ts';
 
@@ -38,6 +41,38 @@ export function useTestServer(options: TestServerOptions = {}): TestServer {
     await server.stop?.();
   });
   return server;
+}
+
+export interface BrowserServer {
+  server: TestServer;
+  /** Headless Chromium (see launchBrowser). */
+  browser: Browser;
+}
+
+/** useTestServer and a browser, started side by side; both closed after the file's tests. */
+export function useBrowserServer(options: TestServerOptions = {}): BrowserServer {
+  const env = { server: {} as TestServer } as BrowserServer;
+  beforeAll(async () => {
+    const [server, browser] = await Promise.all([startTestServer(options), launchBrowser()]);
+    Object.assign(env.server, server);
+    env.browser = browser;
+  });
+  afterAll(async () => {
+    await Promise.all([env.browser?.close(), env.server.stop?.()]);
+  });
+  return env;
+}
+
+/** A client application's redirect endpoint (see startCallbackServer), closed after the file's tests. */
+export function useCallbackServer(): CallbackServer {
+  const callback = {} as CallbackServer;
+  beforeAll(async () => {
+    Object.assign(callback, await startCallbackServer());
+  });
+  afterAll(async () => {
+    await callback.close?.();
+  });
+  return callback;
 }
 
 export interface ApiServer {

@@ -3,8 +3,16 @@ import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import type { Page } from 'playwright-core';
 
+export interface CallbackServer {
+  /** `http://127.0.0.1:PORT` */
+  base: string;
+  /** `${base}/callback` */
+  redirectUri: string;
+  close(): Promise<void>;
+}
+
 /** A stand-in for the client application's redirect endpoint: it answers every request with 200. */
-export async function startCallbackServer(): Promise<{ base: string; redirectUri: string; close(): Promise<void> }> {
+export async function startCallbackServer(): Promise<CallbackServer> {
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('callback received');
