@@ -21,7 +21,8 @@ export interface Runtime {
 
 const ENDPOINT_FILE = '.ferretdb-endpoint';
 
-async function reachable(port: number): Promise<boolean> {
+/** True when something accepts TCP connections on 127.0.0.1:port. */
+export async function reachable(port: number): Promise<boolean> {
   return await new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.setTimeout(1000);

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { basicAuth } from '../../bench/lib/authorize.ts';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
+import { useTestServer } from '../support/fixtures.ts';
 import { runNode } from '../support/processes.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
 
 const BAD_ENV = { PORT: 'abc', PUBLIC_URL: 'notaurl', LOG_LEVEL: 'loud' };
 
@@ -42,13 +42,7 @@ describe('configuration', () => {
 });
 
 describe('token endpoint rate limit from configuration', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ overrides: { tokenRateLimitPerMinute: 3 } });
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = useTestServer({ overrides: { tokenRateLimitPerMinute: 3 } });
 
   it('answers 429 rate_limited with Retry-After once a client passes the configured limit', async () => {
     const user = await makeUser(server);

@@ -1,21 +1,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
 import { ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
+import { useTestServer } from '../support/fixtures.ts';
 import { waitFor } from '../support/processes.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer } from '../support/server.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 describe('system endpoints', () => {
   it('/healthz answers 200 {status: ok} and is not cached', async () => {

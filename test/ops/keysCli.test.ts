@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../support/api.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Api } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
+import { createProject, useApiServer } from '../support/fixtures.ts';
 import { runNode } from '../support/processes.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { Tokens } from '../support/tokens.ts';
+import type { TestServer } from '../support/server.ts';
 
 /** `slipway keys create`: the operator's way to make a project API key, printed once. */
 
-let server: TestServer;
-let api: Api;
+const env = useApiServer();
+let server: TestServer, api: Api;
 let projectId: string;
 
 /** The CLI exactly as an operator runs it, on the running server's database and keys. */
@@ -22,15 +22,9 @@ async function slipway(...args: string[]) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
-  api = await Api.connect(server.url);
-  const tokens = new Tokens(server);
-  const owner = await tokens.user('owner');
-  const res = await api.post('/v1/projects', { token: await tokens.accessToken(owner, 'admin'), body: { name: 'cli-keys' } });
-  expect(res.status).toBe(201);
-  projectId = res.body.id;
+  ({ server, api } = env);
+  projectId = (await createProject(api, env.adminToken, { name: 'cli-keys' })).id;
 });
-afterAll(async () => server?.stop());
 
 describe('slipway keys create', () => {
   it('creates a key for the project, prints it once (JSON), and the key works on /v1 with its scopes', async () => {

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
-import { portOpen, runNode, spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
+import { reachable as portOpen } from '../../src/services/runtime.ts';
+import { runNode, spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
 
 const started: NodeProcess[] = [];
 const temporary: string[] = [];

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuthorizeError, authorizeOverHttp, basicAuth, CookieJar, tokenRequest } from '../../bench/lib/authorize.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/fixtures.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const server = useTestServer();
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 

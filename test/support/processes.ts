@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
 
@@ -93,21 +92,4 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     await new Promise((r) => setTimeout(r, intervalMs));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-}
-
-/** True when something accepts TCP connections on 127.0.0.1:port. */
-export async function portOpen(port: number): Promise<boolean> {
-  return await new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.setTimeout(1000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
 }
