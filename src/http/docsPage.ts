@@ -1,5 +1,5 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
-import { escape } from '../oauth/views.ts';
+import { escape, pageHead } from '../oauth/views.ts';
 
 /**
  * /docs: the OpenAPI document rendered on the server as one HTML page (no scripts: the pages' CSP
@@ -124,15 +124,7 @@ export function renderDocsPage(doc: OpenAPIObject): string {
   const schemas = Object.entries(doc.components?.schemas ?? {})
     .map(([name, schema]) => `<section class="schema" id="schema-${anchor(name)}"><h3>${escape(name)}</h3>${prose((schema as SchemaObject).description)}${fieldsTable(doc, schema)}</section>`)
     .join('');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escape(doc.info.title)} ${escape(doc.info.version)} · Slipway</title>
-<link rel="stylesheet" href="/docs/docs.css">
-</head>
+  return `${pageHead(`${doc.info.title} ${doc.info.version}`, '/docs/docs.css')}
 <body>
 <nav>
 <p class="brand">Slipway API</p>

@@ -8,7 +8,8 @@ export function escape(value: unknown): string {
     .replace(/'/g, '&#39;');
 }
 
-export function layout(title: string, body: string): string {
+/** The start of every server-rendered page up to `</head>`: `title` (escaped) and one stylesheet of this server. */
+export function pageHead(title: string, stylesheet: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -16,8 +17,12 @@ export function layout(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escape(title)} · Slipway</title>
-<link rel="stylesheet" href="/assets/slipway.css">
-</head>
+<link rel="stylesheet" href="${escape(stylesheet)}">
+</head>`;
+}
+
+export function layout(title: string, body: string): string {
+  return `${pageHead(title, '/assets/slipway.css')}
 <body>
 <main class="card">
 <p class="brand" aria-hidden="true">Slipway</p>
