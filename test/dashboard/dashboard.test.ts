@@ -1,12 +1,12 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useBrowserServer } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
 import { csrfOf, postForm, screenshots, sessionCookie, signIn, v1 } from './support.ts';
 
-let server: TestServer;
-let browser: Browser;
+const env = useBrowserServer();
+let server: TestServer, browser: Browser;
 let owner: Awaited<ReturnType<typeof makeUser>>;
 let viewer: Awaited<ReturnType<typeof makeUser>>;
 let ownerContext: BrowserContext;
@@ -18,12 +18,9 @@ const secrets: string[] = [];
 const API_KEY = /^slw_[0-9A-Za-z]{38}$/;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  ({ server, browser } = env);
   owner = await makeUser(server, { role: 'owner', name: 'Olivia Owner' });
   viewer = await makeUser(server, { role: 'viewer', name: 'Victor Viewer', account_id: owner.account_id });
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), server?.stop()]);
 });
 
 describe('signing in', () => {

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SessionService } from '../../src/services/sessions.ts';
 import { makeUser } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer } from '../support/fixtures.ts';
 import { v1 } from './support.ts';
 
-let server: TestServer;
+const server = useTestServer();
 let sessions: SessionService;
 let owner: Awaited<ReturnType<typeof makeUser>>;
 let viewer: Awaited<ReturnType<typeof makeUser>>;
@@ -13,13 +13,9 @@ let viewer: Awaited<ReturnType<typeof makeUser>>;
 const sessionFor = (user: { _id: string; account_id: string }) => sessions.create(user._id, user.account_id);
 
 beforeAll(async () => {
-  server = await startTestServer();
   sessions = new SessionService(server.repos.sessions, server.repos.users);
   owner = await makeUser(server, { role: 'owner' });
   viewer = await makeUser(server, { role: 'viewer', account_id: owner.account_id });
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 describe('/v1 with a dashboard session token', () => {
