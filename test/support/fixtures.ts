@@ -19,28 +19,31 @@ import { Tokens, type TestUser } from './tokens.ts';
  *   beforeAll(() => ({ api, adminToken: token } = env));
  */
 
-/** A database of its own for the file (see openTestDatabase), dropped after the file's tests. */
-export function useTestDatabase(): TestDatabase {
-  const database = {} as TestDatabase;
+/**
+ * An object `open` makes in beforeAll and `close` ends in afterAll (if it was made). The object returned
+ * here gets the opened one's properties, so it must be a plain object whose methods do not need `this`.
+ */
+function useOpened<T extends object>(open: () => Promise<T>, close: (opened: T) => Promise<void>): T {
+  const opened = {} as T;
+  let ready = false;
   beforeAll(async () => {
-    Object.assign(database, await openTestDatabase());
+    Object.assign(opened, await open());
+    ready = true;
   });
   afterAll(async () => {
-    await database.close?.();
+    if (ready) await close(opened);
   });
-  return database;
+  return opened;
+}
+
+/** A database of its own for the file (see openTestDatabase), dropped after the file's tests. */
+export function useTestDatabase(): TestDatabase {
+  return useOpened(openTestDatabase, (database) => database.close());
 }
 
 /** The real app on a loopback port with a database of its own (see startTestServer), stopped after the file's tests. */
 export function useTestServer(options: TestServerOptions = {}): TestServer {
-  const server = {} as TestServer;
-  beforeAll(async () => {
-    Object.assign(server, await startTestServer(options));
-  });
-  afterAll(async () => {
-    await server.stop?.();
-  });
-  return server;
+  return useOpened(() => startTestServer(options), (server) => server.stop());
 }
 
 export interface BrowserServer {
@@ -51,28 +54,20 @@ export interface BrowserServer {
 
 /** useTestServer and a browser, started side by side; both closed after the file's tests. */
 export function useBrowserServer(options: TestServerOptions = {}): BrowserServer {
-  const env = { server: {} as TestServer } as BrowserServer;
-  beforeAll(async () => {
-    const [server, browser] = await Promise.all([startTestServer(options), launchBrowser()]);
-    Object.assign(env.server, server);
-    env.browser = browser;
-  });
-  afterAll(async () => {
-    await Promise.all([env.browser?.close(), env.server.stop?.()]);
-  });
-  return env;
+  return useOpened(
+    async () => {
+      const [server, browser] = await Promise.all([startTestServer(options), launchBrowser()]);
+      return { server, browser };
+    },
+    async ({ server, browser }) => {
+      await Promise.all([browser.close(), server.stop()]);
+    },
+  );
 }
 
 /** A client application's redirect endpoint (see startCallbackServer), closed after the file's tests. */
 export function useCallbackServer(): CallbackServer {
-  const callback = {} as CallbackServer;
-  beforeAll(async () => {
-    Object.assign(callback, await startCallbackServer());
-  });
-  afterAll(async () => {
-    await callback.close?.();
-  });
-  return callback;
+  return useOpened(startCallbackServer, (callback) => callback.close());
 }
 
 export interface ApiServer {
@@ -111,6 +106,12 @@ export async function createProject(api: Api, token: string, overrides: Record<s
   const res = await api.post('/v1/projects', { token, body: { name: `project-${++projects}-${Date.now()}`, ...overrides } });
   expect(res.status).toBe(201);
   return res.body;
+}
+
+/** The response is the API's error `code` with `status` (the body is shown if not). */
+export function expectRefused(res: ApiResponse, status: number, code: string): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.error.code).toBe(code);
 }
 
 /** The error `promise` rejected with (a service's AppError); fails if it resolves. */

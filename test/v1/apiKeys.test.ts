@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyChecksum } from '../../src/lib/apiKeyFormat.ts';
 import { Api, type ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
-import { createProject, useApiServer } from '../support/fixtures.ts';
+import { createProject, expectRefused, useApiServer } from '../support/fixtures.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
@@ -37,11 +37,6 @@ function expectInvalidToken(res: ApiResponse): void {
   expect(res.status).toBe(401);
   expect(res.body.error.code).toBe('invalid_token');
   expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="slipway", error="invalid_token"/);
-}
-
-function expectRefused(res: ApiResponse, status: number, code: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error.code).toBe(code);
 }
 
 describe('managing keys', () => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Api, ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
-import { createProject, useApiServer } from '../support/fixtures.ts';
+import { createProject, expectRefused, useApiServer } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
@@ -29,11 +29,6 @@ async function create(projectId: string, body: Record<string, unknown>, token = 
   const res = await api.post(`/v1/projects/${projectId}/configurations`, { token, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
-}
-
-function expectRefused(res: ApiResponse, status: number, code: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error.code).toBe(code);
 }
 
 describe('create, read, update, delete', () => {

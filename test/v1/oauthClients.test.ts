@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../../bench/lib/authorize.ts';
 import type { Api, ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
-import { useApiServer } from '../support/fixtures.ts';
+import { expectRefused, useApiServer } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
@@ -15,11 +15,6 @@ const env = useApiServer({ overrides: { principalCacheSeconds: BOUND_SECONDS, re
 let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, admin: string;
 beforeAll(() => ({ server, api, tokens, owner, adminToken: admin } = env));
 const secrets: string[] = [];
-
-function expectRefused(res: ApiResponse, status: number, code: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error.code).toBe(code);
-}
 
 const CONFIDENTIAL = { client_name: 'Deployer', token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], scope: 'read write' };
 

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, obtainTokens, tokenRequest } from '../../bench/lib/authorize.ts';
 import { SessionService } from '../../src/services/sessions.ts';
-import type { Api, ApiResponse } from '../support/api.ts';
+import type { Api } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { TEST_PASSWORD } from '../support/factories.ts';
-import { useApiServer } from '../support/fixtures.ts';
+import { expectRefused, useApiServer } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
@@ -22,11 +22,6 @@ beforeAll(() => ({ server, api, tokens, owner, adminToken: ownerToken } = env));
 
 let n = 0;
 const email = () => `person-${++n}-${Date.now()}@example.com`;
-
-function expectRefused(res: ApiResponse, status: number, code: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error.code).toBe(code);
-}
 
 /** Polls until `token` is refused on /v1; returns how long that took after `since`. */
 async function msUntilRefused(token: string, since: number): Promise<number> {
