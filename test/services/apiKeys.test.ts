@@ -150,7 +150,8 @@ describe('API keys', () => {
     const auth = instance();
     expect(await auth.authenticateApiKey(a.key)).not.toBeNull();
 
-    const rotated = await rotateApiKey(deps, ctx, project, a.apiKey._id, { grace_period_seconds: 1 });
+    // 3 s of grace: long enough that the checks below all run inside it, even on a busy machine.
+    const rotated = await rotateApiKey(deps, ctx, project, a.apiKey._id, { grace_period_seconds: 3 });
     expect(rotated.apiKey._id).toBe(a.apiKey._id);
     expect(rotated.key).not.toBe(a.key);
     expect(rotated.apiKey.rotated_at).toBeInstanceOf(Date);
@@ -163,7 +164,7 @@ describe('API keys', () => {
       expect((await authn.authenticateApiKey(rotated.key))?.id).toBe(a.apiKey._id);
       expect((await authn.authenticateApiKey(b.key))?.id).toBe(b.apiKey._id);
     }
-    await sleep(1_100);
+    await sleep(Math.max(0, rotated.apiKey.rotated_at!.getTime() + 3_000 + 200 - Date.now()));
     // The grace end is checked on every use, cached or not.
     for (const authn of [auth, other, instance()]) {
       expect(await authn.authenticateApiKey(a.key)).toBeNull();

@@ -136,7 +136,7 @@ describe('revocation and live user state', () => {
     expect((await server.repos.revokedGrants.revokedSince(new Date(0))).map((r) => r.id)).toContain(gid);
 
     const elapsed = await msUntilRefused(issued.access_token, 10_000);
-    expect(elapsed).toBeLessThanOrEqual(REVOCATION_REFRESH_SECONDS * 1000 + 500);
+    expect(elapsed).toBeLessThanOrEqual(REVOCATION_REFRESH_SECONDS * 1000 + 2500);
     // Another grant of the same user keeps working.
     expect((await api.get('/v1/projects', { token: await tokens.accessToken(user, 'read') })).status).toBe(200);
   });
@@ -156,6 +156,6 @@ describe('revocation and live user state', () => {
 
     await server.repos.users.collection.deleteOne({ _id: user.id });
     const elapsed = await msUntilRefused(token, 10_000);
-    expect(elapsed).toBeLessThanOrEqual(PRINCIPAL_CACHE_SECONDS * 1000 + 500);
+    expect(elapsed).toBeLessThanOrEqual(PRINCIPAL_CACHE_SECONDS * 1000 + 2500);
   });
 });

@@ -130,11 +130,11 @@ describe('rotating and deleting', () => {
           break;
         }
         expect(res.status).toBe(200);
-        expect(Date.now() - deletedAt).toBeLessThan(BOUND_SECONDS * 1000 + 1000);
+        expect(Date.now() - deletedAt).toBeLessThan(BOUND_SECONDS * 1000 + 2500);
         await new Promise((r) => setTimeout(r, 50));
       }
     }
-    expect(Date.now() - deletedAt).toBeLessThanOrEqual(BOUND_SECONDS * 1000 + 500);
+    expect(Date.now() - deletedAt).toBeLessThanOrEqual(BOUND_SECONDS * 1000 + 2500);
     expectRefused(await api.get(`/v1/oauth_clients/${made.client_id}`, { token: admin }), 404, 'not_found');
     expectRefused(await api.delete(`/v1/oauth_clients/${made.client_id}`, { token: admin }), 404, 'not_found');
   });
