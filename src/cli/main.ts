@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/index.ts';
-import { EmbeddedDatabaseUnavailable } from '../db/embeddedFerretdb.ts';
+import { EmbeddedDatabaseUnavailable, ensureFerretdbBinary } from '../db/embeddedFerretdb.ts';
 import { AppError, notFound } from '../errors.ts';
 import { retireSigningKey, rotateCookieKeys, rotateDataKey, rotateSigningKey, loadOrCreateKeys } from '../keys/keystore.ts';
 import { createLogger } from '../logger.ts';
@@ -21,6 +21,8 @@ Commands:
                  [--first-party] [--grant authorization_code|refresh_token|client_credentials ...]
                  [--scope "read write admin"] [--account ACCT]
   db migrate     create or update every index (idempotent)
+  db build-embedded
+                 build the embedded database (FerretDB) now instead of at the first start
   keys create    --project PROJ --name N --scopes read|write|admin[,...] [--expires-at ISO-8601]
                  a project API key; the key is printed once and never again
   keys list | rotate | retire --kid KID | rotate-cookies | rotate-data
@@ -169,6 +171,14 @@ export async function run(argv: string[]): Promise<number> {
       const v = parse(rest, {});
       const result = await withRuntime(config, (rt) => migrate(rt.database.db, rt.repos));
       output(!!v.json, { ok: true, ...result }, `indexes are up to date (${result.collections.length} collections)`);
+      return 0;
+    }
+    case 'db build-embedded': {
+      const v = parse(rest, {});
+      const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: process.stderr });
+      const started = Date.now();
+      const binary = await ensureFerretdbBinary(config.rootDir, config.ferretdbVersion, logger, config.toolsDir);
+      output(!!v.json, { ok: true, binary, version: config.ferretdbVersion, seconds: Math.round((Date.now() - started) / 1000) }, `embedded database ready: ${binary}`);
       return 0;
     }
     case 'keys list': {
