@@ -41,4 +41,9 @@ export class TtlCache<V> {
   delete(key: string): void {
     this.#entries.delete(key);
   }
+
+  /** Drops every cached entry whose value matches (e.g. all sessions of one user). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, entry] of this.#entries) if (matches(entry.value)) this.#entries.delete(key);
+  }
 }

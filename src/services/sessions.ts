@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { capByRole, expandScopes, type Principal } from '../auth/principal.ts';
+import { TtlCache } from '../auth/ttlCache.ts';
 import type { SessionDoc, SessionRepository } from '../repositories/sessions.ts';
 import type { UserRepository } from '../repositories/users.ts';
 
@@ -15,10 +16,10 @@ const SESSION_PATTERN = /^slws_[A-Za-z0-9_-]{43}$/;
 export const hashSessionToken = (token: string) => createHash('sha256').update(token).digest('hex');
 export const looksLikeSessionToken = (token: string) => SESSION_PATTERN.test(token);
 
-interface Cached {
+/** A session that checked out, and who it acts as. */
+interface Validated {
   session: SessionDoc;
   principal: Principal;
-  until: number;
 }
 
 /**
@@ -29,7 +30,7 @@ interface Cached {
 export class SessionService {
   readonly #sessions: SessionRepository;
   readonly #users: UserRepository;
-  readonly #cache = new Map<string, Cached>();
+  readonly #cache = new TtlCache<Validated | null>(CACHE_MS);
 
   constructor(sessions: SessionRepository, users: UserRepository) {
     this.#sessions = sessions;
@@ -53,15 +54,19 @@ export class SessionService {
   }
 
   /** The session and the principal it acts as, or null when unknown, expired, idle or its user is gone. */
-  async authenticate(token: string): Promise<{ session: SessionDoc; principal: Principal } | null> {
+  async authenticate(token: string): Promise<Validated | null> {
     if (!looksLikeSessionToken(token)) return null;
     const hash = hashSessionToken(token);
-    const now = Date.now();
-    const cached = this.#cache.get(hash);
-    if (cached && cached.until > now && this.#alive(cached.session, now)) return cached;
-    this.#cache.delete(hash);
+    const found = await this.#cache.get(hash, (h) => this.#load(h));
+    // Lifetimes are checked on every use, cached or not.
+    if (found && this.#alive(found.session, Date.now())) return found;
+    if (found) this.#cache.delete(hash);
+    return null;
+  }
 
+  async #load(hash: string): Promise<Validated | null> {
     const session = await this.#sessions.findByHash(hash);
+    const now = Date.now();
     if (!session || !this.#alive(session, now)) return null;
     const user = await this.#users.findById(session.user_id);
     if (!user || user.account_id !== session.account_id) return null;
@@ -76,10 +81,7 @@ export class SessionService {
       credential: 'session',
       credentialId: hash.slice(0, 16),
     };
-    const entry = { session, principal, until: now + CACHE_MS };
-    if (this.#cache.size > 10_000) this.#cache.clear();
-    this.#cache.set(hash, entry);
-    return entry;
+    return { session, principal };
   }
 
   #alive(session: SessionDoc, now: number): boolean {
@@ -94,13 +96,13 @@ export class SessionService {
 
   /** Ends every session of a user (removal, password change). */
   async revokeForUser(userId: string): Promise<number> {
-    for (const [hash, entry] of this.#cache) if (entry.session.user_id === userId) this.#cache.delete(hash);
+    this.forgetUser(userId);
     return await this.#sessions.deleteForUser(userId);
   }
 
   /** Drops cached sessions of a user (after a role change), so the next request reads the new role. */
   forgetUser(userId: string): void {
-    for (const [hash, entry] of this.#cache) if (entry.session.user_id === userId) this.#cache.delete(hash);
+    this.#cache.deleteWhere((found) => found?.session.user_id === userId);
   }
 
   static csrfMatches(session: SessionDoc, presented: string | undefined): boolean {
