@@ -27,9 +27,8 @@ export interface AppDeps {
   repos: Repositories;
   provider: Provider;
   metrics: Metrics;
-  /** Cookie signing keys; the mounted provider signs its cookies through this app's cookie jar. */
-  cookieKeys: string[];
-  /** Signing keys: /v1 verifies access tokens locally against their public half. */
+  /** Key material: /v1 verifies access tokens against the signing keys' public half, and the mounted
+   * provider signs its cookies through this app's cookie jar with the cookie keys. */
   keys: KeyMaterial;
   /** Dashboard session tokens (cookie or Bearer `slws_…`). */
   sessions: SessionService;
@@ -43,7 +42,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const { config, logger, provider, metrics } = deps;
   const app = new Koa({ proxy: config.trustProxy });
-  app.keys = deps.cookieKeys;
+  app.keys = deps.keys.cookies;
   app.silent = true;
   app.on('error', (err: Error) => logger.error({ err }, 'unhandled error'));
 

@@ -35,7 +35,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const stopForgettingUsers = onUserAccessRevoked((userId) => {
     sessions.revokeForUser(userId).catch((err: unknown) => logger.warn({ err }, 'could not end the sessions of a removed user'));
   });
-  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, cookieKeys: keys.cookies, keys, sessions, isShuttingDown: () => shuttingDown });
+  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, keys, sessions, isShuttingDown: () => shuttingDown });
 
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
