@@ -11,6 +11,8 @@ import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, SessionService } from '../services
 
 export const DASHBOARD_CLIENT_ID = 'slipway-dashboard';
 const LOGIN_COOKIE = 'slipway_dashboard_login';
+/** RFC 7636 S256: the code challenge of a verifier. */
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 export const dashboardRedirectUri = (config: Config) => `${config.publicUrl}/dashboard/callback`;
 
@@ -72,7 +74,7 @@ export function createDashboardAuthRouter(deps: { config: Config; provider: Prov
   router.get('/login', (ctx) => {
     const state = randomBytes(24).toString('base64url');
     const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const challenge = s256(verifier);
     ctx.cookies.set(LOGIN_COOKIE, JSON.stringify({ state, verifier, next: safeNext(ctx.query.next) }), { ...loginCookie, maxAge: 10 * 60 * 1000 });
     const params = new URLSearchParams({
       client_id: DASHBOARD_CLIENT_ID,
@@ -105,7 +107,7 @@ export function createDashboardAuthRouter(deps: { config: Config; provider: Prov
       return problem(ctx, 400, 'Sign-in failed', 'The sign-in response was not valid. Please sign in again.');
 
     const authorization = await provider.AuthorizationCode.find(code);
-    const expected = createHash('sha256').update(pending.verifier ?? '').digest('base64url');
+    const expected = s256(pending.verifier ?? '');
     if (
       !authorization ||
       !authorization.isValid ||

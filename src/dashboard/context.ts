@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
@@ -16,6 +16,7 @@ import { sessionCookieOptions } from './auth.ts';
 import { formBody } from './forms.ts';
 import { html } from './html.ts';
 import { renderPage, type Flash, type PageOptions, type Viewer } from './layout.ts';
+import { sha256Hex } from '../lib/hash.ts';
 
 /** What the dashboard's pages use: the same repositories and services as /v1, and the session service. */
 export interface DashboardDeps {
@@ -170,7 +171,6 @@ export function dashboardErrors(logger: Logger): Middleware {
 }
 
 const ONCE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A fresh token for a form whose answer shows a secret (`_once`): see `claimOnce`. */
 export const newOnce = () => randomBytes(16).toString('base64url');
@@ -188,8 +188,8 @@ export async function claimOnce(
   token: unknown,
 ): Promise<{ succeeded(): Promise<void>; failed(): Promise<void> } | null> {
   if (typeof token !== 'string' || !ONCE_PATTERN.test(token)) return null;
-  const id = sha256(`dashboard-form\n${state.session._id}\n${token}`);
-  if (await repos.idempotencyKeys.reserve(id, sha256('dashboard-form'))) return null;
+  const id = sha256Hex(`dashboard-form\n${state.session._id}\n${token}`);
+  if (await repos.idempotencyKeys.reserve(id, sha256Hex('dashboard-form'))) return null;
   return {
     // Only that it was used is kept; never the response (it holds the secret).
     succeeded: () => repos.idempotencyKeys.complete(id, { status: 200, body: '{}', location: null }),

@@ -1,14 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { Next } from 'koa';
 import { credentialBucket } from '../auth/authenticate.ts';
 import { conflict, idempotencyKeyReused, invalidRequest } from '../errors.ts';
 import type { IdempotencyDoc, IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
 import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
+import { sha256Hex } from '../lib/hash.ts';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 const WAIT_FOR_FIRST_MS = 10_000;
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** JSON with sorted keys: the same body in another key order or spacing is the same request. */
 function canonical(value: unknown): string {
@@ -60,9 +59,9 @@ export function idempotent(repo: IdempotencyKeyRepository, options: IdempotencyO
     const key = ctx.get('Idempotency-Key');
     if (!key) return await next();
     if (!KEY_SHAPE.test(key)) throw invalidRequest('Idempotency-Key must be 1–255 visible ASCII characters.');
-    const id = sha256(`${ctx.state.principal.accountId}\n${credentialBucket(ctx.state.principal)}\n${key}`);
+    const id = sha256Hex(`${ctx.state.principal.accountId}\n${credentialBucket(ctx.state.principal)}\n${key}`);
     const fingerprinted = withoutFields(ctx.request.body ?? {}, secretRequestFields, (v) => (v === undefined || v === null ? v : '(secret)'));
-    const fingerprint = sha256(`${ctx.method} ${ctx.path}\n${canonical(fingerprinted)}`);
+    const fingerprint = sha256Hex(`${ctx.method} ${ctx.path}\n${canonical(fingerprinted)}`);
 
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {

@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { sha256Hex } from './hash.ts';
 
 /**
  * API keys (PRODUCT.md §2): `slw_` + 32 base62 characters of randomness (~190 bits) + a 6-character
@@ -49,7 +50,7 @@ export function looksLikeApiKey(token: unknown): token is string {
 
 /** What is stored and looked up: SHA-256 (hex) of the whole key. The key itself is never stored. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256Hex(key);
 }
 
 /** Shown in lists so people can tell keys apart: `slw_AbCd` and the last four characters. */

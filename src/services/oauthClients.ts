@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { AccountRepository } from '../repositories/accounts.ts';
@@ -9,6 +9,7 @@ import type { PageRequest, PageResult } from '../repositories/page.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 import { zodDetails } from './users.ts';
+import { sha256Hex } from '../lib/hash.ts';
 
 export const API_SCOPES = ['read', 'write', 'admin'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
@@ -70,7 +71,7 @@ export const CreateClientInput = z
   });
 export type CreateClientInput = z.input<typeof CreateClientInput>;
 
-export const hashClientSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+export const hashClientSecret = sha256Hex;
 const newClientSecret = () => `slwcs_${randomBytes(32).toString('base64url')}`;
 
 export async function createClient(

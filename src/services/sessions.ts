@@ -1,8 +1,9 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { capByRole, expandScopes, type Principal } from '../auth/principal.ts';
 import { TtlCache } from '../auth/ttlCache.ts';
 import type { SessionDoc, SessionRepository } from '../repositories/sessions.ts';
 import type { UserRepository } from '../repositories/users.ts';
+import { sha256Hex } from '../lib/hash.ts';
 
 export const SESSION_PREFIX = 'slws_';
 export const SESSION_COOKIE = 'slipway_session';
@@ -13,7 +14,7 @@ const CACHE_MS = 30_000;
 
 const SESSION_PATTERN = /^slws_[A-Za-z0-9_-]{43}$/;
 
-export const hashSessionToken = (token: string) => createHash('sha256').update(token).digest('hex');
+export const hashSessionToken = sha256Hex;
 export const looksLikeSessionToken = (token: string) => SESSION_PATTERN.test(token);
 
 /** A session that checked out, and who it acts as. */

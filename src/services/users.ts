@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { MongoServerError } from 'mongodb';
 import { z } from 'zod';
 import { conflict, forbidden, invalidRequest, notFound, validationFailed } from '../errors.ts';
@@ -15,6 +15,7 @@ import { recordEvent, type ServiceContext } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 import { withLock } from './locking.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, verifyPassword } from './passwords.ts';
+import { sha256Hex } from '../lib/hash.ts';
 
 export const CreateUserInput = z
   .object({
@@ -94,7 +95,7 @@ export function presentUser(doc: UserDoc) {
 export const SETUP_TOKEN_TTL_SECONDS = 24 * 3600;
 const SETUP_TOKEN_PREFIX = 'slwsu_';
 const LAST_OWNER = 'The last owner of an account can be neither removed nor demoted.';
-const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+const hashToken = sha256Hex;
 
 export interface UserAdminDeps {
   users: UserRepository;
