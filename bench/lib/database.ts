@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
-import { ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
+import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
 
 export interface BenchDatabase {
   uri: string;
@@ -11,7 +11,6 @@ export interface BenchDatabase {
   close(): Promise<void>;
 }
 
-const FERRETDB_VERSION = 'v1.24.2';
 
 /**
  * MONGODB_URI when set (the benchmark then uses a database of its own there); otherwise FerretDB on

@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config/index.ts';
-import { EmbeddedDatabaseUnavailable, ensureFerretdbBinary } from '../db/embeddedFerretdb.ts';
+import { EmbeddedDatabaseUnavailable, FERRETDB_VERSION, ensureFerretdbBinary } from '../db/embeddedFerretdb.ts';
 import { AppError, notFound } from '../errors.ts';
 import { retireSigningKey, rotateCookieKeys, rotateDataKey, rotateSigningKey, loadOrCreateKeys } from '../keys/keystore.ts';
 import { createLogger } from '../logger.ts';
@@ -177,8 +177,8 @@ export async function run(argv: string[]): Promise<number> {
       const v = parse(rest, {});
       const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info', destination: process.stderr });
       const started = Date.now();
-      const binary = await ensureFerretdbBinary(config.rootDir, config.ferretdbVersion, logger, config.toolsDir);
-      output(!!v.json, { ok: true, binary, version: config.ferretdbVersion, seconds: Math.round((Date.now() - started) / 1000) }, `embedded database ready: ${binary}`);
+      const binary = await ensureFerretdbBinary(config.rootDir, FERRETDB_VERSION, logger, config.toolsDir);
+      output(!!v.json, { ok: true, binary, version: FERRETDB_VERSION, seconds: Math.round((Date.now() - started) / 1000) }, `embedded database ready: ${binary}`);
       return 0;
     }
     case 'keys list': {

@@ -45,7 +45,6 @@ export const ConfigSchema = z
      * or rotated on another instance, takes effect within this bound.
      */
     principalCacheSeconds: z.coerce.number().min(0).max(30),
-    ferretdbVersion: z.string().regex(/^v\d+\.\d+\.\d+$/),
   })
   .strict();
 

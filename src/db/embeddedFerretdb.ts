@@ -26,6 +26,9 @@ export class EmbeddedDatabaseUnavailable extends Error {
   }
 }
 
+/** The FerretDB release the embedded database is built from; tools/ferretdb/go.mod pins the same version. */
+export const FERRETDB_VERSION = 'v1.24.2';
+
 export function ferretdbBinaryPath(toolsDir: string, version: string): string {
   return path.join(toolsDir, 'bin', `ferretdb-${version}`);
 }

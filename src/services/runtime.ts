@@ -3,7 +3,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Config } from '../config/index.ts';
-import { ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from '../db/embeddedFerretdb.ts';
+import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from '../db/embeddedFerretdb.ts';
 import { connectDatabase, type Database } from '../db/mongo.ts';
 import { loadOrCreateKeys, type KeyMaterial } from '../keys/keystore.ts';
 import type { Logger } from '../logger.ts';
@@ -49,7 +49,7 @@ async function resolveDatabase(config: Config, logger: Logger): Promise<{ uri: s
     const port = Number((await readFile(endpointFile, 'utf8')).trim());
     if (Number.isInteger(port) && (await reachable(port))) return { uri: `mongodb://127.0.0.1:${port}/` };
   }
-  const binary = await ensureFerretdbBinary(config.rootDir, config.ferretdbVersion, logger, config.toolsDir);
+  const binary = await ensureFerretdbBinary(config.rootDir, FERRETDB_VERSION, logger, config.toolsDir);
   const embedded = await startFerretdb({ binary, dataDir: path.join(config.dataDir, 'ferretdb'), logger });
   await writeFile(endpointFile, String(embedded.port));
   logger.info({ port: embedded.port, data_dir: config.dataDir }, 'embedded database started');

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
-import { ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
+import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
 import { useTestServer } from '../support/fixtures.ts';
 import { waitFor } from '../support/processes.ts';
 import { startTestServer } from '../support/server.ts';
@@ -93,7 +93,7 @@ describe('system endpoints', () => {
 
 describe('/readyz when the database goes away', () => {
   it('turns 503 with the database unreachable, while /healthz stays 200', async () => {
-    const binary = await ensureFerretdbBinary(PROJECT_ROOT, 'v1.24.2');
+    const binary = await ensureFerretdbBinary(PROJECT_ROOT, FERRETDB_VERSION);
     const dir = await mkdtemp(path.join(os.tmpdir(), 'slipway-readyz-db-'));
     const database = await startFerretdb({ binary, dataDir: dir });
     const own = await startTestServer({ overrides: { mongodbUri: database.uri } });

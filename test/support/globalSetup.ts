@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
-import { ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from '../../src/db/embeddedFerretdb.ts';
+import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from '../../src/db/embeddedFerretdb.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,7 +20,7 @@ export default async function setup(project: TestProject) {
     project.provide('mongodbUri', process.env.MONGODB_URI);
     return;
   }
-  const version = 'v1.24.2';
+  const version = FERRETDB_VERSION;
   console.log(`[test] preparing FerretDB ${version} (built once into .tools/bin)`);
   const binary = await ensureFerretdbBinary(PROJECT_ROOT, version);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'slipway-test-db-'));

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
-import { ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
+import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
 import { Api } from '../support/api.ts';
 import { useApiServer } from '../support/fixtures.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -286,7 +286,7 @@ describe('rate limits (kept in MongoDB, shared by instances)', () => {
 describe('database unreachable', () => {
   it('→ 503 service_unavailable with Retry-After and no internals', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'slipway-v1-down-'));
-    const db = await startFerretdb({ binary: await ensureFerretdbBinary(PROJECT_ROOT, 'v1.24.2'), dataDir: dir });
+    const db = await startFerretdb({ binary: await ensureFerretdbBinary(PROJECT_ROOT, FERRETDB_VERSION), dataDir: dir });
     const lonely = await startTestServer({ overrides: { mongodbUri: db.uri } });
     try {
       const lonelyApi = await Api.connect(lonely.url);
