@@ -90,6 +90,9 @@ export function createInteractionRouter({ provider, repos, logger }: { provider:
       });
       return;
     }
+    // First-party clients are registered by the operator only (CLI), so they are trusted for every
+    // account. Any other client may sign in users of any account (the GitHub model), always after that
+    // user's consent, and its tokens act in the user's own account.
     if (client.firstParty) return await grantConsent(ctx, interaction);
     const user = await repos.users.findById(interaction.session!.accountId);
     const missing = interaction.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };

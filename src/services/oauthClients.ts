@@ -130,7 +130,7 @@ export interface ClientAdminDeps extends GrantRevocationDeps {
 /** The registration body: the RFC 7591 names; the account is always the actor's. */
 export type RegisterClientInput = Omit<CreateClientInput, 'account_id'>;
 
-/** Registers a client in the actor's account; the secret (confidential clients) is returned once. */
+/** Registers a (third-party) client in the actor's account; the secret (confidential clients) is returned once. */
 export async function registerClient(
   deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events'>,
   ctx: ServiceContext,
@@ -138,6 +138,10 @@ export async function registerClient(
 ): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
   if (input && typeof input === 'object' && Object.hasOwn(input, 'account_id'))
     throw validationFailed([{ field: 'account_id', message: 'Unrecognized key: "account_id"' }]);
+  // Skipping consent is a trust decision about the operator's own apps: an account admin could otherwise
+  // register a "first-party" client and obtain tokens for users of other accounts without asking them.
+  if (input && typeof input === 'object' && (input as { first_party?: unknown }).first_party === true)
+    throw validationFailed([{ field: 'first_party', message: 'only the operator can register a first-party client (slipway clients create --first-party)' }]);
   const result = await createClient(deps, { ...input, account_id: ctx.accountId });
   await recordEvent(deps, {
     accountId: ctx.accountId,

@@ -27,7 +27,10 @@ const RedirectUri = z
   })
   .meta({ description: 'Matched exactly. https; http only to a loopback host (any port, RFC 8252); or a private-use scheme such as `com.example.app:/callback`.' });
 
-/** RFC 7591 client metadata names; `first_party` is Slipway's (skips the consent page). */
+/**
+ * RFC 7591 client metadata names. `first_party` (skips the consent page) is the operator's to grant
+ * (`slipway clients create --first-party`): through /v1 it may only be absent or false.
+ */
 export const RegisterClientBody = z
   .object({
     client_name: z.string().trim().min(1, 'must not be empty').max(100).meta({ example: 'Release dashboard' }),
@@ -43,7 +46,10 @@ export const RegisterClientBody = z
       .optional()
       .meta({ description: 'Default `["authorization_code", "refresh_token"]`. `client_credentials` needs a confidential client.', example: ['authorization_code', 'refresh_token'] }),
     scope: z.string().max(100).optional().meta({ description: 'Space-separated scopes the client may ask for; default `read write admin`.', example: 'read write' }),
-    first_party: z.boolean().optional().meta({ description: 'First-party clients skip the consent page. Default false.' }),
+    first_party: z
+      .literal(false, { error: 'only the operator can register a first-party client (slipway clients create --first-party)' })
+      .optional()
+      .meta({ description: 'Always false here: first-party clients (no consent page) are registered by the operator with the CLI.' }),
   })
   .strict()
   .meta({ id: 'RegisterOAuthClient' });
