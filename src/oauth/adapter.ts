@@ -1,20 +1,89 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { sha256Hex } from '../lib/hash.ts';
 import type { OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
 
 /**
- * Storage for oidc-provider's models in MongoDB. Payloads are kept as JSON text: they carry keys such as
- * resource URLs (`{"http://host/v1": "read"}`) that contain dots, which FerretDB refuses and MongoDB
- * discourages. Expiry is by query (`expires_at`) plus a periodic sweep, not a TTL index.
+ * Storage for oidc-provider's models in MongoDB, with nothing recoverable at rest: every artifact (code,
+ * refresh token, session, interaction, grant, ...) is stored under `_id` = SHA-256 of its id, and its
+ * payload (which carries the id as `jti`, and other ids: a session's `uid`, an interaction's session
+ * cookie and return URL) is sealed with AES-256-GCM under a key derived from the id itself (HKDF). So
+ * whoever reads the database files learns neither the ids nor the payloads, and whoever presents an id
+ * is the only one who can look the artifact up and open it. Secondary lookup keys that are credentials
+ * (a session's `uid`, a device `userCode`) are stored hashed too, next to the id sealed under their own
+ * key. What stays in clear is what revocation must query: `grant_id` (not a credential: it is also in
+ * every access token), and a grant's or session's `account_id` and `client_id`.
+ *
+ * Payloads are JSON text (they carry resource URLs as keys, with dots, which FerretDB refuses). Expiry
+ * is by query (`expires_at`) plus a periodic sweep, not a TTL index.
  */
 interface StoredArtifact {
   _id: string;
-  payload: string;
+  /** base64url(iv ‖ tag ‖ AES-256-GCM(JSON payload)), key = HKDF(id). */
+  sealed: string;
   grant_id?: string;
+  /** SHA-256 of the session uid; `uid_sealed` is the id sealed under the uid's key. */
   uid?: string;
+  uid_sealed?: string;
   user_code?: string;
+  user_code_sealed?: string;
+  account_id?: string;
+  client_id?: string;
   expires_at: Date | null;
   consumed_at?: Date;
+}
+
+/** Records written before ids were hashed: `_id` is the raw id and `payload` is clear JSON. */
+interface LegacyArtifact {
+  _id: string;
+  payload: string;
+  expires_at: Date | null;
+  consumed_at?: Date;
+}
+
+const keyFor = (purpose: string, secret: string) => Buffer.from(hkdfSync('sha256', secret, '', `slipway oidc ${purpose}`, 32));
+
+function seal(purpose: string, secret: string, aad: string, plaintext: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', keyFor(purpose, secret), iv);
+  cipher.setAAD(Buffer.from(aad));
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+function open(purpose: string, secret: string, aad: string, sealed: string): string | undefined {
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', keyFor(purpose, secret), raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(aad));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The stored form of an artifact: `_id`, sealed payload and the clear fields revocation queries. */
+export function storedArtifact(model: string, id: string, payload: AdapterPayload, expiresAt: Date | null): StoredArtifact {
+  const _id = sha256Hex(id);
+  const doc: StoredArtifact = { _id, sealed: seal('payload', id, `${model}:${_id}`, JSON.stringify(payload)), expires_at: expiresAt };
+  if (model === 'Grant') doc.grant_id = id;
+  else if (typeof payload.grantId === 'string') doc.grant_id = payload.grantId;
+  if (typeof payload.uid === 'string') {
+    doc.uid = sha256Hex(payload.uid);
+    doc.uid_sealed = seal('uid', payload.uid, `${model}:${_id}`, id);
+  }
+  if (typeof payload.userCode === 'string') {
+    doc.user_code = sha256Hex(payload.userCode);
+    doc.user_code_sealed = seal('user_code', payload.userCode, `${model}:${_id}`, id);
+  }
+  if (model === 'Grant' || model === 'Session') {
+    if (typeof payload.accountId === 'string') doc.account_id = payload.accountId;
+    if (model === 'Grant' && typeof payload.clientId === 'string') doc.client_id = payload.clientId;
+  }
+  return doc;
 }
 
 export const OIDC_MODELS = [
@@ -44,6 +113,8 @@ export async function ensureOidcIndexes(db: Db): Promise<void> {
     if (['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest'].includes(model))
       await col.createIndex({ grant_id: 1 }, { name: 'grant_id' });
     if (model === 'Session') await col.createIndex({ uid: 1 }, { name: 'uid' });
+    if (model === 'Session' || model === 'Grant') await col.createIndex({ account_id: 1 }, { name: 'account_id' });
+    if (model === 'Grant') await col.createIndex({ client_id: 1 }, { name: 'client_id' });
     if (model === 'DeviceCode') await col.createIndex({ user_code: 1 }, { name: 'user_code' });
   }
 }
@@ -57,9 +128,43 @@ export async function sweepOidc(db: Db, now = new Date()): Promise<number> {
   return removed;
 }
 
+/**
+ * Re-keys records stored before ids were hashed (raw `_id`, clear `payload`): each is written in the
+ * stored form under the hash of its id, then the old one is deleted, so sessions, refresh tokens and
+ * grants issued before the upgrade keep working. Idempotent; run by `slipway db migrate` and at start.
+ */
+export async function migrateOidcArtifacts(db: Db): Promise<number> {
+  let migrated = 0;
+  for (const model of OIDC_MODELS) {
+    const col = db.collection<LegacyArtifact>(collectionName(model));
+    for (const old of await col.find({ payload: { $exists: true } }).toArray()) {
+      let payload: AdapterPayload;
+      try {
+        payload = JSON.parse(old.payload) as AdapterPayload;
+      } catch {
+        await col.deleteOne({ _id: old._id });
+        continue;
+      }
+      const doc = storedArtifact(model, old._id, payload, old.expires_at);
+      if (old.consumed_at) doc.consumed_at = old.consumed_at;
+      try {
+        await db.collection<StoredArtifact>(collectionName(model)).insertOne(doc);
+      } catch (err) {
+        // Another instance migrated it first.
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+      await col.deleteOne({ _id: old._id });
+      migrated++;
+    }
+  }
+  return migrated;
+}
+
 export interface AdapterHooks {
   /** Called when a grant is destroyed (revoked, or reuse detected), so access JWTs can be refused. */
   onGrantRevoked?(grantId: string): Promise<void>;
+  /** Called when an access token (a JWT, never stored) is revoked through RFC 7009, with its `jti`. */
+  onAccessTokenRevoked?(jti: string): Promise<void>;
 }
 
 /**
@@ -99,14 +204,8 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (this.model === 'Client') throw new Error('clients are registered through Slipway, not the provider');
-      const doc: Omit<StoredArtifact, '_id'> = {
-        payload: JSON.stringify(payload),
-        expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
-      };
-      if (payload.grantId) doc.grant_id = payload.grantId;
-      if (payload.uid) doc.uid = payload.uid;
-      if (payload.userCode) doc.user_code = payload.userCode;
-      await this.collection.replaceOne({ _id: id }, doc, { upsert: true });
+      const { _id, ...doc } = storedArtifact(this.model, id, payload, expiresIn ? new Date(Date.now() + expiresIn * 1000) : null);
+      await this.collection.replaceOne({ _id }, doc, { upsert: true });
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -115,36 +214,43 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
         const client = await clients.findById(id);
         return client ? clientMetadata(client) : undefined;
       }
-      return this.#load(await this.collection.findOne({ _id: id }));
+      return this.#load(id, await this.collection.findOne({ _id: sha256Hex(id) }));
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
       if (typeof uid !== 'string') return undefined;
-      return this.#load(await this.collection.findOne({ uid }));
+      const doc = await this.collection.findOne({ uid: sha256Hex(uid) });
+      const id = doc?.uid_sealed ? open('uid', uid, `${this.model}:${doc._id}`, doc.uid_sealed) : undefined;
+      return id ? this.#load(id, doc) : undefined;
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
       if (typeof userCode !== 'string') return undefined;
-      return this.#load(await this.collection.findOne({ user_code: userCode }));
+      const doc = await this.collection.findOne({ user_code: sha256Hex(userCode) });
+      const id = doc?.user_code_sealed ? open('user_code', userCode, `${this.model}:${doc._id}`, doc.user_code_sealed) : undefined;
+      return id ? this.#load(id, doc) : undefined;
     }
 
     async consume(id: string): Promise<void> {
-      await this.collection.updateOne({ _id: id }, { $set: { consumed_at: new Date() } });
+      await this.collection.updateOne({ _id: sha256Hex(id) }, { $set: { consumed_at: new Date() } });
     }
 
     async destroy(id: string): Promise<void> {
-      await this.collection.deleteOne({ _id: id });
+      await this.collection.deleteOne({ _id: sha256Hex(id) });
       if (this.model === 'Grant') await hooks.onGrantRevoked?.(id);
+      if (this.model === 'AccessToken' || this.model === 'ClientCredentials') await hooks.onAccessTokenRevoked?.(id);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
       await this.collection.deleteMany({ grant_id: grantId });
     }
 
-    #load(doc: StoredArtifact | null): AdapterPayload | undefined {
+    #load(id: string, doc: StoredArtifact | null): AdapterPayload | undefined {
       if (!doc) return undefined;
       if (doc.expires_at && doc.expires_at.getTime() <= Date.now()) return undefined;
-      const payload = JSON.parse(doc.payload) as AdapterPayload;
+      const text = open('payload', id, `${this.model}:${doc._id}`, doc.sealed);
+      if (text === undefined) return undefined;
+      const payload = JSON.parse(text) as AdapterPayload;
       if (doc.consumed_at) payload.consumed = Math.floor(doc.consumed_at.getTime() / 1000);
       return payload;
     }

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { ensureOidcIndexes, sweepOidc } from '../oauth/adapter.ts';
+import { ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from '../oauth/adapter.ts';
 import { AccountRepository } from './accounts.ts';
 import { ApiKeyRepository } from './apiKeys.ts';
 import { ApiKeySecretRepository } from './apiKeySecrets.ts';
@@ -45,10 +45,14 @@ export function createRepositories(db: Db) {
 
 export type Repositories = ReturnType<typeof createRepositories>;
 
-/** Creates every index. Idempotent: run at start and by `slipway db migrate`. */
+/**
+ * Creates every index and re-keys authorization-server records stored before their ids were hashed.
+ * Idempotent: run at start and by `slipway db migrate`.
+ */
 export async function migrate(db: Db, repos: Repositories): Promise<{ collections: string[] }> {
   for (const repo of Object.values(repos)) await repo.ensureIndexes();
   await ensureOidcIndexes(db);
+  await migrateOidcArtifacts(db);
   const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
   return { collections };
 }

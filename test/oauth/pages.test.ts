@@ -1,3 +1,4 @@
+import { sha256Hex } from '../../src/lib/hash.ts';
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
@@ -147,7 +148,7 @@ describe('interactions that do not exist or have expired', () => {
     try {
       const uid = new URL(page.url()).pathname.split('/').pop()!;
       const db = server.running.runtime.database.db;
-      const { matchedCount } = await db.collection('oidc_interaction').updateOne({ _id: uid as never }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+      const { matchedCount } = await db.collection('oidc_interaction').updateOne({ _id: sha256Hex(uid) as never }, { $set: { expires_at: new Date(Date.now() - 1000) } });
       expect(matchedCount).toBe(1);
 
       expect(await submitLogin(page, user.email, user.password)).toBe(400);

@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose';
 import type { Db } from 'mongodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../../bench/lib/authorize.ts';
+import { sha256Hex } from '../../src/lib/hash.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createAdapterClass } from '../../src/oauth/adapter.ts';
 import { listEvents, type ServiceContext } from '../../src/services/events.ts';
@@ -102,7 +103,7 @@ describe('OAuth clients of an account', () => {
     expect(await repos.revokedGrants.collection.findOne({ _id: doomedGid })).not.toBeNull();
     expect(await repos.revokedGrants.collection.findOne({ _id: stray })).not.toBeNull();
     expect(await repos.revokedGrants.collection.findOne({ _id: keptGid })).toBeNull();
-    expect(await db.collection('oidc_grant').findOne({ _id: doomedGid as never })).toBeNull();
+    expect(await db.collection('oidc_grant').findOne({ _id: sha256Hex(doomedGid) as never })).toBeNull();
     expect(await repos.consents.grantIdsForClient(doomed)).toEqual([]);
 
     await expect(tokenRequest(server.issuer, { clientId: doomed }, { grant_type: 'refresh_token', refresh_token: viaDoomed.refresh_token! })).rejects.toThrow(/invalid_client/);

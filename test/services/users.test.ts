@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../../bench/lib/authorize.ts';
 import type { AppError } from '../../src/errors.ts';
+import { sha256Hex } from '../../src/lib/hash.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createAdapterClass } from '../../src/oauth/adapter.ts';
 import type { Role } from '../../src/repositories/users.ts';
@@ -197,18 +198,19 @@ describe('users: deleting revokes everything they could act with', () => {
     expect(revokedGrants).toBe(2);
     expect(await repos.users.findById(leaving._id)).toBeNull();
 
+    // Artifacts are stored under the SHA-256 of their id (src/oauth/adapter.ts).
     const ids = async (collection: string) => (await db.collection(collection).find({}, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id));
     for (const grantId of [consented, unlisted]) {
-      expect(await ids('oidc_grant')).not.toContain(grantId);
-      expect(await ids('oidc_refresh_token')).not.toContain(`rt_${grantId}`);
-      expect(await ids('oidc_authorization_code')).not.toContain(`ac_${grantId}`);
+      expect(await ids('oidc_grant')).not.toContain(sha256Hex(grantId));
+      expect(await ids('oidc_refresh_token')).not.toContain(sha256Hex(`rt_${grantId}`));
+      expect(await ids('oidc_authorization_code')).not.toContain(sha256Hex(`ac_${grantId}`));
       expect(await repos.revokedGrants.collection.findOne({ _id: grantId })).not.toBeNull();
     }
-    expect(await ids('oidc_grant')).toContain(other);
-    expect(await ids('oidc_refresh_token')).toContain(`rt_${other}`);
+    expect(await ids('oidc_grant')).toContain(sha256Hex(other));
+    expect(await ids('oidc_refresh_token')).toContain(sha256Hex(`rt_${other}`));
     expect(await repos.revokedGrants.collection.findOne({ _id: other })).toBeNull();
-    expect(await ids('oidc_session')).toEqual(expect.arrayContaining([`s_${staying._id}`]));
-    expect(await ids('oidc_session')).not.toContain(`s_${leaving._id}`);
+    expect(await ids('oidc_session')).toEqual(expect.arrayContaining([sha256Hex(`s_${staying._id}`)]));
+    expect(await ids('oidc_session')).not.toContain(sha256Hex(`s_${leaving._id}`));
     expect(await repos.consents.grantIdsForUser(leaving._id)).toEqual([]);
     expect(await repos.consents.grantIdsForUser(staying._id)).toEqual([other]);
 
