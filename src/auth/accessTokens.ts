@@ -3,6 +3,7 @@ import type { Config } from '../config/index.ts';
 import { invalidToken } from '../errors.ts';
 import { publicJwks, type KeyMaterial } from '../keys/keystore.ts';
 import type { Repositories } from '../repositories/index.ts';
+import { revokedClientKey, revokedTokenKey, revokedUserKey } from '../repositories/revokedGrants.ts';
 import type { Role } from '../repositories/users.ts';
 import { looksLikeJwt, type Authenticator } from './authenticators.ts';
 import { capByRole, expandScopes, type Principal } from './principal.ts';
@@ -86,8 +87,15 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
         if (err instanceof joseErrors.JOSEError) throw invalidToken();
         throw err;
       }
-      const { sub, client_id: clientId, scope = '', acct, gid } = claims;
+      const { sub, client_id: clientId, scope = '', acct, gid, jti } = claims;
       if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof acct !== 'string') throw invalidToken();
+      // Revoked on this instance: at once; elsewhere: within revocationRefreshSeconds. Covers the token
+      // itself (RFC 7009), its grant, its user (removed) and its client (deleted), all from memory.
+      const revocationKeys = [revokedClientKey(clientId)];
+      if (typeof jti === 'string') revocationKeys.push(revokedTokenKey(jti));
+      if (typeof gid === 'string') revocationKeys.push(gid);
+      if (typeof sub === 'string' && sub !== clientId) revocationKeys.push(revokedUserKey(sub));
+      if (await revokedGrants.isRevoked(...revocationKeys)) throw invalidToken('The access token has been revoked.');
       const client = await clients.get(clientId, loadClient);
       if (!client) throw invalidToken('The client this token was issued to no longer exists.');
       const granted = expandScopes(scope.split(' '));
@@ -99,7 +107,6 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
         return { kind: 'client', id: clientId, accountId: acct, scopes: granted, credential: 'access_token', credentialId: clientId } satisfies Principal;
       }
       if (typeof sub !== 'string' || typeof gid !== 'string') throw invalidToken();
-      if (await revokedGrants.isRevoked(gid)) throw invalidToken('The access token has been revoked.');
       const user = await users.get(sub, loadUser);
       if (!user || user.account_id !== acct) throw invalidToken('The user of this token no longer exists.');
       return {

@@ -6,7 +6,7 @@ const OVERLAP_MS = 120_000;
 const KEEP_MS = 3600_000 + OVERLAP_MS;
 
 /**
- * The revoked grant ids, held in memory and refreshed from `revoked_grants` incrementally (by
+ * The revoked grant ids (and revoked token, user and client keys, see RevokedGrantRepository), held in memory and refreshed from `revoked_grants` incrementally (by
  * `revoked_at`) once the view is older than `refreshMs`. A request waits for a due refresh rather than
  * using a stale view, so a revoked grant's JWTs are refused at most `refreshMs` after the revocation is
  * written, with no database read on the other requests. If the database is unreachable the refresh
@@ -20,14 +20,24 @@ export class RevokedGrantCache {
   #since = new Date(0);
   #refreshing: Promise<void> | undefined;
 
+  readonly #unsubscribe: () => void;
+
   constructor(repo: RevokedGrantRepository, refreshSeconds: number) {
     this.#repo = repo;
     this.#refreshMs = refreshSeconds * 1000;
+    // Revocations written by this process count at once, without waiting for the next refresh.
+    this.#unsubscribe = repo.onRevoked((key, at) => this.#revoked.set(key, at.getTime()));
   }
 
-  async isRevoked(grantId: string): Promise<boolean> {
+  /** Stops following this process's revocations. */
+  close(): void {
+    this.#unsubscribe();
+  }
+
+  /** Whether any of the keys (a grant id, or keys made by revokedTokenKey and the like) is revoked. */
+  async isRevoked(...keys: string[]): Promise<boolean> {
     if (Date.now() - this.#loadedAt >= this.#refreshMs) await this.refresh();
-    return this.#revoked.has(grantId);
+    return keys.some((key) => this.#revoked.has(key));
   }
 
   refresh(): Promise<void> {

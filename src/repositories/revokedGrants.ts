@@ -1,8 +1,12 @@
 import type { Collection, Db } from 'mongodb';
 
 /**
- * Grants that were revoked while JWT access tokens issued from them may still be unexpired. Kept for two
- * access-token lifetimes, then swept.
+ * What was revoked while JWT access tokens that name it may still be unexpired: grants (by grant id, as
+ * always), and, prefixed, single access tokens (`jti:`), removed users (`user:`) and deleted clients
+ * (`client:`). Kept for two access-token lifetimes, then swept. Each instance holds the list in memory
+ * (RevokedGrantCache): a revocation written through this repository is also announced to the
+ * listeners of this process at once, before the write, so the very next request here is refused;
+ * other instances read it within `REVOCATION_REFRESH_SECONDS`.
  */
 interface RevokedGrantDoc {
   _id: string;
@@ -12,8 +16,15 @@ interface RevokedGrantDoc {
 
 const KEEP_SECONDS = 2 * 3600;
 
+export const revokedTokenKey = (jti: string) => `jti:${jti}`;
+export const revokedUserKey = (userId: string) => `user:${userId}`;
+export const revokedClientKey = (clientId: string) => `client:${clientId}`;
+
+type RevokedListener = (key: string, at: Date) => void;
+
 export class RevokedGrantRepository {
   readonly collection: Collection<RevokedGrantDoc>;
+  readonly #listeners = new Set<RevokedListener>();
   constructor(db: Db) {
     this.collection = db.collection<RevokedGrantDoc>('revoked_grants');
   }
@@ -23,15 +34,23 @@ export class RevokedGrantRepository {
     await this.collection.createIndex({ expires_at: 1 }, { name: 'expires_at' });
   }
 
-  async add(grantId: string, at = new Date()): Promise<void> {
+  /** Called synchronously with every revocation this process writes (see RevokedGrantCache). */
+  onRevoked(listener: RevokedListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** A grant id, or a key made by revokedTokenKey / revokedUserKey / revokedClientKey. */
+  async add(key: string, at = new Date()): Promise<void> {
+    for (const listener of this.#listeners) listener(key, at);
     await this.collection.updateOne(
-      { _id: grantId },
+      { _id: key },
       { $setOnInsert: { revoked_at: at, expires_at: new Date(at.getTime() + KEEP_SECONDS * 1000) } },
       { upsert: true },
     );
   }
 
-  /** Grant ids revoked at or after `since`. */
+  /** Ids (grant ids and prefixed keys) revoked at or after `since`. */
   async revokedSince(since: Date): Promise<{ id: string; revoked_at: Date }[]> {
     const docs = await this.collection.find({ revoked_at: { $gte: since } }).project<RevokedGrantDoc>({ revoked_at: 1 }).toArray();
     return docs.map((d) => ({ id: d._id, revoked_at: d.revoked_at }));

@@ -6,6 +6,7 @@ import type { ConsentRepository } from '../repositories/consents.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { ClientGrantType, OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
 import type { PageRequest, PageResult } from '../repositories/page.ts';
+import { revokedClientKey } from '../repositories/revokedGrants.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 import { zodDetails } from './users.ts';
@@ -204,6 +205,9 @@ export async function rotateClientSecret(
 export async function deleteClient(deps: ClientAdminDeps, ctx: ServiceContext, clientId: string): Promise<{ client: OAuthClientDoc; revokedGrants: number }> {
   const client = await deps.oauthClients.delete(ctx.accountId, clientId);
   if (!client) throw notFound('No such OAuth client.');
+  // Every access token of the client (user and client_credentials) is refused from the next request on
+  // this instance, and within revocationRefreshSeconds on the others.
+  await deps.revokedGrants.add(revokedClientKey(client._id));
   const grantIds = [...(await deps.consents.grantIdsForClient(client._id)), ...(await deps.oidcArtifacts.grantIdsForClient(client._id))];
   const revokedGrants = await revokeGrants(deps, grantIds);
   await deps.consents.deleteForClient(client._id);

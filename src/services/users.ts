@@ -9,6 +9,7 @@ import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
 import type { PageRequest, PageResult } from '../repositories/page.ts';
 import type { SessionRepository } from '../repositories/sessions.ts';
+import { revokedUserKey } from '../repositories/revokedGrants.ts';
 import { ROLES, type Role, type UserDoc, type UserRepository } from '../repositories/users.ts';
 import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
@@ -358,6 +359,9 @@ export function onUserAccessRevoked(listener: AccessRevokedListener): () => void
  * user. Returns the number of grants.
  */
 export async function revokeUserAccess(deps: UserAccessDeps, userId: string): Promise<number> {
+  // First, so this instance refuses the user's access tokens from the next request on (and every other
+  // instance within revocationRefreshSeconds), whatever grants the searches below find.
+  await deps.revokedGrants.add(revokedUserKey(userId));
   const grantIds = [...(await deps.consents.grantIdsForUser(userId)), ...(await deps.oidcArtifacts.grantIdsForAccount(userId))];
   const count = await revokeGrants(deps, grantIds);
   await deps.consents.deleteForUser(userId);
