@@ -9,7 +9,9 @@ import type { Repositories } from '../repositories/index.ts';
 import { API_SCOPES } from '../services/oauthClients.ts';
 import { hashClientSecret } from '../services/oauthClients.ts';
 import { createAdapterClass } from './adapter.ts';
+import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from './structuredTokens.ts';
 import { renderErrorPage } from './views.ts';
+import { revokedTokenKey } from '../repositories/revokedGrants.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -53,6 +55,10 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     onGrantRevoked: async (grantId) => {
       await repos.revokedGrants.add(grantId);
       logger.info({ grant_id: grantId }, 'grant revoked');
+    },
+    onAccessTokenRevoked: async (jti) => {
+      await repos.revokedGrants.add(revokedTokenKey(jti));
+      logger.info('access token revoked');
     },
   });
 
@@ -186,8 +192,10 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     },
   };
 
+  prepareStructuredTokenEndpoints();
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
+  installAccessTokenLookup(provider, { config, keys, revokedGrants: repos.revokedGrants });
 
   // Client secrets are stored only as SHA-256; compare the hash of what was presented.
   const clientProto = provider.Client.prototype as unknown as { compareClientSecret(actual: string): boolean; clientSecret?: string };

@@ -50,6 +50,12 @@ export class RevokedGrantRepository {
     );
   }
 
+  /** Whether any of the keys is listed: one lookup by `_id` each (for the introspection endpoint). */
+  async anyListed(keys: string[]): Promise<boolean> {
+    for (const key of keys) if (await this.collection.findOne({ _id: key }, { projection: { _id: 1 } })) return true;
+    return false;
+  }
+
   /** Ids (grant ids and prefixed keys) revoked at or after `since`. */
   async revokedSince(since: Date): Promise<{ id: string; revoked_at: Date }[]> {
     const docs = await this.collection.find({ revoked_at: { $gte: since } }).project<RevokedGrantDoc>({ revoked_at: 1 }).toArray();

@@ -72,14 +72,21 @@ describe('token revocation (RFC 7009)', () => {
     expect(res.text).toBe('');
   });
 
-  it('refuses to revoke a JWT access token at the endpoint (unsupported_token_type)', async () => {
+  it('revokes a JWT access token: 200, then it is inactive; as oidc-provider does, the grant\'s refresh tokens go too', async () => {
     const tokens = await issueTokens();
+    expect(await oidc.tokenIntrospection(config, tokens.access)).toMatchObject({ active: true });
     const res = await revoke({ token: tokens.access, client_id: clientId });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('');
+    expect(await oidc.tokenIntrospection(config, tokens.access)).toEqual({ active: false });
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('still refuses other JWTs at the endpoint (unsupported_token_type)', async () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+    const res = await revoke({ token: `${header}.${Buffer.from('{}').toString('base64url')}.`, client_id: clientId });
     expect(res.status).toBe(400);
     expect(res.body?.error).toBe('unsupported_token_type');
-    // Nothing was revoked: the refresh token still works.
-    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh);
-    expect(refreshed.access_token).toBeTruthy();
   });
 
   it('does not let another public client revoke the token: 200, and the token keeps working', async () => {

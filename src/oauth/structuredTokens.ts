@@ -1,0 +1,114 @@
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import introspection from 'oidc-provider/lib/actions/introspection.js';
+import revocation from 'oidc-provider/lib/actions/revocation.js';
+import rejectStructuredTokens from 'oidc-provider/lib/shared/reject_structured_tokens.js';
+import type { Config } from '../config/index.ts';
+import { publicJwks, type KeyMaterial } from '../keys/keystore.ts';
+import { revokedClientKey, revokedTokenKey, revokedUserKey, type RevokedGrantRepository } from '../repositories/revokedGrants.ts';
+
+/*
+ * RFC 7662 introspection and RFC 7009 revocation of our own JWT access tokens (RFC 9068). oidc-provider
+ * never stores JWT access tokens, so it refuses them at both endpoints (`unsupported_token_type`). Here
+ * its endpoints are kept as they are (its client authentication, its "own tokens only" policies, its
+ * responses), with two changes: the step that refuses every JWT lets through the ones typed `at+jwt`,
+ * and finding an access token or client_credentials token by value verifies such a JWT against our
+ * signing keys and the revocation list instead of reading storage. Revoking one then lists its `jti`
+ * (src/oauth/adapter.ts `onAccessTokenRevoked`), which /v1 refuses.
+ */
+
+interface AccessTokenClaims extends JWTPayload {
+  client_id?: unknown;
+  scope?: unknown;
+  gid?: unknown;
+}
+
+const isAccessTokenJwt = (token: unknown): token is string => {
+  if (typeof token !== 'string') return false;
+  try {
+    return decodeProtectedHeader(token).typ === 'at+jwt';
+  } catch {
+    return false;
+  }
+};
+
+async function allowAccessTokenJwts(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  if (isAccessTokenJwt((ctx.oidc.params as { token?: unknown } | undefined)?.token)) return await next();
+  return await rejectStructuredTokens(ctx, next);
+}
+
+/** Swaps oidc-provider's JWT refusal at both endpoints for allowAccessTokenJwts (idempotent, per process). */
+function acceptAccessTokenJwts(): void {
+  for (const [name, action] of [
+    ['introspection', introspection],
+    ['revocation', revocation],
+  ] as const) {
+    const at = action.indexOf(rejectStructuredTokens);
+    if (at !== -1) action[at] = allowAccessTokenJwts;
+    else if (!action.includes(allowAccessTokenJwts)) throw new Error(`oidc-provider's ${name} endpoint changed; review src/oauth/structuredTokens.ts`);
+  }
+}
+
+type FindStatic = (value: string, options?: unknown) => Promise<unknown>;
+interface TokenModel {
+  find: FindStatic;
+  instantiate(payload: Record<string, unknown>): unknown;
+}
+
+/**
+ * Must run before `new Provider(...)` (the endpoints' middleware is assembled there); then
+ * `installAccessTokenLookup` on the provider.
+ */
+export function prepareStructuredTokenEndpoints(): void {
+  acceptAccessTokenJwts();
+}
+
+export function installAccessTokenLookup(provider: Provider, deps: { config: Config; keys: KeyMaterial; revokedGrants: RevokedGrantRepository }): void {
+  const jwks = createLocalJWKSet(publicJwks(deps.keys));
+  const verify = async (value: string): Promise<AccessTokenClaims | undefined> => {
+    try {
+      const { payload } = await jwtVerify<AccessTokenClaims>(value, jwks, {
+        issuer: deps.config.issuer,
+        audience: deps.config.apiAudience,
+        typ: 'at+jwt',
+        algorithms: ['RS256'],
+        requiredClaims: ['exp', 'iat', 'jti', 'client_id'],
+      });
+      if (typeof payload.client_id !== 'string' || typeof payload.jti !== 'string') return undefined;
+      const keys = [revokedTokenKey(payload.jti), revokedClientKey(payload.client_id)];
+      if (typeof payload.gid === 'string') keys.push(payload.gid);
+      if (typeof payload.sub === 'string' && payload.sub !== payload.client_id) keys.push(revokedUserKey(payload.sub));
+      return (await deps.revokedGrants.anyListed(keys)) ? undefined : payload;
+    } catch {
+      return undefined; // expired, badly signed, not ours: not active
+    }
+  };
+  const common = (claims: AccessTokenClaims) => ({
+    jti: claims.jti,
+    iat: claims.iat,
+    exp: claims.exp,
+    clientId: claims.client_id,
+    aud: claims.aud,
+    ...(typeof claims.scope === 'string' && claims.scope ? { scope: claims.scope } : {}),
+  });
+
+  const accessTokens = provider.AccessToken as unknown as TokenModel;
+  const storedAccessToken = accessTokens.find.bind(accessTokens);
+  accessTokens.find = async (value, options) => {
+    if (!isAccessTokenJwt(value)) return await storedAccessToken(value, options);
+    const claims = await verify(value);
+    // A user's token: it names the user (`sub`) and the grant it came from (`gid`).
+    if (!claims || typeof claims.gid !== 'string' || typeof claims.sub !== 'string') return undefined;
+    return accessTokens.instantiate({ ...common(claims), kind: 'AccessToken', accountId: claims.sub, grantId: claims.gid });
+  };
+
+  const clientTokens = provider.ClientCredentials as unknown as TokenModel;
+  const storedClientToken = clientTokens.find.bind(clientTokens);
+  clientTokens.find = async (value, options) => {
+    if (!isAccessTokenJwt(value)) return await storedClientToken(value, options);
+    const claims = await verify(value);
+    if (!claims || claims.gid !== undefined) return undefined;
+    return clientTokens.instantiate({ ...common(claims), kind: 'ClientCredentials' });
+  };
+}
