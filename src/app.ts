@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): Koa {
   const system = createSystemRouter(deps);
   app.use(system.routes());
 
-  const interactions = createInteractionRouter({ provider, repos: deps.repos, logger });
+  const interactions = createInteractionRouter({ config, provider, repos: deps.repos, logger });
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
 

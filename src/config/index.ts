@@ -45,6 +45,15 @@ export const ConfigSchema = z
      * or rotated on another instance, takes effect within this bound.
      */
     principalCacheSeconds: z.coerce.number().min(0).max(30),
+
+    // Login throttling (authorization server hardening): sign-in attempts per minute, shared by every
+    // instance. Keyed so that failures from one source never lock the user out of another source.
+    /** Attempts per minute for one e-mail address from one source address (a targeted guess). */
+    loginPerEmailAndSourcePerMinute: z.coerce.number().int().min(1).max(10_000),
+    /** Attempts per minute from one source address, whatever the e-mail (password spraying). */
+    loginPerSourcePerMinute: z.coerce.number().int().min(1).max(10_000),
+    /** Attempts per minute for one e-mail address from all sources together: a ceiling for distributed guessing. */
+    loginPerEmailPerMinute: z.coerce.number().int().min(1).max(100_000),
   })
   .strict();
 
@@ -74,6 +83,10 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   API_RATE_LIMIT_PER_HOUR: 'apiRateLimitPerHour',
   REVOCATION_REFRESH_SECONDS: 'revocationRefreshSeconds',
   PRINCIPAL_CACHE_SECONDS: 'principalCacheSeconds',
+  // Login throttling
+  LOGIN_PER_EMAIL_AND_SOURCE_PER_MINUTE: 'loginPerEmailAndSourcePerMinute',
+  LOGIN_PER_SOURCE_PER_MINUTE: 'loginPerSourcePerMinute',
+  LOGIN_PER_EMAIL_PER_MINUTE: 'loginPerEmailPerMinute',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);

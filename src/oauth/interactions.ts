@@ -4,14 +4,13 @@ import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
+import type { Config } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { verifyAgainstDummy, verifyPassword } from '../services/passwords.ts';
 import { takeLoginNotice } from './loginNotice.ts';
 import { renderConsent, renderLogin, renderMessage } from './views.ts';
 
-const LOGIN_PER_EMAIL_PER_MINUTE = 10;
-const LOGIN_PER_IP_PER_MINUTE = 30;
 const GENERIC_LOGIN_ERROR = 'The email or password is not correct.';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -20,7 +19,7 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
  * Login and consent pages of the authorization server. They sit in front of the provider's mount so the
  * provider keeps its own OAuth error handling.
  */
-export function createInteractionRouter({ provider, repos, logger }: { provider: Provider; repos: Repositories; logger: Logger }) {
+export function createInteractionRouter({ config, provider, repos, logger }: { config: Config; provider: Provider; repos: Repositories; logger: Logger }) {
   const router = new Router({ prefix: '/oauth/interaction' });
   const form = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
 
@@ -126,15 +125,21 @@ export function createInteractionRouter({ provider, repos, logger }: { provider:
       ctx.body = renderLogin({ action: `/oauth/interaction/${interaction.uid}/login`, clientName: client.name, email, error });
     };
 
+    // Throttling (README "Login throttling"): a guess at one e-mail from one source, every attempt from
+    // one source (password spraying), and a high ceiling per e-mail over all sources. Wrong passwords
+    // from one source never lock the user out of another: one source alone cannot reach the ceiling.
     const emailKey = createHash('sha256').update(email).digest('base64url');
-    const [byIp, byEmail] = await Promise.all([
-      repos.rateLimits.hit(`login-ip:${ctx.ip}`, LOGIN_PER_IP_PER_MINUTE, 60),
-      repos.rateLimits.hit(`login-email:${emailKey}`, LOGIN_PER_EMAIL_PER_MINUTE, 60),
+    const source = ctx.ip;
+    const results = await Promise.all([
+      repos.rateLimits.hit(`login-email-ip:${emailKey}:${source}`, config.loginPerEmailAndSourcePerMinute, 60),
+      repos.rateLimits.hit(`login-ip:${source}`, config.loginPerSourcePerMinute, 60),
+      repos.rateLimits.hit(`login-email:${emailKey}`, config.loginPerEmailPerMinute, 60),
     ]);
-    if (!byIp.allowed || !byEmail.allowed) {
-      const retry = Math.max(byIp.allowed ? 0 : byIp.resetSeconds, byEmail.allowed ? 0 : byEmail.resetSeconds);
+    const refused = results.filter((r) => !r.allowed);
+    if (refused.length) {
+      const retry = Math.max(...refused.map((r) => r.resetSeconds));
       ctx.set('Retry-After', String(retry));
-      logger.warn({ request_id: ctx.state.requestId, ip: ctx.ip }, 'login rate limited');
+      logger.warn({ request_id: ctx.state.requestId, ip: source }, 'login rate limited');
       return show(429, `Too many sign-in attempts. Try again in ${retry} seconds.`);
     }
 
