@@ -168,11 +168,11 @@ export interface AdapterHooks {
 }
 
 /**
- * Scopes every client may ask for on top of its registered API scopes. oidc-provider checks each
- * requested scope it knows against the client's `scope`, so without these a client could never ask
- * for an ID token or say it wants to work offline.
+ * Scopes every client may ask for on top of its registered API scopes: saying it wants to work
+ * offline. Not `openid`: Slipway is an OAuth 2.0 authorization server without ID tokens or userinfo
+ * (see provider.ts), so oidc-provider refuses `openid` for every client.
  */
-const PROTOCOL_SCOPES = ['openid', 'offline_access'];
+const PROTOCOL_SCOPES = ['offline_access'];
 
 /** Maps a stored client to the metadata oidc-provider validates and serves. */
 export function clientMetadata(doc: OAuthClientDoc): AdapterPayload {

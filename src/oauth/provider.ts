@@ -15,7 +15,9 @@ import { revokedTokenKey } from '../repositories/revokedGrants.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const KNOWN_SCOPES = new Set<string>(['openid', 'offline_access', ...API_SCOPES]);
+const KNOWN_SCOPES = new Set<string>(['offline_access', ...API_SCOPES]);
+/** What each token endpoint really accepts: public clients (`none`, client_id only) and HTTP Basic. */
+const CLIENT_AUTH_METHODS = ['none', 'client_secret_basic'] as const;
 
 /** The request being handled by the provider, for hooks that oidc-provider calls without a context. */
 const currentRequest = new AsyncLocalStorage<KoaContextWithOIDC>();
@@ -73,11 +75,19 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     },
     routes: { authorization: '/authorize' },
     responseTypes: ['code'],
-    scopes: ['openid', 'offline_access', ...API_SCOPES],
-    claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
+    // An OAuth 2.0 authorization server: access tokens for /v1, no ID tokens and no userinfo endpoint
+    // (nothing uses them: the dashboard signs in with `read` and keeps a session of its own). oidc-provider
+    // always knows `openid`; it is refused for every client (adapter.ts) and left out of discovery.
+    scopes: ['offline_access', ...API_SCOPES],
+    claims: { openid: ['sub'] },
     allowOmittingSingleRegisteredRedirectUri: false,
     // Only the methods clients can be registered with are offered (and advertised in discovery).
-    clientAuthMethods: ['none', 'client_secret_basic'],
+    clientAuthMethods: CLIENT_AUTH_METHODS,
+    // RFC 8414 §2: without these, clients must assume client_secret_basic, yet public clients use `none`.
+    discovery: {
+      revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+      introspection_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+    },
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
@@ -144,7 +154,7 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     findAccount: async (_ctx, sub) => {
       const user = await repos.users.findById(sub);
       if (!user) return undefined;
-      return { accountId: user._id, tenant: user.account_id, claims: () => ({ sub: user._id, email: user.email, name: user.name }) };
+      return { accountId: user._id, tenant: user.account_id, claims: () => ({ sub: user._id }) };
     },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // A refresh token outlives the browser session that created it; it ends when revoked, reused or expired.
@@ -207,6 +217,15 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
   };
 
   provider.use(async (ctx, next) => currentRequest.run(ctx as KoaContextWithOIDC, next));
+  // Discovery tells the truth: no OpenID scopes or ID-token claims are advertised (see `scopes` above).
+  provider.use(async (ctx, next) => {
+    await next();
+    if ((ctx as KoaContextWithOIDC).oidc?.route !== 'discovery' || !ctx.body || typeof ctx.body !== 'object') return;
+    const body = ctx.body as Record<string, unknown>;
+    if (Array.isArray(body.scopes_supported)) body.scopes_supported = body.scopes_supported.filter((s) => KNOWN_SCOPES.has(s as string));
+    delete body.claims_supported;
+    delete body.claims_parameter_supported;
+  });
   // Token endpoint: `tokenRateLimitPerMinute` (contract: 600) requests a minute per client, counted when
   // the client is known (after the body is parsed by the provider itself), shared by every instance.
   const baseFind = provider.Client.find.bind(provider.Client);

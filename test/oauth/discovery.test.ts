@@ -71,6 +71,16 @@ describe('authorization server metadata', () => {
     }
   });
 
+  it('tells the truth: no OpenID scopes or userinfo, and every endpoint auth method as it really works', async () => {
+    const { body } = await getJson(`${server.issuer}/.well-known/openid-configuration`);
+    expect(body.userinfo_endpoint).toBeUndefined();
+    expect([...body.scopes_supported].sort()).toEqual(['admin', 'offline_access', 'read', 'write']);
+    expect(body.claims_supported).toBeUndefined();
+    expect(body.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
+    expect(body.revocation_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
+    expect(body.introspection_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
+  });
+
   it('serves only public RSA signing keys at jwks_uri', async () => {
     const res = await fetch(`${server.issuer}/jwks`);
     expect(res.status).toBe(200);

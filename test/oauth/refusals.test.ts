@@ -206,12 +206,20 @@ describe('scopes', () => {
     expect(params.get('scope')).toBe('write');
   });
 
-  it('lets a client registered for read ask for openid and offline_access beside read', async () => {
-    const { config, request, callbackUrl } = await obtainCode('openid offline_access read', readOnlyClientId);
+  it('refuses openid with invalid_scope: an OAuth 2.0 server without ID tokens or userinfo', async () => {
+    const params = await expectRedirectedError(
+      { client_id: readOnlyClientId, redirect_uri: callback.redirectUri, scope: 'openid read', ...S256_CHALLENGE },
+      'invalid_scope',
+    );
+    expect(params.get('scope')).toBe('openid');
+  });
+
+  it('lets a client registered for read ask for offline_access beside read', async () => {
+    const { config, request, callbackUrl } = await obtainCode('offline_access read', readOnlyClientId);
     expect(callbackUrl.searchParams.get('error')).toBeNull();
     const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: request.verifier, expectedState: request.state });
-    expect(tokens.id_token).toBeTruthy();
-    expect(tokens.claims()!.sub).toBe(user._id);
+    expect(tokens.id_token).toBeUndefined();
+    expect(decodeJwt(tokens.access_token).sub).toBe(user._id);
     expect(decodeJwt(tokens.access_token).scope).toBe('read');
     expect(tokens.refresh_token).toBeTruthy();
   });
