@@ -81,7 +81,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, repos,
       operationId: 'deleteOAuthClient',
       summary: 'Delete an OAuth client',
       description:
-        'Revokes every grant made to it: its refresh tokens stop working at once, its access tokens (user and client_credentials) within 30 s.',
+        'Revokes every grant made to it: its refresh tokens stop working at once, and its access tokens (user and client_credentials) at once on the instance that deleted it and within `REVOCATION_REFRESH_SECONDS` (15 s) on the others.',
       tags,
       success: { status: 204, description: 'Deleted.' },
     },

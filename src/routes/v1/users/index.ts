@@ -142,7 +142,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, repos, servic
       operationId: 'deleteUser',
       summary: 'Remove a user',
       description:
-        'Revokes everything that lets the user act: OAuth grants (their refresh tokens at once, their access tokens within 30 s), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).',
+        'Revokes everything that lets the user act: OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).',
       tags,
       success: { status: 204, description: 'Removed.' },
       errors: ['conflict'],
