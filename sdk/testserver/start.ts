@@ -10,6 +10,8 @@
  *   redirect URI (any port on 127.0.0.1, RFC 8252 §7.3) and authorization_code + refresh_token, a
  *   confidential client with client_credentials, a project, and an API key (read write) for it.
  * - `--rate-limit N`: /v1 requests per hour per credential (apiRateLimitPerHour), for 429 tests.
+ * - `--rate-limit-reset-in S`: the current rate-limit window ends S seconds after the JSON line is
+ *   printed, so a 429's Retry-After is at most S (see shiftClockToWindowEnd).
  * - Stops cleanly (server, database, temporary directory) when stdin closes, or on SIGTERM/SIGINT.
  *
  * Server logs go to stderr (level `warn` unless --log-level says otherwise); stdout carries only the
@@ -50,10 +52,30 @@ export interface HarnessInfo {
 const { values } = parseArgs({
   options: {
     'rate-limit': { type: 'string' },
+    'rate-limit-reset-in': { type: 'string' },
     'log-level': { type: 'string', default: 'warn' },
   },
   strict: true,
 });
+
+/** The /v1 rate limiter counts in fixed windows of one hour aligned to the clock (src/http/rateLimit.ts). */
+const RATE_LIMIT_WINDOW_MS = 3_600_000;
+
+/**
+ * The server counts /v1 requests in fixed hourly windows, so a real 429 says "Retry-After: up to
+ * 3600". For a test that must see the retry succeed, this moves the clock of THIS process (the server
+ * and nothing else) forward so that the current window ends `seconds` from now: `Date.now()` (what the
+ * limiter, oidc-provider and jose read) gains a constant offset below one hour. Tokens are issued and
+ * verified by the same clock, so they stay valid; only timestamps the server writes with `new Date()`
+ * keep the real time.
+ */
+function shiftClockToWindowEnd(seconds: number): void {
+  const realNow = Date.now.bind(Date);
+  const now = realNow();
+  const untilBoundary = RATE_LIMIT_WINDOW_MS - (now % RATE_LIMIT_WINDOW_MS);
+  const offset = (((untilBoundary - seconds * 1000) % RATE_LIMIT_WINDOW_MS) + RATE_LIMIT_WINDOW_MS) % RATE_LIMIT_WINDOW_MS;
+  Date.now = () => realNow() + offset;
+}
 
 const cleanups: (() => Promise<unknown>)[] = [];
 let stopping: Promise<void> | undefined;
@@ -168,6 +190,8 @@ async function main(): Promise<void> {
     project: { id: project._id, name: project.name },
     api_key: { id: issued.apiKey._id, key: issued.key, project_id: project._id, scopes: issued.apiKey.scopes },
   };
+  const resetIn = values['rate-limit-reset-in'];
+  if (resetIn) shiftClockToWindowEnd(Number(resetIn));
   process.stdout.write(`${JSON.stringify(info)}\n`);
 }
 
