@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { Slipway, SlipwayOAuth, type TokenSet } from '../../src/index.ts';
+import { SlipwayOAuth, type TokenSet } from '../../src/index.ts';
 import type { HarnessInfo } from './harness.ts';
 import { CookieJar, loginThroughPages } from './login.ts';
 
@@ -21,12 +21,6 @@ export async function login(info: HarnessInfo, scope: string, who: 'owner' | 'vi
 
 let names = 0;
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++names}`;
-
-/** The owner's client with an `admin` access token from a real login. */
-export async function adminClient(info: HarnessInfo): Promise<Slipway> {
-  const tokens = await login(info, 'read write admin');
-  return new Slipway({ baseUrl: info.base_url, accessToken: tokens.accessToken, maxRetries: 0 });
-}
 
 /** fetch that records every request it sends (method, URL, headers, body). */
 export function recordingFetch(inner: typeof fetch = globalThis.fetch) {
