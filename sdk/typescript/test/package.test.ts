@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
+import type * as Sdk from '../src/index.ts';
 import { harness } from './support/env.ts';
 
 const run = promisify(execFile);
@@ -24,7 +25,7 @@ it('npm pack ships the built dist with types, README and LICENSE; the built code
     expect(code, file).not.toMatch(/from ['"]node:|require\(|\bprocess\.|\bBuffer\b/);
   }
 
-  const built = (await import(path.join(dist, 'index.js'))) as typeof import('../src/index.ts');
+  const built = (await import(path.join(dist, 'index.js'))) as typeof Sdk;
   const info = harness();
   const client = new built.Slipway({ baseUrl: info.base_url, apiKey: info.api_key.key });
   expect((await client.projects.get(info.api_key.project_id)).id).toBe(info.api_key.project_id);
