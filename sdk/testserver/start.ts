@@ -13,6 +13,9 @@
  * - `--rate-limit-reset-in S`: the current rate-limit window ends S seconds after the JSON line is
  *   printed, so a 429's Retry-After is at most S (see shiftClockToWindowEnd).
  * - Stops cleanly (server, database, temporary directory) when stdin closes, or on SIGTERM/SIGINT.
+ * - Commands, one per line on stdin, for tests of an unavailable database (embedded FerretDB only):
+ *   `database stop` and `database start` (same port and data); each is answered by one JSON line on
+ *   stdout, `{"database":"stopped"}` / `{"database":"started"}` (or `{"error":"…"}`).
  *
  * Server logs go to stderr (level `warn` unless --log-level says otherwise); stdout carries only the
  * JSON line, whose fields are documented in sdk/testserver/README.md.
@@ -21,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import type { Principal } from '../../src/auth/principal.ts';
@@ -78,6 +82,23 @@ function shiftClockToWindowEnd(seconds: number): void {
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
+
+/** The embedded database, while it runs, and how to start it again (for `database stop|start`). */
+let embedded: { current: EmbeddedDatabase | undefined; start: () => Promise<EmbeddedDatabase> } | undefined;
+
+async function command(line: string): Promise<Record<string, string>> {
+  if (!embedded) return { error: 'database commands need the embedded database (MONGODB_URI is set)' };
+  if (line === 'database stop') {
+    await embedded.current?.stop();
+    embedded.current = undefined;
+    return { database: 'stopped' };
+  }
+  if (line === 'database start') {
+    embedded.current ??= await embedded.start();
+    return { database: 'started' };
+  }
+  return { error: `unknown command: ${line}` };
+}
 let stopping: Promise<void> | undefined;
 
 async function stop(code: number): Promise<never> {
@@ -113,7 +134,9 @@ async function main(): Promise<void> {
   } else {
     const binary = await ensureFerretdbBinary(PROJECT_ROOT, FERRETDB_VERSION);
     const db: EmbeddedDatabase = await startFerretdb({ binary, dataDir: path.join(tmp, 'db') });
-    cleanups.push(() => db.stop());
+    const state = { current: db as EmbeddedDatabase | undefined, start: () => startFerretdb({ binary, dataDir: path.join(tmp, 'db'), port: db.port }) };
+    embedded = state;
+    cleanups.push(async () => state.current?.stop());
     mongodbUri = db.uri;
   }
 
@@ -199,7 +222,16 @@ process.once('SIGTERM', () => void stop(0));
 process.once('SIGINT', () => void stop(0));
 process.stdin.on('end', () => void stop(0));
 process.stdin.on('close', () => void stop(0));
-process.stdin.resume();
+let commands = Promise.resolve();
+createInterface({ input: process.stdin }).on('line', (raw) => {
+  const line = raw.trim();
+  if (!line) return;
+  // One at a time, answered in order.
+  commands = commands.then(async () => {
+    const answer = await command(line).catch((err: unknown) => ({ error: (err as Error).message }));
+    process.stdout.write(`${JSON.stringify(answer)}\n`);
+  });
+});
 
 main().catch((err: unknown) => {
   process.stderr.write(`[testserver] could not start: ${(err as Error).stack ?? String(err)}\n`);

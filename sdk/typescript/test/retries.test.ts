@@ -92,6 +92,39 @@ describe('429: retried after Retry-After (a harness with a limit of 3 an hour wh
   });
 });
 
+describe('503: retried after Retry-After while the database is down (a harness of its own)', () => {
+  let outage: Harness;
+  beforeAll(async () => {
+    outage = await startHarness();
+  });
+  afterAll(async () => {
+    await outage?.stop();
+  });
+
+  it('the create answered 503 is sent again with the same Idempotency-Key once the database is back, and creates once', async () => {
+    const { info } = outage;
+    const recorder = recordingFetch();
+    const ci = new Slipway({ baseUrl: info.base_url, apiKey: info.api_key.key, maxRetries: 3, fetch: recorder.fetch });
+    await ci.projects.get(info.api_key.project_id);
+    expect(await outage.command('database stop')).toEqual({ database: 'stopped' });
+    const branch = unique('during-outage');
+    const creating = ci.projects.deployments.create(info.api_key.project_id, { environment: 'production', branch });
+    const answered503 = async () => {
+      for (let i = 0; i < 300 && !recorder.calls.some((c) => c.status === 503); i += 1) await new Promise((r) => setTimeout(r, 100));
+    };
+    await answered503();
+    expect(await outage.command('database start')).toEqual({ database: 'started' });
+    const deployment = await creating;
+
+    const posts = recorder.calls.filter((c) => c.method === 'POST');
+    expect(posts[0]!.status).toBe(503);
+    expect(posts.at(-1)!.status).toBe(201);
+    expect(new Set(posts.map((c) => c.headers.get('idempotency-key'))).size).toBe(1);
+    const withBranch = await ci.projects.deployments.list(info.api_key.project_id, { branch });
+    expect(withBranch.data.map((d) => d.id)).toEqual([deployment.id]);
+  });
+});
+
 describe('timeouts, cancellation and network errors', () => {
   // A peer that accepts connections and never answers: what a hung server looks like to a client.
   let silent: net.Server;

@@ -22,14 +22,17 @@ export async function login(info: HarnessInfo, scope: string, who: 'owner' | 'vi
 let names = 0;
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++names}`;
 
-/** fetch that records every request it sends (method, URL, headers, body). */
+/** fetch that records every request it sends (method, URL, headers, body) and the status it got. */
 export function recordingFetch(inner: typeof fetch = globalThis.fetch) {
-  const calls: { method: string; url: string; headers: Headers; body: string | undefined }[] = [];
+  const calls: { method: string; url: string; headers: Headers; body: string | undefined; status?: number }[] = [];
   const fetchImpl: typeof fetch = async (input, init) => {
     const request = new Request(input, init);
     const body = init?.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : await request.clone().text();
-    calls.push({ method: request.method, url: request.url, headers: new Headers(request.headers), body });
-    return await inner(input, init);
+    const call: (typeof calls)[number] = { method: request.method, url: request.url, headers: new Headers(request.headers), body };
+    calls.push(call);
+    const response = await inner(input, init);
+    call.status = response.status;
+    return response;
   };
   return { fetch: fetchImpl, calls };
 }

@@ -17,6 +17,8 @@ export interface HarnessInfo {
 
 export interface Harness {
   info: HarnessInfo;
+  /** Sends a harness command (`database stop`, `database start`) and resolves with its JSON answer. */
+  command(line: string): Promise<Record<string, string>>;
   stop(): Promise<void>;
 }
 
@@ -37,26 +39,47 @@ export async function startHarness(args: string[] = [], timeoutMs = 120_000): Pr
     if (process.env.TEST_LOGS) process.stderr.write(chunk);
   });
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const info = await new Promise<HarnessInfo>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`harness did not start within ${timeoutMs} ms\n${err}`)), timeoutMs);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const newline = out.indexOf('\n');
-      if (newline >= 0) {
-        clearTimeout(timer);
-        resolve(JSON.parse(out.slice(0, newline)) as HarnessInfo);
-      }
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`harness exited with ${code} before it was ready\n${err}`));
-    });
-  }).catch((e: unknown) => {
-    child.kill('SIGKILL');
-    throw e;
+  // Every stdout line is one JSON value: the info line first, then one answer per command.
+  const lines: string[] = [];
+  const waiters: ((line: string) => void)[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    for (let newline = out.indexOf('\n'); newline >= 0; newline = out.indexOf('\n')) {
+      const line = out.slice(0, newline);
+      out = out.slice(newline + 1);
+      const waiter = waiters.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+    }
   });
+  const nextLine = (what: string, ms: number) =>
+    new Promise<string>((resolve, reject) => {
+      const queued = lines.shift();
+      if (queued !== undefined) return resolve(queued);
+      const timer = setTimeout(() => reject(new Error(`no ${what} from the harness within ${ms} ms\n${err}`)), ms);
+      const onClose = (code: number | null) => {
+        clearTimeout(timer);
+        reject(new Error(`harness exited with ${code} before ${what}\n${err}`));
+      };
+      child.once('close', onClose);
+      waiters.push((line) => {
+        clearTimeout(timer);
+        child.off('close', onClose);
+        resolve(line);
+      });
+    });
+  const info = await nextLine('info line', timeoutMs)
+    .then((line) => JSON.parse(line) as HarnessInfo)
+    .catch((e: unknown) => {
+      child.kill('SIGKILL');
+      throw e;
+    });
   return {
     info,
+    async command(line: string) {
+      child.stdin!.write(`${line}\n`);
+      return JSON.parse(await nextLine(`an answer to "${line}"`, 60_000)) as Record<string, string>;
+    },
     async stop() {
       child.stdin!.end();
       const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
