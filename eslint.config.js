@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'keys/', 'test-artifacts/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'keys/', 'test-artifacts/', 'coverage/', 'sdk/typescript/dist/', 'sdk/typescript/src/generated/', 'sdk/python/', 'sdk/go/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli/**', 'bench/**', 'test/**', 'scripts/**'],
+    files: ['src/cli/**', 'bench/**', 'test/**', 'scripts/**', 'sdk/testserver/**', 'sdk/typescript/test/**'],
     rules: { 'no-console': 'off' },
   },
 );
