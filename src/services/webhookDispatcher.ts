@@ -138,6 +138,10 @@ export class WebhookDispatcher {
     }
     const attempt: DeliveryAttempt = { at: started, ...result };
     const attemptNumber = delivery.attempts.length + 1;
+    logger.info(
+      { delivery_id: delivery._id, webhook_id: webhook._id, attempt: attemptNumber, status_code: result.status_code, duration_ms: result.duration_ms, error: result.error },
+      'webhook delivery attempt',
+    );
     const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
     if (ok) {
       await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'succeeded', next_attempt_at: null, succeeded_at: new Date() });
