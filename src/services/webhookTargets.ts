@@ -53,6 +53,8 @@ export function addressProblem(address: string, policy: TargetPolicy): string | 
   let ip = ipaddr.parse(address);
   if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
   const range = ip.range();
+  // ipaddr.js leaves ::/96 (the deprecated IPv4-compatible form, RFC 4291 §2.5.5.1, e.g. ::127.0.0.1) as unicast.
+  if (range === 'unicast' && ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return 'resolves to an IPv4-compatible address, which is not allowed';
   if (range === 'unicast') return undefined;
   if (range === 'loopback' && policy.allowLoopback) return undefined;
   return `resolves to a ${range} address, which is not allowed`;

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifySignature } from '../../src/services/webhookSigning.ts';
 import type { Api, ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { createProject, expectRefused, useApiServer } from '../support/fixtures.ts';
@@ -124,6 +125,10 @@ describe('deliveries', () => {
     expect(request!.headers['slipway-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(signedBy(request!.headers['slipway-signature'] as string, secret, request!.body)).toBe(true);
     expect(signedBy(request!.headers['slipway-signature'] as string, `${secret}x`, request!.body)).toBe(false);
+    // The receiver-side check Slipway ships (and the README shows) agrees, and refuses a stale timestamp.
+    expect(verifySignature(request!.headers['slipway-signature'] as string, secret, request!.body)).toBe(true);
+    expect(verifySignature(request!.headers['slipway-signature'] as string, secret, `${request!.body} `)).toBe(false);
+    expect(verifySignature(request!.headers['slipway-signature'] as string, secret, request!.body, 300, Math.floor(Date.now() / 1000) + 3600)).toBe(false);
     const event = JSON.parse(request!.body);
     const logged = (await api.get(`/v1/events?type=deployment.status_changed&project_id=${project.id}`, { token: admin })).body.data[0];
     expect(event).toEqual(logged);
@@ -239,12 +244,24 @@ describe('SSRF', () => {
     'https://[fe80::1]/',
     'https://localhost/',
     'https://2130706433/',
+    'https://[::127.0.0.1]/',
+    'https://[64:ff9b::a00:1]/',
+    'https://[2002:a00:1::]/',
+    'https://100.127.255.254/',
+    'https://198.18.0.1/',
   ];
 
   it.each(refused)('%s → 422 at registration', async (url) => {
     const res = await strict.api.post('/v1/webhooks', { token: strict.adminToken, body: { url, events: ['*'] } });
     expectRefused(res, 422, 'validation_failed');
     expect(res.body.error.details).toEqual([{ field: 'url', message: expect.any(String) }]);
+  });
+
+  it('a public address is accepted (https only); http to it is not', async () => {
+    const made = await strict.api.post('/v1/webhooks', { token: strict.adminToken, body: { url: 'https://93.184.215.14/hooks', events: QUIET } });
+    expect(made.status).toBe(201);
+    expect((await strict.api.delete(`/v1/webhooks/${made.body.id}`, { token: strict.adminToken })).status).toBe(204);
+    expectRefused(await strict.api.post('/v1/webhooks', { token: strict.adminToken, body: { url: 'http://93.184.215.14/hooks', events: QUIET } }), 422, 'validation_failed');
   });
 
   it('http to loopback is refused when loopback is not allowed, and so is changing a URL to a private address', async () => {
