@@ -40,7 +40,7 @@ export class WebhookDispatcher {
   readonly #deps: DispatcherDeps;
   readonly #inFlight = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
-  #polling = false;
+  #polling: Promise<void> | undefined;
   #stopped = false;
 
   constructor(deps: DispatcherDeps) {
@@ -52,10 +52,11 @@ export class WebhookDispatcher {
     this.#schedule();
   }
 
-  /** Stops polling and waits for the attempts in flight (each bounded by the timeout). */
+  /** Stops polling and waits for the poll and the attempts in flight (each bounded by the timeout). */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    await this.#polling;
     await Promise.allSettled([...this.#inFlight.values()]);
   }
 
@@ -68,11 +69,15 @@ export class WebhookDispatcher {
   /** One look at the queue: starts an attempt for every due entry this instance can claim. */
   async poll(): Promise<void> {
     if (this.#polling || this.#stopped) return;
-    this.#polling = true;
+    this.#polling = this.#poll().finally(() => (this.#polling = undefined));
+    await this.#polling;
+  }
+
+  async #poll(): Promise<void> {
     try {
       const now = new Date();
       for (const entry of await this.#deps.repos.webhookQueue.due(now, BATCH)) {
-        if (this.#inFlight.size >= MAX_IN_FLIGHT) break;
+        if (this.#stopped || this.#inFlight.size >= MAX_IN_FLIGHT) break;
         if (this.#inFlight.has(entry._id)) continue;
         const work = this.#claim(entry, now)
           .catch((err: unknown) => this.#deps.logger.warn({ err, delivery_id: entry._id }, 'webhook delivery attempt failed'))
@@ -81,8 +86,6 @@ export class WebhookDispatcher {
       }
     } catch (err) {
       this.#deps.logger.warn({ err }, 'webhook queue poll failed');
-    } finally {
-      this.#polling = false;
     }
   }
 
