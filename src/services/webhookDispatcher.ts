@@ -14,7 +14,8 @@ import { checkTarget, TargetRefused } from './webhookTargets.ts';
 const leaseMs = (timeoutMs: number) => 2 * timeoutMs + 5_000;
 const MAX_DELAY_MS = 3600_000;
 const BATCH = 50;
-const MAX_IN_FLIGHT = 16;
+/** Attempts at once per instance: enough that a few slow receivers do not hold up the rest, few enough to leave the database to the API. */
+const MAX_IN_FLIGHT = 8;
 
 export interface DispatcherDeps {
   config: Config;
