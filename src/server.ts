@@ -9,7 +9,9 @@ import { ensureDashboardClient } from './dashboard/auth.ts';
 import { createProvider } from './oauth/provider.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openRuntime, type Runtime } from './services/runtime.ts';
+import { createSecretBox, readDataKeysSync } from './services/secretBox.ts';
 import { SessionService } from './services/sessions.ts';
+import { WebhookDispatcher } from './services/webhookDispatcher.ts';
 import { onUserAccessRevoked } from './services/users.ts';
 
 export interface RunningServer {
@@ -60,6 +62,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }, config.sweepIntervalSeconds * 1000);
   sweep.unref();
 
+  // Webhook deliveries: every instance polls the queue; leases decide who makes each attempt.
+  const webhooks = new WebhookDispatcher({ config, logger, repos, secretBox: createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) }) });
+  webhooks.start();
+
   logger.info({ url: `http://${config.host}:${port}`, public_url: config.publicUrl, issuer: config.issuer }, 'slipway listening');
 
   let closing: Promise<void> | undefined;
@@ -73,11 +79,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       closing ??= (async () => {
         shuttingDown = true;
         clearInterval(sweep);
+        const webhooksStopped = webhooks.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         await drained;
         clearTimeout(timer);
+        await webhooksStopped;
         stopForgettingUsers();
         await runtime.close();
         logger.info('slipway stopped');

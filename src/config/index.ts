@@ -54,6 +54,17 @@ export const ConfigSchema = z
     loginPerSourcePerMinute: z.coerce.number().int().min(1).max(10_000),
     /** Attempts per minute for one e-mail address from all sources together: a ceiling for distributed guessing. */
     loginPerEmailPerMinute: z.coerce.number().int().min(1).max(100_000),
+    // Webhooks (PRODUCT §7)
+    /** Lets webhook URLs point at loopback (and use http there): development and tests only. */
+    webhookAllowLoopback: z.coerce.boolean(),
+    /** How often each instance looks for due deliveries (the pending set is kept small, so this is cheap). */
+    webhookPollIntervalMs: z.coerce.number().int().min(10).max(60_000),
+    /** First retry delay; each failed attempt doubles it (with jitter), up to an hour. */
+    webhookRetryBaseMs: z.coerce.number().int().min(1).max(3_600_000),
+    /** How long a delivery keeps being retried; after that long of failures the endpoint is disabled. */
+    webhookRetryWindowSeconds: z.coerce.number().min(0.1).max(7 * 86_400),
+    /** One delivery attempt's limit: connecting, sending and reading the answer. */
+    webhookTimeoutMs: z.coerce.number().int().min(50).max(30_000),
   })
   .strict();
 
@@ -87,6 +98,12 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   LOGIN_PER_EMAIL_AND_SOURCE_PER_MINUTE: 'loginPerEmailAndSourcePerMinute',
   LOGIN_PER_SOURCE_PER_MINUTE: 'loginPerSourcePerMinute',
   LOGIN_PER_EMAIL_PER_MINUTE: 'loginPerEmailPerMinute',
+  // Webhooks
+  WEBHOOK_ALLOW_LOOPBACK: 'webhookAllowLoopback',
+  WEBHOOK_POLL_INTERVAL_MS: 'webhookPollIntervalMs',
+  WEBHOOK_RETRY_BASE_MS: 'webhookRetryBaseMs',
+  WEBHOOK_RETRY_WINDOW_SECONDS: 'webhookRetryWindowSeconds',
+  WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);
@@ -133,7 +150,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   };
   for (const [name, key] of Object.entries(ENV_MAP)) {
     const value = env[name];
-    if (value !== undefined && value !== '') merged[key] = key === 'trustProxy' ? value === 'true' || value === '1' : value;
+    if (value !== undefined && value !== '') merged[key] = key === 'trustProxy' || key === 'webhookAllowLoopback' ? value === 'true' || value === '1' : value;
   }
   Object.assign(merged, options.overrides ?? {});
 

@@ -7,6 +7,7 @@ import { registerOAuthAppPages } from './pages/oauthApps.ts';
 import { registerProjectPage } from './pages/project.ts';
 import { registerProjectPages } from './pages/projects.ts';
 import { registerUserPages } from './pages/users.ts';
+import { registerWebhookPages } from './pages/webhooks.ts';
 
 export type { DashboardDeps } from './context.ts';
 
@@ -28,6 +29,7 @@ export function createDashboard(deps: DashboardDeps): Middleware {
   registerApiKeyPages(router, deps);
   registerUserPages(router, deps);
   registerOAuthAppPages(router, deps);
+  registerWebhookPages(router, deps);
   registerAccountPage(router, deps);
 
   const routes = router.routes() as Middleware;

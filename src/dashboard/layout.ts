@@ -1,6 +1,6 @@
 import { html, type Html } from './html.ts';
 
-export type NavItem = 'projects' | 'api-keys' | 'users' | 'oauth-apps' | 'account';
+export type NavItem = 'projects' | 'api-keys' | 'users' | 'oauth-apps' | 'webhooks' | 'account';
 
 export interface Flash {
   kind: 'success' | 'error';
@@ -28,6 +28,7 @@ const NAV: { key: NavItem; href: string; label: string; group?: 'Settings' }[] =
   { key: 'users', href: '/dashboard/settings/users', label: 'Users', group: 'Settings' },
   { key: 'oauth-apps', href: '/dashboard/settings/oauth-apps', label: 'OAuth Apps', group: 'Settings' },
   { key: 'account', href: '/dashboard/account', label: 'Account' },
+  { key: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', group: 'Settings' },
 ];
 
 const link = (item: (typeof NAV)[number], active: NavItem | undefined) =>

@@ -19,6 +19,10 @@ import { SessionRepository } from './sessions.ts';
 import { SESSION_IDLE_MS } from '../services/sessions.ts';
 import { UserRepository } from './users.ts';
 import { UserSetupTokenRepository } from './userSetupTokens.ts';
+import { WebhookDeliveryRepository } from './webhookDeliveries.ts';
+import { WebhookLeaseRepository } from './webhookLeases.ts';
+import { WebhookQueueRepository } from './webhookQueue.ts';
+import { WebhookRepository } from './webhooks.ts';
 
 export function createRepositories(db: Db) {
   return {
@@ -40,6 +44,10 @@ export function createRepositories(db: Db) {
     userSetupTokens: new UserSetupTokenRepository(db),
     locks: new LockRepository(db),
     oidcArtifacts: new OidcArtifactRepository(db),
+    webhooks: new WebhookRepository(db),
+    webhookDeliveries: new WebhookDeliveryRepository(db),
+    webhookQueue: new WebhookQueueRepository(db),
+    webhookLeases: new WebhookLeaseRepository(db),
   };
 }
 
@@ -68,6 +76,7 @@ export async function sweepExpired(db: Db, repos: Repositories): Promise<number>
     (await repos.sessions.sweep(now, SESSION_IDLE_MS)) +
     (await repos.apiKeySecrets.sweep(now)) +
     (await repos.userSetupTokens.sweep(now)) +
-    (await repos.locks.sweep(now))
+    (await repos.locks.sweep(now)) +
+    (await repos.webhookLeases.sweep(now))
   );
 }

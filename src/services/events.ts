@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { newId } from '../lib/ids.ts';
 import type { Actor, EventDoc, EventFilter, EventRepository } from '../repositories/events.ts';
 import type { PageRequest, PageResult } from '../repositories/page.ts';
+import { enqueueForEvent, hasWebhookQueue } from './webhookFanOut.ts';
 
 export type { Actor } from '../repositories/events.ts';
 
@@ -33,6 +34,7 @@ export const EVENT_TYPES = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.secret_rotated',
+  'webhook.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -76,8 +78,10 @@ export interface RecordEventInput {
 }
 
 /**
- * Appends to the audit log. Called after the change succeeded; without transactions a crash between
- * the two loses the event, never invents one.
+ * Appends to the audit log, then queues a webhook delivery for each endpoint of the account that
+ * subscribes to the type. Called after the change succeeded; without transactions a crash between the
+ * two loses the event, never invents one. Every caller passes the repositories whole, so the webhook
+ * collections are there.
  */
 export async function recordEvent(repos: { events: EventRepository }, input: RecordEventInput): Promise<EventDoc> {
   const at = input.at ?? new Date();
@@ -91,6 +95,7 @@ export async function recordEvent(repos: { events: EventRepository }, input: Rec
     created_at: at,
   };
   await repos.events.insert(doc);
+  if (hasWebhookQueue(repos)) await enqueueForEvent(repos, doc.account_id, { id: doc._id, type: doc.type }, JSON.stringify(presentEvent(doc)));
   return doc;
 }
 

@@ -24,6 +24,7 @@ import { registerEventRoutes } from './events/index.ts';
 import { registerOAuthClientRoutes } from './oauthClients/index.ts';
 import { registerProjectRoutes } from './projects/index.ts';
 import { registerUserRoutes } from './users/index.ts';
+import { registerWebhookRoutes } from './webhooks/index.ts';
 
 export interface V1Api {
   /** Handles every request under /v1 (and only those). */
@@ -67,6 +68,7 @@ export function createV1Api({ config, repos, keys, sessions }: { config: Config;
   registerUserRoutes(api, deps);
   registerOAuthClientRoutes(api, deps);
   registerEventRoutes(api, deps);
+  registerWebhookRoutes(api, deps);
 
   /**
    * Around the routes: no caching of API responses; unknown paths → 404 and known paths with another

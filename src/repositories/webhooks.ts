@@ -1,0 +1,79 @@
+import type { Collection, Db } from 'mongodb';
+import type { SealedValue } from '../services/secretBox.ts';
+import { findPage, type PageRequest, type PageResult } from './page.ts';
+
+export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+/** A signing secret, sealed with the data key. The newest is first; a rotated-out one signs until `expires_at`. */
+export interface WebhookSecret {
+  sealed: SealedValue;
+  created_at: Date;
+  /** null for the current secret. */
+  expires_at: Date | null;
+}
+
+/** A webhook endpoint of an account (PRODUCT §7). */
+export interface WebhookDoc {
+  /** whk_… */
+  _id: string;
+  account_id: string;
+  url: string;
+  /** Event types, or `*` for all. */
+  events: string[];
+  description: string | null;
+  status: WebhookStatus;
+  secrets: WebhookSecret[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export class WebhookRepository {
+  readonly collection: Collection<WebhookDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<WebhookDoc>('webhooks');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_webhooks' });
+  }
+
+  async insert(doc: WebhookDoc): Promise<void> {
+    await this.collection.insertOne(doc);
+  }
+
+  async findById(id: string): Promise<WebhookDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOne({ _id: id });
+  }
+
+  async findInAccount(accountId: string, id: string): Promise<WebhookDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOne({ _id: id, account_id: String(accountId) });
+  }
+
+  /** Oldest first. */
+  async page(accountId: string, page: PageRequest): Promise<PageResult<WebhookDoc>> {
+    return await findPage(this.collection, { account_id: String(accountId) }, { _id: 1 }, page);
+  }
+
+  /** The enabled endpoints of an account (a handful per account), for fanning an event out. */
+  async listEnabled(accountId: string): Promise<WebhookDoc[]> {
+    return await this.collection.find({ account_id: String(accountId), status: 'enabled' }).limit(1000).toArray();
+  }
+
+  async update(accountId: string, id: string, set: Partial<Omit<WebhookDoc, '_id' | 'account_id' | 'created_at'>>): Promise<WebhookDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOneAndUpdate({ _id: id, account_id: String(accountId) }, { $set: set }, { returnDocument: 'after' });
+  }
+
+  /** Moves `enabled` → `disabled`; null when it was not enabled (someone else did it first, or it is gone). */
+  async disable(id: string, at: Date): Promise<WebhookDoc | null> {
+    return await this.collection.findOneAndUpdate({ _id: String(id), status: 'enabled' }, { $set: { status: 'disabled', updated_at: at } }, { returnDocument: 'after' });
+  }
+
+  async delete(accountId: string, id: string): Promise<WebhookDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOneAndDelete({ _id: id, account_id: String(accountId) });
+  }
+}
