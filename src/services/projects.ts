@@ -13,6 +13,7 @@ import {
   type ProjectScope,
   type ProjectStatus,
 } from '../repositories/projects.ts';
+import { createOnce } from './createOnce.ts';
 import { actorOf, recordEvent } from './events.ts';
 
 /** PRODUCT §5: the moves a project's status may make. */
@@ -88,11 +89,20 @@ export class ProjectService {
     return project;
   }
 
-  async create(principal: Principal, input: CreateProjectInput): Promise<ProjectDoc> {
+  /**
+   * `id` is the id reserved for this request (Idempotency-Key): a project that already has it is this
+   * request's own, made by an earlier run, and is returned as it is (see createOnce).
+   */
+  async create(principal: Principal, input: CreateProjectInput, id?: string): Promise<ProjectDoc> {
     if (principal.projectId) throw forbidden('An API key belongs to one project and cannot create projects.');
+    const { doc } = await createOnce(id, (existing) => this.#projects.find(scopeOf(principal), existing), () => this.#insert(principal, input, id));
+    return doc;
+  }
+
+  async #insert(principal: Principal, input: CreateProjectInput, id: string | undefined): Promise<ProjectDoc> {
     const now = new Date();
     const doc: ProjectDoc = {
-      _id: newId('proj', now.getTime()),
+      _id: id ?? newId('proj', now.getTime()),
       account_id: principal.accountId,
       name: input.name,
       name_lower: foldName(input.name),

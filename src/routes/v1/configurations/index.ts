@@ -3,9 +3,9 @@ import type { Principal } from '../../../auth/principal.ts';
 import { requireScope } from '../../../auth/requireScope.ts';
 import { documented, type ApiContext, type ApiMiddleware } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
-import { idempotent } from '../../../http/idempotency.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { newId } from '../../../lib/ids.ts';
 import type { ProjectDoc } from '../../../repositories/projects.ts';
 import {
   createConfiguration,
@@ -50,7 +50,7 @@ function revealNeedsAdmin(): ApiMiddleware {
   });
 }
 
-export function registerConfigurationRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { projects, configurations, secretBox } = services;
   const present = (reveal: boolean) => (doc: Parameters<typeof presentConfiguration>[0]) => presentConfiguration(doc, { reveal, secretBox });
 
@@ -95,10 +95,10 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, repo
     requireScope('write'),
     validate({ params: ProjectParams, body: CreateConfigurationBody }),
     // The value may be a secret: it is left out of the stored fingerprint.
-    idempotent(repos.idempotencyKeys, { secretRequestFields: ['value'] }),
+    idempotent({ secretRequestFields: ['value'], newResourceId: () => newId('cfg') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateConfigurationBody }>) => {
       const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
-      const doc = await createConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.body);
+      const doc = await createConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}/configurations/${doc._id}`);
       ctx.body = presentConfiguration(doc);
