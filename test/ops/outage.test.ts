@@ -1,0 +1,93 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/config/index.ts';
+import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from '../../src/db/embeddedFerretdb.ts';
+import { waitFor } from '../support/processes.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { Tokens } from '../support/tokens.ts';
+
+/*
+ * "What was seen" #2: while the database is unreachable every request answers 503 service_unavailable
+ * with Retry-After within 2 s (it took up to 15 s), /readyz within its own 2 s, and the service
+ * recovers by itself once the database is back. The database here is a FerretDB of the test's own,
+ * killed with SIGKILL.
+ */
+const BOUND_MS = 2000;
+let dir: string, binary: string, db: EmbeddedDatabase, server: TestServer, token: string, project: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'slipway-outage-'));
+  binary = await ensureFerretdbBinary(PROJECT_ROOT, FERRETDB_VERSION);
+  db = await startFerretdb({ binary, dataDir: dir });
+  server = await startTestServer({ overrides: { mongodbUri: db.uri } });
+  const tokens = new Tokens(server);
+  token = await tokens.accessToken(await tokens.user('owner'), 'admin');
+  project = (await call('POST', '/v1/projects', { name: 'outage' })).body.id as string;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop().catch(() => undefined);
+  await db?.stop().catch(() => undefined);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  body: Record<string, any>;
+  headers: Headers;
+  ms: number;
+}
+
+/** One request, abandoned (and the test failed) if it takes longer than the bound. */
+async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const started = performance.now();
+  const res = await fetch(`${server.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : null,
+    signal: AbortSignal.timeout(BOUND_MS),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {}, headers: res.headers, ms: Math.round(performance.now() - started) };
+}
+
+describe('database unreachable (kill -9)', () => {
+  it('every request answers 503 with Retry-After within 2 s, /readyz 503 within its timeout; recovery without a restart', async () => {
+    expect((await call('GET', '/readyz')).status).toBe(200);
+    await db.kill();
+
+    const requests: [string, string, unknown?, Record<string, string>?][] = [
+      ['GET', '/v1/projects'],
+      ['GET', `/v1/projects/${project}`],
+      ['POST', '/v1/projects', { name: 'during-outage' }],
+      ['POST', `/v1/projects/${project}/deployments`, { environment: 'production', branch: 'main' }, { 'idempotency-key': 'outage-1' }],
+      ['PATCH', `/v1/projects/${project}`, { deploy_target: 'fly' }],
+      ['GET', '/v1/users/me'],
+    ];
+    const figures: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const [method, url, body, headers] of requests) {
+        const res = await call(method, url, body, headers);
+        figures.push(`${method} ${url.replace(project, ':id')} ${res.status} ${res.ms} ms`);
+        expect(res.status, `${method} ${url}`).toBe(503);
+        expect(res.body.error.code).toBe('service_unavailable');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      const ready = await call('GET', '/readyz');
+      figures.push(`GET /readyz ${ready.status} ${ready.ms} ms`);
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.database).toBe('unreachable');
+    }
+    console.log(`[outage] answers while the database is down:\n  ${figures.join('\n  ')}`);
+
+    // The same data directory and port: the service reconnects by itself.
+    db = await startFerretdb({ binary, dataDir: dir, port: db.port });
+    await waitFor('the service to recover', async () => (await call('GET', '/readyz')).status === 200, 20_000, 200);
+    expect((await call('GET', `/v1/projects/${project}`)).status).toBe(200);
+    // The write the outage interrupted can be retried with its key and runs once.
+    const retried = await call('POST', `/v1/projects/${project}/deployments`, { environment: 'production', branch: 'main' }, { 'idempotency-key': 'outage-1' });
+    expect([201, 409]).toContain(retried.status);
+  }, 60_000);
+});
