@@ -163,6 +163,11 @@ async function insertApiKey(
   return { apiKey, key };
 }
 
+/** Whether the key exists in the project (a request run again finds what it made). */
+export async function apiKeyExists(deps: Pick<ApiKeyDeps, 'apiKeys'>, accountId: string, projectId: string, id: string): Promise<boolean> {
+  return (await deps.apiKeys.findInProject(accountId, projectId, id)) !== null;
+}
+
 export async function getApiKey(deps: Pick<ApiKeyDeps, 'apiKeys' | 'apiKeyUsage'>, accountId: string, projectId: string, id: string): Promise<ApiKeyDoc> {
   const doc = await deps.apiKeys.findInProject(accountId, projectId, id);
   if (!doc) throw notFound('No such API key.');

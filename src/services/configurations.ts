@@ -123,6 +123,11 @@ async function insertConfiguration(
   return doc;
 }
 
+/** Whether the configuration exists in the project (a request run again finds what it made). */
+export async function configurationExists(deps: Pick<ConfigurationDeps, 'configurations'>, accountId: string, projectId: string, id: string): Promise<boolean> {
+  return (await deps.configurations.findInProject(accountId, projectId, id)) !== null;
+}
+
 export async function getConfiguration(
   deps: Pick<ConfigurationDeps, 'configurations'>,
   accountId: string,

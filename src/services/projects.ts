@@ -82,10 +82,13 @@ export class ProjectService {
   /**
    * The project, for a change to something inside it (configurations, API keys): 404 as `get`, and
    * PRODUCT §5's rule that an archived project refuses every write → 409 project_not_active.
+   * `madeAlready` says whether the request is a run again of one whose resource exists (see create).
    */
-  async getWritable(principal: Principal, id: string): Promise<ProjectDoc> {
+  async getWritable(principal: Principal, id: string, madeAlready?: () => Promise<boolean>): Promise<ProjectDoc> {
     const project = await this.get(principal, id);
-    if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it with {"status": "active"} before changing it.');
+    // A request run again (Idempotency-Key) whose resource an earlier run made is answered with it,
+    // whatever the project's status now: never a refusal of the client's own write.
+    if (project.status === 'archived' && !(await madeAlready?.())) throw projectNotActive('The project is archived; unarchive it with {"status": "active"} before changing it.');
     return project;
   }
 

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Collection } from 'mongodb';
 import type { Api } from '../support/api.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
+import { waitFor } from '../support/processes.ts';
 import type { TestServer } from '../support/server.ts';
 
 /*
@@ -158,6 +159,27 @@ describe('a retry after a crash returns the first outcome', () => {
     expect(await server.repos.deployments.collection.countDocuments({ project_id: project.id })).toBe(1);
   });
 
+  for (const route of ['configurations', 'api_keys'] as const) {
+    it(`${route}: the retry gets its resource even if the project was archived since`, async () => {
+      const project = await createProject(api, token);
+      const path = `/v1/projects/${project.id}/${route}`;
+      const body = route === 'configurations' ? { environment: 'production', key: 'REGION', value: 'eu' } : { name: 'ci', scopes: ['read'] };
+      const headers = { 'idempotency-key': unique('key') };
+      const first = await api.post(path, { token, body, headers });
+      expect(first.status).toBe(201);
+      await crashAfter(first.body.id);
+      expect((await api.patch(`/v1/projects/${project.id}`, { token, body: { status: 'archived' } })).status).toBe(200);
+      await sleep(TAKEOVER_SECONDS * 1000 + 100);
+      const retried = await api.post(path, { token, body, headers });
+      expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+      expect(retried.body.id).toBe(first.body.id);
+      // A new request is still refused by the archived project.
+      const fresh = await api.post(path, { token, body: route === 'configurations' ? { ...body, key: 'OTHER' } : { ...body, name: 'other' }, headers: { 'idempotency-key': unique('key') } });
+      expect(fresh.status).toBe(409);
+      expect(fresh.body.error.code).toBe('project_not_active');
+    });
+  }
+
   it('a failed run keeps its reserved id: the retry runs again under the same id', async () => {
     const project = await createProject(api, token);
     await api.patch(`/v1/projects/${project.id}`, { token, body: { status: 'paused' } });
@@ -165,11 +187,12 @@ describe('a retry after a crash returns the first outcome', () => {
     const body = { environment: 'production', branch: 'main' };
     const headers = { 'idempotency-key': unique('key') };
     expect((await api.post(path, { token, body, headers })).status).toBe(409);
-    const record = await records().findOne({ state: 'failed', resource_id: { $regex: '^dep_' } }, { sort: { created_at: -1 } });
+    // Marked failed just after the answer.
+    const record = await waitFor('the record to be marked failed', async () => (await records().findOne({ state: 'failed', resource_id: { $regex: '^dep_' } })) ?? undefined, 5000, 20);
     await api.patch(`/v1/projects/${project.id}`, { token, body: { status: 'active' } });
     const retried = await api.post(path, { token, body, headers });
     expect(retried.status).toBe(201);
-    expect(retried.body.id).toBe(record?.resource_id);
+    expect(retried.body.id).toBe(record.resource_id);
   });
 });
 

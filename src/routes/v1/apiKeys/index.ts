@@ -4,7 +4,7 @@ import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { newId } from '../../../lib/ids.ts';
-import { createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey, rotateApiKey } from '../../../services/apiKeys.ts';
+import { apiKeyExists, createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey, rotateApiKey } from '../../../services/apiKeys.ts';
 import { actorOf } from '../../../services/events.ts';
 import type { V1Deps } from '../deps.ts';
 import { ProjectParams } from '../projects/schema.ts';
@@ -68,7 +68,10 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     validate({ params: ProjectParams, body: CreateApiKeyBody }),
     idempotentKeyIssue,
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateApiKeyBody }>) => {
-      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
+      const { principal, resourceId } = ctx.state;
+      const { project_id } = ctx.input.params;
+      const madeAlready = resourceId ? () => apiKeyExists(apiKeys, principal.accountId, project_id, resourceId) : undefined;
+      const project = await projects.getWritable(principal, project_id, madeAlready);
       const issued = await createApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}/api_keys/${issued.apiKey._id}`);

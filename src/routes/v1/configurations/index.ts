@@ -8,6 +8,7 @@ import { validate } from '../../../http/validate.ts';
 import { newId } from '../../../lib/ids.ts';
 import type { ProjectDoc } from '../../../repositories/projects.ts';
 import {
+  configurationExists,
   createConfiguration,
   deleteConfiguration,
   getConfiguration,
@@ -97,7 +98,10 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
     // The value may be a secret: it is left out of the stored fingerprint.
     idempotent({ secretRequestFields: ['value'], newResourceId: () => newId('cfg') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateConfigurationBody }>) => {
-      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
+      const { principal, resourceId } = ctx.state;
+      const { project_id } = ctx.input.params;
+      const madeAlready = resourceId ? () => configurationExists(configurations, principal.accountId, project_id, resourceId) : undefined;
+      const project = await projects.getWritable(principal, project_id, madeAlready);
       const doc = await createConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}/configurations/${doc._id}`);
