@@ -11,14 +11,21 @@ export const DEFAULT_TIMEOUT_MS = 1000;
 
 /**
  * While the database is unreachable every request must answer 503 within 2 s: an operation gives up
- * after `timeoutMs` of server selection (a read the driver retries may select twice) and a new
- * connection after `timeoutMs` of connecting. The driver keeps monitoring the server and reconnects
- * by itself once it is back, so recovery needs no restart.
+ * after `timeoutMs` of server selection and a new connection after `timeoutMs` of connecting. The
+ * driver keeps monitoring the server and reconnects by itself once it is back, so recovery needs no
+ * restart.
  */
 export async function connectDatabase(uri: string, dbName: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Database> {
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: timeoutMs,
     connectTimeoutMS: timeoutMs,
+    // A server that stops answering without closing its connections is noticed by the monitor's next
+    // check (every 0.5 s, given up after connectTimeoutMS), which then fails the operations waiting on it.
+    heartbeatFrequencyMS: 500,
+    // A retry would select a server again and double the wait. The request answers 503 with
+    // Retry-After instead, and the client retries it (safely, with an Idempotency-Key).
+    retryReads: false,
+    retryWrites: false,
     maxPoolSize: 50,
     appName: 'slipway',
   });

@@ -14,7 +14,7 @@ import { Tokens } from '../support/tokens.ts';
  * recovers by itself once the database is back. The database here is a FerretDB of the test's own,
  * killed with SIGKILL.
  */
-const BOUND_MS = 2000;
+const BOUND_MS = Number(process.env.OUTAGE_BOUND_MS ?? 2000);
 let dir: string, binary: string, db: EmbeddedDatabase, server: TestServer, token: string, project: string;
 
 beforeAll(async () => {
@@ -98,5 +98,30 @@ describe('database unreachable (kill -9)', () => {
     const again = await call('POST', `/v1/projects/${project}/deployments`, { environment: 'production', branch: 'main' }, { 'idempotency-key': 'outage-1' });
     expect(again.body.id).toBe(retried.body.id);
     expect(await server.repos.deployments.collection.countDocuments({ project_id: project })).toBe(1);
+  }, 60_000);
+
+  it('a database that hangs (SIGSTOP, connections left open): 503 within 2 s too, and recovery when it resumes', async () => {
+    await waitFor('the service to be ready', async () => (await call('GET', '/readyz')).status === 200, 20_000, 200);
+    process.kill(db.pid, 'SIGSTOP');
+    try {
+      const figures: string[] = [];
+      for (const [method, url, body] of [
+        ['GET', `/v1/projects/${project}`],
+        ['PATCH', `/v1/projects/${project}`, { deploy_target: 'aws' }],
+        ['GET', '/v1/projects'],
+      ] as const) {
+        const res = await call(method, url, body);
+        figures.push(`${method} ${url.replace(project, ':id')} ${res.status} ${res.ms} ms`);
+        expect(res.status, `${method} ${url}`).toBe(503);
+        expect(res.body.error?.code).toBe('service_unavailable');
+      }
+      const ready = await call('GET', '/readyz');
+      figures.push(`GET /readyz ${ready.status} ${ready.ms} ms`);
+      expect(ready.status).toBe(503);
+      console.log(`[outage] answers while the database hangs:\n  ${figures.join('\n  ')}`);
+    } finally {
+      process.kill(db.pid, 'SIGCONT');
+    }
+    await waitFor('the service to recover', async () => (await call('GET', `/v1/projects/${project}`)).status === 200, 20_000, 200);
   }, 60_000);
 });
