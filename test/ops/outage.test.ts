@@ -14,7 +14,7 @@ import { Tokens } from '../support/tokens.ts';
  * recovers by itself once the database is back. The database here is a FerretDB of the test's own,
  * killed with SIGKILL.
  */
-const BOUND_MS = Number(process.env.OUTAGE_BOUND_MS ?? 2000);
+const BOUND_MS = 2000;
 let dir: string, binary: string, db: EmbeddedDatabase, server: TestServer, token: string, project: string;
 
 beforeAll(async () => {
