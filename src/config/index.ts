@@ -65,6 +65,19 @@ export const ConfigSchema = z
     webhookRetryWindowSeconds: z.coerce.number().min(0.1).max(7 * 86_400),
     /** One delivery attempt's limit: connecting, sending and reading the answer. */
     webhookTimeoutMs: z.coerce.number().int().min(50).max(30_000),
+    // Crash-safe writes and bounded outages.
+    /**
+     * How long a request waits for a concurrent request with the same `Idempotency-Key` to finish before
+     * answering 409 `conflict` with Retry-After. Kept under the 2 s an outage may take to answer.
+     */
+    idempotencyWaitMs: z.coerce.number().int().min(0).max(10_000),
+    /**
+     * After how long a request still pending under an `Idempotency-Key` (its instance or the database
+     * died mid-request) is run again by a retry, under the resource id it reserved.
+     */
+    idempotencyTakeoverSeconds: z.coerce.number().min(0.1).max(3600),
+    /** How long the driver looks for a reachable MongoDB before a request answers 503. */
+    mongodbTimeoutMs: z.coerce.number().int().min(100).max(30_000),
   })
   .strict();
 
@@ -104,6 +117,10 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   WEBHOOK_RETRY_BASE_MS: 'webhookRetryBaseMs',
   WEBHOOK_RETRY_WINDOW_SECONDS: 'webhookRetryWindowSeconds',
   WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
+  // Crash-safe writes and bounded outages.
+  IDEMPOTENCY_WAIT_MS: 'idempotencyWaitMs',
+  IDEMPOTENCY_TAKEOVER_SECONDS: 'idempotencyTakeoverSeconds',
+  MONGODB_TIMEOUT_MS: 'mongodbTimeoutMs',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);

@@ -119,7 +119,10 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
 export interface EmbeddedDatabase {
   uri: string;
   port: number;
+  pid: number;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash would (fault tests); resolves once the process is gone. */
+  kill(): Promise<void>;
 }
 
 export async function startFerretdb(options: {
@@ -152,9 +155,18 @@ export async function startFerretdb(options: {
   child.stderr?.on('data', forward);
   await waitForPort(port, child, 20_000);
   let stopped: Promise<void> | undefined;
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
   return {
     uri: `mongodb://127.0.0.1:${port}/`,
     port,
+    pid: child.pid!,
+    kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      return exited;
+    },
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -12,6 +12,11 @@ export interface ApiState {
   log: Logger;
   /** Set by `authenticate`; every middleware after it may rely on it. */
   principal: Principal;
+  /**
+   * Set by `idempotent` on a route that creates a resource, when the request carries an
+   * `Idempotency-Key`: the id the new resource must get (the same on every run of the request).
+   */
+  resourceId?: string;
 }
 
 /**

@@ -1,13 +1,11 @@
 import type { Next } from 'koa';
 import { credentialBucket } from '../auth/authenticate.ts';
-import { conflict, idempotencyKeyReused, invalidRequest } from '../errors.ts';
-import type { IdempotencyDoc, IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
+import { AppError, idempotencyKeyReused, invalidRequest } from '../errors.ts';
+import { claimedAt, type IdempotencyDoc, type IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
 import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
 import { sha256Hex } from '../lib/hash.ts';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
-const WAIT_FOR_FIRST_MS = 10_000;
-
 
 /** JSON with sorted keys: the same body in another key order or spacing is the same request. */
 function canonical(value: unknown): string {
@@ -22,7 +20,21 @@ function canonical(value: unknown): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface IdempotencyTimings {
+  /** How long a request waits for a concurrent one with the same key before answering 409. */
+  waitMs: number;
+  /** After how long a request still pending under the key (its instance or the database died) is run again. */
+  takeoverMs: number;
+}
+
 export interface IdempotencyOptions {
+  /**
+   * For a route that creates a resource: makes its id. The id is fixed in the reservation before the
+   * handler runs and handed to it as `ctx.state.resourceId`; every run of the request (a retry after a
+   * failure or a crash) gets the same one, and the service answers a run whose resource already
+   * exists with that resource (never a second one, never a conflict with itself).
+   */
+  newResourceId?: () => string;
   /**
    * Top-level request fields that carry a secret (a password, a secret value). They are left out of the
    * stored fingerprint, which is only a SHA-256 and would otherwise let a low-entropy secret be guessed
@@ -37,6 +49,8 @@ export interface IdempotencyOptions {
   shownOnceResponseFields?: readonly string[];
 }
 
+export type IdempotentFactory = (options?: IdempotencyOptions) => ApiMiddleware;
+
 function withoutFields(value: unknown, fields: readonly string[], replacement: (v: unknown) => unknown): unknown {
   if (!fields.length || !value || typeof value !== 'object' || Array.isArray(value)) return value;
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
@@ -44,15 +58,32 @@ function withoutFields(value: unknown, fields: readonly string[], replacement: (
   return copy;
 }
 
+/** The outcome of an earlier run is not known yet: 409 with Retry-After (README "Idempotency"). */
+const inProgress = (retryAfterSeconds: number) =>
+  new AppError(409, 'conflict', 'A request with this Idempotency-Key is still in progress; retry with the same key shortly.', {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
+
 /**
- * `Idempotency-Key` on POST (PRODUCT §6). The key is scoped to the credential and claimed by an insert
- * on a unique `_id` BEFORE the handler runs, so of two concurrent identical requests exactly one runs;
- * the other waits for it and gets the same response. The same key with the same body within 24 h
- * replays the first (successful) response with `Idempotent-Replayed: true`; with a different request
- * → 422 `idempotency_key_reused`. A request that fails is forgotten, so retrying it runs it again.
+ * `Idempotency-Key` on POST (PRODUCT §6), executed at most once even across crashes of the service or
+ * the database. The key is scoped to the credential and claimed by an insert of a unique `_id` BEFORE
+ * the handler runs; that record also fixes the id of the resource the request creates.
+ *
+ * - Same key and body again: the stored response (`Idempotent-Replayed: true`); another body → 422.
+ * - While another request holds the key, wait up to `waitMs` for its answer; then 409 `conflict` with
+ *   Retry-After (the outcome is not known yet).
+ * - A request that failed, or that has been pending for `takeoverMs` (its instance or the database died
+ *   mid-request), is run again by the retry under the same resource id: the service then returns what
+ *   an earlier run created, so the client gets its own resource and never a second one. Two runs at
+ *   once (a slow first run and a takeover) are safe for the same reason: the resource's unique id.
+ *
  * Goes after `validate`: a request that does not validate is not remembered.
  */
-export function idempotent(repo: IdempotencyKeyRepository, options: IdempotencyOptions = {}): ApiMiddleware {
+export function createIdempotent(repo: IdempotencyKeyRepository, timings: IdempotencyTimings): IdempotentFactory {
+  return (options = {}) => idempotent(repo, timings, options);
+}
+
+export function idempotent(repo: IdempotencyKeyRepository, timings: IdempotencyTimings, options: IdempotencyOptions = {}): ApiMiddleware {
   const secretRequestFields = options.secretRequestFields ?? [];
   const shownOnce = options.shownOnceResponseFields ?? [];
   const middleware = async (ctx: ApiContext, next: Next) => {
@@ -63,32 +94,52 @@ export function idempotent(repo: IdempotencyKeyRepository, options: IdempotencyO
     const fingerprinted = withoutFields(ctx.request.body ?? {}, secretRequestFields, (v) => (v === undefined || v === null ? v : '(secret)'));
     const fingerprint = sha256Hex(`${ctx.method} ${ctx.path}\n${canonical(fingerprinted)}`);
 
-    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
-    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-      const holder = await repo.reserve(id, fingerprint);
-      if (!holder) break;
-      if (holder.fingerprint !== fingerprint) throw idempotencyKeyReused();
-      const done = holder.state === 'done' ? holder : await waitUntilDone(repo, id, deadline, delay);
-      if (done === 'gone') continue;
-      if (!done) throw conflict('A request with this Idempotency-Key is still in progress; retry shortly.');
-      if (done.fingerprint !== fingerprint) throw idempotencyKeyReused();
-      replay(ctx, done);
-      return;
-    }
+    const run = async (resourceId: string | null | undefined) => {
+      if (resourceId) ctx.state.resourceId = resourceId;
+      try {
+        await next();
+      } catch (err) {
+        // Not awaited: the error answers at once. If the database is down this fails too; the record
+        // then stays pending and a retry takes it over.
+        void repo.fail(id).catch(() => undefined);
+        throw err;
+      }
+      if (ctx.status >= 200 && ctx.status < 300) {
+        const location = ctx.response.get('Location');
+        const stored = withoutFields(ctx.body ?? null, shownOnce, () => null);
+        await repo.complete(id, { status: ctx.status, body: JSON.stringify(stored), location: location || null });
+      } else {
+        await repo.fail(id);
+      }
+    };
 
-    try {
-      await next();
-    } catch (err) {
-      await repo.release(id);
-      throw err;
+    const deadline = Date.now() + timings.waitMs;
+    for (let attempt = 0, delay = 20; attempt < 100; attempt++) {
+      const resourceId = options.newResourceId?.() ?? null;
+      const holder = await repo.reserve(id, fingerprint, resourceId);
+      if (!holder) return await run(resourceId);
+      if (holder.state === 'failed') {
+        if (holder.fingerprint !== fingerprint) {
+          // Failed requests are not remembered: the key may carry another request now.
+          await repo.forget(id);
+          continue;
+        }
+        await repo.claim(id);
+        return await run(holder.resource_id);
+      }
+      if (holder.fingerprint !== fingerprint) throw idempotencyKeyReused();
+      if (holder.state === 'done') return replay(ctx, holder);
+
+      const pendingFor = Date.now() - claimedAt(holder).getTime();
+      if (pendingFor >= timings.takeoverMs) {
+        await repo.claim(id);
+        return await run(holder.resource_id);
+      }
+      if (Date.now() + delay > deadline) throw inProgress(Math.max(1, Math.ceil((timings.takeoverMs - pendingFor) / 1000)));
+      await sleep(delay);
+      delay = Math.min(delay * 2, 250);
     }
-    if (ctx.status >= 200 && ctx.status < 300) {
-      const location = ctx.response.get('Location');
-      const stored = withoutFields(ctx.body ?? null, shownOnce, () => null);
-      await repo.complete(id, { status: ctx.status, body: JSON.stringify(stored), location: location || null });
-    } else {
-      await repo.release(id);
-    }
+    throw inProgress(1);
   };
   return documented(middleware, (op) => {
     op.headers.push({
@@ -96,24 +147,12 @@ export function idempotent(repo: IdempotencyKeyRepository, options: IdempotencyO
       in: 'header',
       required: false,
       description:
-        'Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new.' +
+        'Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt\'s outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key.' +
         (shownOnce.length ? ` A replay answers ${shownOnce.map((f) => `\`${f}\``).join(', ')} as \`null\`: a secret is shown once.` : ''),
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
     op.errors.add('idempotency_key_reused').add('invalid_request').add('conflict');
   });
-}
-
-/** Polls the first request's reservation: its result, 'gone' when it failed and was released, or null on timeout. */
-async function waitUntilDone(repo: IdempotencyKeyRepository, id: string, deadline: number, delay: number): Promise<IdempotencyDoc | 'gone' | null> {
-  while (Date.now() < deadline) {
-    await sleep(delay);
-    const doc = await repo.find(id);
-    if (!doc) return 'gone';
-    if (doc.state === 'done') return doc;
-    delay = Math.min(delay * 2, 250);
-  }
-  return null;
 }
 
 function replay(ctx: ApiContext, doc: IdempotencyDoc): void {

@@ -3,71 +3,92 @@ import { rateLimited } from '../errors.ts';
 import type { RateLimitRepository } from '../repositories/rateLimits.ts';
 
 const WINDOW_SECONDS = 3600;
-/** Hits tallied in memory reach MongoDB at most this long after they happened. */
-const FLUSH_MS = 250;
 
 /** Counts one /v1 request against a bucket and answers whether it may proceed. */
 export type ApiRateLimiter = (ctx: Context, bucket: string) => Promise<void>;
 
+/**
+ * How a window's budget of `limit` requests is cut into numbered shares, the same on every instance.
+ * Far from the limit a share is a block of about 1% of it, so one insert admits many requests; the last
+ * shares (about 10% of the limit) are single requests, so the end of the budget is not stranded in a
+ * block another instance holds.
+ */
+export function shareLayout(limit: number) {
+  const size = Math.max(1, Math.floor(limit / 100));
+  const singles = size === 1 ? limit : Math.min(limit, 10 * size);
+  const blocks = Math.floor((limit - singles) / size);
+  const tail = limit - blocks * size;
+  return {
+    size,
+    /** How many shares the window has. */
+    count: blocks + tail,
+    /** The request numbers (1-based, inclusive) share `k` admits. */
+    range(k: number): [number, number] {
+      if (k < blocks) return [k * size + 1, (k + 1) * size];
+      const n = blocks * size + (k - blocks) + 1;
+      return [n, n];
+    },
+  };
+}
+
 interface Bucket {
   /** Start of the window this state belongs to. */
   window: number;
-  /** The shared count MongoDB reported last, and how much this instance had sent by then. */
-  ackCount: number;
-  ackSent: number;
-  /** Hits this instance has sent to MongoDB in this window (acknowledged or in flight). */
-  sent: number;
-  /** Hits admitted here and not sent yet. */
-  pending: number;
-  synced: boolean;
-  flushing: boolean;
+  /** The share to try next (every lower one is known to be taken). */
+  nextShare: number;
+  /** Request numbers of the share this instance holds that are not used yet: next..last. */
+  next: number;
+  last: number;
+  /** Every share of the window is taken. */
+  exhausted: boolean;
+  /** The claim of a share in flight; other requests of the bucket wait for it. */
+  claiming: Promise<void> | null;
 }
 
 /**
- * PRODUCT §6: `limitPerHour` requests per credential per hour, counted in MongoDB so every instance
- * shares the count. Sets RateLimit-Limit / -Remaining / -Reset on the response; over the limit → 429
- * `rate_limited` with Retry-After.
+ * PRODUCT §6: `limitPerHour` requests per credential per hour, shared by every instance. Sets
+ * RateLimit-Limit / -Remaining / -Reset on the response; over the limit → 429 `rate_limited` with
+ * Retry-After.
  *
- * While a credential is far from its limit, this instance admits its requests on the last count it
- * read plus its own tally and adds the tally to MongoDB every FLUSH_MS (one write for many requests,
- * not one per request: the read path costs no database write). The first request of a window, and
- * every request once the credential is within `margin` of the limit, are counted in MongoDB before
- * they are answered, so the limit itself is enforced on the shared count. Other instances' hits are
- * learnt at each flush: the only imprecision is what all instances admit within one FLUSH_MS while
- * still more than `margin` requests away from the limit.
+ * The window's budget is cut into numbered shares (see shareLayout). An instance admits requests from
+ * a share it owns, counted in memory; when it runs out it claims the next free share by inserting its
+ * unique id (`<credential>:<window>:s<n>`). An insert is atomic on FerretDB 1.24 and MongoDB alike (an
+ * `$inc` is not on FerretDB, which let two instances at 300/h admit 313 and 340), and each share is
+ * owned by one instance, so all instances together admit at most the limit. What a share's owner
+ * leaves unused is lost to the others: at most one block per instance, about 1% of the limit.
+ * Far from the limit one insert admits a block of requests; the last 10% cost one insert each.
  */
 export function createApiRateLimiter(repo: RateLimitRepository, limitPerHour: number): ApiRateLimiter {
   const windowMs = WINDOW_SECONDS * 1000;
-  const margin = Math.max(50, Math.ceil(limitPerHour / 20));
+  const layout = shareLayout(limitPerHour);
   const buckets = new Map<string, Bucket>();
 
-  /** Adds `weight` hits to the shared counter; returns the count after them. */
-  const send = async (key: string, bucket: Bucket, weight: number): Promise<number> => {
-    const sentBefore = bucket.sent;
-    bucket.sent += weight;
-    let count: number;
-    try {
-      count = (await repo.hit(`api:${key}`, limitPerHour, WINDOW_SECONDS, bucket.window, weight)).count;
-    } catch (err) {
-      bucket.sent -= weight;
-      bucket.synced = false;
-      throw err;
+  const claim = async (key: string, bucket: Bucket): Promise<void> => {
+    const counter = `api:${key}:${bucket.window}`;
+    const expiresAt = new Date(bucket.window + windowMs);
+    let misses = 0;
+    for (let k = bucket.nextShare; k < layout.count; ) {
+      if (await repo.claimShare(counter, k, expiresAt)) {
+        [bucket.next, bucket.last] = layout.range(k);
+        bucket.nextShare = k + 1;
+        void repo.raiseShareHint(counter, k + 1, expiresAt).catch(() => undefined);
+        return;
+      }
+      // Taken by another instance: skip ahead to where the shares are known to be taken.
+      k = ++misses % 8 === 1 ? Math.max(k + 1, await repo.shareHint(counter)) : k + 1;
+      bucket.nextShare = k;
     }
-    // Batches of one counter are applied in the order they were sent; keep the newest answer.
-    if (sentBefore + weight >= bucket.ackSent) {
-      bucket.ackCount = count;
-      bucket.ackSent = sentBefore + weight;
-    }
-    return count;
+    bucket.exhausted = true;
   };
 
-  const flush = async (key: string, bucket: Bucket) => {
-    bucket.flushing = false;
-    if (bucket.pending === 0) return;
-    const weight = bucket.pending;
-    bucket.pending = 0;
-    // Not counted this time: the tally waits for the next flush, and the next request is counted exactly.
-    await send(key, bucket, weight).catch(() => (bucket.pending += weight));
+  /** The request's number in the window (1-based), or null when the budget is used up. */
+  const admit = async (key: string, bucket: Bucket): Promise<number | null> => {
+    for (;;) {
+      if (bucket.next <= bucket.last) return bucket.next++;
+      if (bucket.exhausted) return null;
+      bucket.claiming ??= claim(key, bucket).finally(() => (bucket.claiming = null));
+      await bucket.claiming;
+    }
   };
 
   return async (ctx, key) => {
@@ -75,34 +96,13 @@ export function createApiRateLimiter(repo: RateLimitRepository, limitPerHour: nu
     const window = Math.floor(now / windowMs) * windowMs;
     let bucket = buckets.get(key);
     if (!bucket || bucket.window !== window) {
-      bucket = { window, ackCount: 0, ackSent: 0, sent: 0, pending: 0, synced: false, flushing: false };
+      bucket = { window, nextShare: 0, next: 1, last: 0, exhausted: false, claiming: null };
       buckets.set(key, bucket);
       // Forget finished windows of idle credentials.
       if (buckets.size > 10_000) for (const [k, b] of buckets) if (b.window !== window) buckets.delete(k);
     }
 
-    const estimate = bucket.ackCount + (bucket.sent - bucket.ackSent) + bucket.pending + 1;
-    let count: number;
-    if (!bucket.synced || estimate > limitPerHour - margin) {
-      const weight = bucket.pending + 1;
-      bucket.pending = 0;
-      try {
-        count = await send(key, bucket, weight);
-      } catch (err) {
-        bucket.pending += weight - 1;
-        throw err;
-      }
-      bucket.synced = true;
-    } else {
-      bucket.pending++;
-      count = estimate;
-      if (!bucket.flushing) {
-        bucket.flushing = true;
-        const current = bucket;
-        setTimeout(() => void flush(key, current), FLUSH_MS).unref();
-      }
-    }
-
+    const count = (await admit(key, bucket)) ?? limitPerHour + 1;
     const resetSeconds = Math.max(1, Math.ceil((window + windowMs - now) / 1000));
     ctx.set('RateLimit-Limit', String(limitPerHour));
     ctx.set('RateLimit-Remaining', String(Math.max(0, limitPerHour - count)));

@@ -1,4 +1,5 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 
 export interface StoredResponse {
   status: number;
@@ -7,22 +8,42 @@ export interface StoredResponse {
   location: string | null;
 }
 
+/**
+ * `pending`: a request is running under the key (or died while running); `done`: its response is
+ * stored; `failed`: it ended in an error, so a retry runs it again.
+ */
+export type IdempotencyState = 'pending' | 'done' | 'failed';
+
 export interface IdempotencyDoc {
   /** SHA-256 of the credential's scope and the client's key. */
   _id: string;
   /** SHA-256 of method, path and body: the same key with another request is refused. */
   fingerprint: string;
-  state: 'pending' | 'done';
+  state: IdempotencyState;
+  /**
+   * The id of the resource the request creates, fixed when the key is reserved and used by every run
+   * of the request: a run after a crash finds what an earlier run made instead of making a second one.
+   */
+  resource_id?: string | null;
   response: StoredResponse | null;
   created_at: Date;
+  /** When a run last started (the first one, or a takeover). Older records have only `created_at`. */
+  claimed_at?: Date;
   expires_at: Date;
 }
 
-/** How long a key is remembered (PRODUCT §6). */
+/** How long a key is remembered (PRODUCT §6). Expired records are removed by the sweeper. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
-/** A reservation whose request never finished (the instance died) may be taken over after this. */
-export const ABANDONED_AFTER_MS = 60_000;
 
+export const claimedAt = (doc: IdempotencyDoc) => doc.claimed_at ?? doc.created_at;
+
+/**
+ * One record per `Idempotency-Key`. Everything that must hold across concurrent requests or instances
+ * rests on the insert of the unique `_id`; the updates below are single-document writes that FerretDB
+ * 1.24 does not apply atomically, so nothing depends on which of two concurrent updates wins: a
+ * request that runs again reuses `resource_id`, and the services answer such a run with what the first
+ * made.
+ */
 export class IdempotencyKeyRepository {
   readonly collection: Collection<IdempotencyDoc>;
   constructor(db: Db) {
@@ -35,48 +56,60 @@ export class IdempotencyKeyRepository {
 
   /**
    * Claims the key by inserting it (the unique `_id` makes exactly one concurrent caller win). Returns
-   * null when claimed, else the live document that holds it. Expired or abandoned ones are removed first.
+   * null when claimed, else the live record that holds it. An expired record is removed first.
    */
-  async reserve(id: string, fingerprint: string, now = new Date()): Promise<IdempotencyDoc | null> {
+  async reserve(id: string, fingerprint: string, resourceId: string | null = null, now = new Date()): Promise<IdempotencyDoc | null> {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await this.collection.insertOne({
           _id: id,
           fingerprint,
           state: 'pending',
+          resource_id: resourceId,
           response: null,
           created_at: now,
+          claimed_at: now,
           expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
         });
         return null;
       } catch (err) {
-        if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+        if (!isDuplicateKeyError(err)) throw err;
       }
       const existing = await this.find(id, now);
       if (existing) return existing;
-      await this.collection.deleteOne({
-        _id: id,
-        $or: [{ expires_at: { $lte: now } }, { state: 'pending', created_at: { $lte: new Date(now.getTime() - ABANDONED_AFTER_MS) } }],
-      });
+      await this.collection.deleteOne({ _id: id, expires_at: { $lte: now } });
     }
     throw new Error('could not reserve the idempotency key');
   }
 
-  /** The key's document unless it has expired or was abandoned mid-request. */
+  /** The key's record unless it has expired. */
   async find(id: string, now = new Date()): Promise<IdempotencyDoc | null> {
     const doc = await this.collection.findOne({ _id: id });
-    if (!doc || doc.expires_at <= now) return null;
-    if (doc.state === 'pending' && doc.created_at.getTime() <= now.getTime() - ABANDONED_AFTER_MS) return null;
-    return doc;
+    return doc && doc.expires_at > now ? doc : null;
+  }
+
+  /** A retry runs the request again (after a failure, or a run that never finished). */
+  async claim(id: string, now = new Date()): Promise<void> {
+    await this.collection.updateOne({ _id: id }, { $set: { state: 'pending', claimed_at: now } });
   }
 
   async complete(id: string, response: StoredResponse): Promise<void> {
-    await this.collection.updateOne({ _id: id, state: 'pending' }, { $set: { state: 'done', response } });
+    await this.collection.updateOne({ _id: id }, { $set: { state: 'done', response } });
   }
 
-  /** Forgets a reservation whose request failed, so a retry runs it again. */
+  /** The request failed: a retry runs it again, under the same resource id. */
+  async fail(id: string): Promise<void> {
+    await this.collection.updateOne({ _id: id, state: 'pending' }, { $set: { state: 'failed' } });
+  }
+
+  /** Forgets a pending record whose request failed (the dashboard's one-time form tokens). */
   async release(id: string): Promise<void> {
     await this.collection.deleteOne({ _id: id, state: 'pending' });
+  }
+
+  /** Forgets a failed record, so the key can be used for another request. */
+  async forget(id: string): Promise<void> {
+    await this.collection.deleteOne({ _id: id, state: 'failed' });
   }
 
   async sweep(now = new Date()): Promise<number> {

@@ -1,4 +1,5 @@
 import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 
 interface CounterDoc {
   _id: string;
@@ -16,6 +17,16 @@ export interface RateLimitResult {
   resetSeconds: number;
 }
 
+/**
+ * A numbered share of a window's budget (`<counter>:s<n>`), owned by whoever inserted it; or the hint
+ * `<counter>:next` telling how far the shares are taken.
+ */
+interface ShareDoc {
+  _id: string;
+  next?: number;
+  expires_at: Date;
+}
+
 /** Hits on one counter that reach the database as one `$inc`; `total` is the count after it. */
 interface Batch {
   size: number;
@@ -28,11 +39,42 @@ interface Batch {
  */
 export class RateLimitRepository {
   readonly collection: Collection<CounterDoc>;
+  readonly #shares: Collection<ShareDoc>;
   /** Per counter: the batch still taking hits, and the last batch sent (see #count). */
   readonly #waiting = new Map<string, Batch>();
   readonly #inFlight = new Map<string, Promise<number>>();
   constructor(db: Db) {
     this.collection = db.collection<CounterDoc>('rate_limits');
+    this.#shares = db.collection<ShareDoc>('rate_limits');
+  }
+
+  /**
+   * Claims share `index` of a counter's window by inserting its unique id: true if this caller got it,
+   * false if someone (any instance) had it already. Atomic on FerretDB and MongoDB alike, unlike `$inc`.
+   */
+  async claimShare(counter: string, index: number, expiresAt: Date): Promise<boolean> {
+    try {
+      await this.#shares.insertOne({ _id: `${counter}:s${index}`, expires_at: expiresAt });
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Where the next free share probably is: every share below it is taken. Only a hint; 0 if none. */
+  async shareHint(counter: string): Promise<number> {
+    const doc = await this.#shares.findOne({ _id: `${counter}:next` });
+    return doc?.next ?? 0;
+  }
+
+  /** Records that shares below `next` are taken (a lost or late update only costs extra probes). */
+  async raiseShareHint(counter: string, next: number, expiresAt: Date): Promise<void> {
+    try {
+      await this.#shares.updateOne({ _id: `${counter}:next` }, { $max: { next }, $setOnInsert: { expires_at: expiresAt } }, { upsert: true });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
   }
 
   async ensureIndexes(): Promise<void> {

@@ -3,6 +3,7 @@ import { SCOPE_ORDER, type Scope } from '../auth/principal.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { apiKeyHints, generateApiKey, hashApiKey } from '../lib/apiKeyFormat.ts';
 import { newId } from '../lib/ids.ts';
+import { createOnce } from './createOnce.ts';
 import type { ApiKeyDoc, ApiKeyRepository, ApiKeyStatus } from '../repositories/apiKeys.ts';
 import type { ApiKeySecretRepository } from '../repositories/apiKeySecrets.ts';
 import type { ApiKeyUsageRepository } from '../repositories/apiKeyUsage.ts';
@@ -57,6 +58,12 @@ export interface IssuedApiKey {
   key: string;
 }
 
+/** A key an earlier run of the same request created: its secret is not available any more. */
+export interface RecoveredApiKey {
+  apiKey: ApiKeyDoc;
+  key: null;
+}
+
 type Listener = (keyId: string) => void;
 const listeners = new Set<Listener>();
 
@@ -81,14 +88,48 @@ function normaliseScopes(scopes: readonly string[]): Scope[] {
  * Creates a key for `projectId`. The caller has already checked that the project exists in
  * `ctx.accountId` (404 otherwise) and that the actor may manage keys.
  */
-export async function createApiKey(deps: ApiKeyDeps, ctx: ServiceContext, projectId: string, input: CreateApiKeyInput): Promise<IssuedApiKey> {
+export async function createApiKey(deps: ApiKeyDeps, ctx: ServiceContext, projectId: string, input: CreateApiKeyInput): Promise<IssuedApiKey>;
+export async function createApiKey(
+  deps: ApiKeyDeps,
+  ctx: ServiceContext,
+  projectId: string,
+  input: CreateApiKeyInput,
+  reservedId: string | undefined,
+): Promise<IssuedApiKey | RecoveredApiKey>;
+export async function createApiKey(
+  deps: ApiKeyDeps,
+  ctx: ServiceContext,
+  projectId: string,
+  input: CreateApiKeyInput,
+  reservedId?: string,
+): Promise<IssuedApiKey | RecoveredApiKey> {
   const parsed = CreateApiKeyInput.safeParse(input);
   if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
   const data = parsed.data;
+  // An earlier run of the same request (Idempotency-Key) made it already: that key is the answer, but
+  // its secret was shown (or lost) then and is never available again (rotate the key for a new one).
+  const { doc, created } = await createOnce<IssuedApiKey | RecoveredApiKey>(
+    reservedId,
+    async (existing) => {
+      const apiKey = await deps.apiKeys.findInProject(ctx.accountId, projectId, existing);
+      return apiKey ? { apiKey, key: null } : null;
+    },
+    () => insertApiKey(deps, ctx, projectId, data, reservedId),
+  );
+  return created ? doc : { apiKey: doc.apiKey, key: null };
+}
+
+async function insertApiKey(
+  deps: ApiKeyDeps,
+  ctx: ServiceContext,
+  projectId: string,
+  data: z.output<typeof CreateApiKeyInput>,
+  reservedId: string | undefined,
+): Promise<IssuedApiKey> {
   const key = generateApiKey();
   const now = new Date();
   const apiKey: ApiKeyDoc = {
-    _id: newId('key', now.getTime()),
+    _id: reservedId ?? newId('key', now.getTime()),
     account_id: ctx.accountId,
     project_id: projectId,
     name: data.name,
@@ -120,6 +161,11 @@ export async function createApiKey(deps: ApiKeyDeps, ctx: ServiceContext, projec
     at: now,
   });
   return { apiKey, key };
+}
+
+/** Whether the key exists in the project (a request run again finds what it made). */
+export async function apiKeyExists(deps: Pick<ApiKeyDeps, 'apiKeys'>, accountId: string, projectId: string, id: string): Promise<boolean> {
+  return (await deps.apiKeys.findInProject(accountId, projectId, id)) !== null;
 }
 
 export async function getApiKey(deps: Pick<ApiKeyDeps, 'apiKeys' | 'apiKeyUsage'>, accountId: string, projectId: string, id: string): Promise<ApiKeyDoc> {
@@ -246,6 +292,6 @@ export function presentApiKey(doc: ApiKeyDoc, now = new Date()) {
 }
 
 /** The create and rotate responses: the key object plus the secret, as `key`, this once. */
-export function presentIssuedApiKey(issued: IssuedApiKey) {
+export function presentIssuedApiKey(issued: IssuedApiKey | RecoveredApiKey) {
   return { ...presentApiKey(issued.apiKey), key: issued.key };
 }

@@ -1,11 +1,12 @@
-import { MongoServerError } from 'mongodb';
 import { z } from 'zod';
 import { conflict, notFound, validationFailed } from '../errors.ts';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { newId } from '../lib/ids.ts';
 import type { ConfigurationChanges, ConfigurationDoc, ConfigurationRepository } from '../repositories/configurations.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
 import type { PageRequest, PageResult } from '../repositories/page.ts';
+import { createOnce } from './createOnce.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { withLock } from './locking.ts';
 import type { SecretBox } from './secretBox.ts';
@@ -69,12 +70,29 @@ export async function createConfiguration(
   ctx: ServiceContext,
   projectId: string,
   input: CreateConfigurationInput,
+  reservedId?: string,
 ): Promise<ConfigurationDoc> {
   const parsed = CreateConfigurationInput.safeParse(input);
   if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
   const data = parsed.data;
+  // An earlier run of the same request (Idempotency-Key) made it already: that one is the answer.
+  const { doc } = await createOnce(
+    reservedId,
+    (existing) => deps.configurations.findInProject(ctx.accountId, projectId, existing),
+    () => insertConfiguration(deps, ctx, projectId, data, reservedId),
+  );
+  return doc;
+}
+
+async function insertConfiguration(
+  deps: ConfigurationDeps,
+  ctx: ServiceContext,
+  projectId: string,
+  data: z.output<typeof CreateConfigurationInput>,
+  reservedId: string | undefined,
+): Promise<ConfigurationDoc> {
   const now = new Date();
-  const id = newId('cfg', now.getTime());
+  const id = reservedId ?? newId('cfg', now.getTime());
   const doc: ConfigurationDoc = {
     _id: id,
     account_id: ctx.accountId,
@@ -90,7 +108,7 @@ export async function createConfiguration(
   try {
     await deps.configurations.insert(doc);
   } catch (err) {
-    if (err instanceof MongoServerError && err.code === 11000)
+    if (isDuplicateKeyError(err))
       throw conflict(`${data.key} already exists in the ${data.environment} environment of this project.`);
     throw err;
   }
@@ -103,6 +121,11 @@ export async function createConfiguration(
     at: now,
   });
   return doc;
+}
+
+/** Whether the configuration exists in the project (a request run again finds what it made). */
+export async function configurationExists(deps: Pick<ConfigurationDeps, 'configurations'>, accountId: string, projectId: string, id: string): Promise<boolean> {
+  return (await deps.configurations.findInProject(accountId, projectId, id)) !== null;
 }
 
 export async function getConfiguration(

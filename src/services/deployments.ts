@@ -4,6 +4,8 @@ import type { PageRequest } from '../http/pagination.ts';
 import { newId } from '../lib/ids.ts';
 import type { DeploymentDoc, DeploymentFilter, DeploymentRepository, DeploymentStatus } from '../repositories/deployments.ts';
 import type { EventRepository } from '../repositories/events.ts';
+import type { ProjectDoc } from '../repositories/projects.ts';
+import { createOnce } from './createOnce.ts';
 import { actorOf, recordEvent, type Actor } from './events.ts';
 import type { ProjectService } from './projects.ts';
 
@@ -44,13 +46,26 @@ export class DeploymentService {
     this.#projects = projects;
   }
 
-  /** 201 queued; the project must be visible (else 404) and active (else 409 project_not_active). */
-  async create(principal: Principal, projectId: string, input: CreateDeploymentInput): Promise<DeploymentDoc> {
+  /**
+   * 201 queued; the project must be visible (else 404) and active (else 409 project_not_active). `id`
+   * is the id reserved for this request (Idempotency-Key): a deployment that already has it was made
+   * by an earlier run of the request and is returned as it is, whatever the project's status now.
+   */
+  async create(principal: Principal, projectId: string, input: CreateDeploymentInput, id?: string): Promise<DeploymentDoc> {
     const project = await this.#projects.get(principal, projectId);
+    const { doc } = await createOnce(
+      id,
+      (existing) => this.#deployments.find(project.account_id, project._id, existing),
+      () => this.#insert(principal, project, input, id),
+    );
+    return doc;
+  }
+
+  async #insert(principal: Principal, project: ProjectDoc, input: CreateDeploymentInput, id: string | undefined): Promise<DeploymentDoc> {
     if (project.status !== 'active') throw projectNotActive(`The project is ${project.status}; it accepts no new deployments.`);
     const now = new Date();
     const doc: DeploymentDoc = {
-      _id: newId('dep', now.getTime()),
+      _id: id ?? newId('dep', now.getTime()),
       account_id: project.account_id,
       project_id: project._id,
       environment: input.environment,

@@ -7,6 +7,7 @@ import type { EventRepository } from '../repositories/events.ts';
 import type { ClientGrantType, OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
 import type { PageRequest, PageResult } from '../repositories/page.ts';
 import { revokedClientKey } from '../repositories/revokedGrants.ts';
+import { createOnce } from './createOnce.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 import { zodDetails } from './users.ts';
@@ -73,11 +74,14 @@ export const CreateClientInput = z
 export type CreateClientInput = z.input<typeof CreateClientInput>;
 
 export const hashClientSecret = sha256Hex;
+/** `cli_` + 20 base62 characters (about 119 bits). */
+export const newClientId = () => `cli_${randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 20)}`;
 const newClientSecret = () => `slwcs_${randomBytes(32).toString('base64url')}`;
 
 export async function createClient(
   repos: { oauthClients: OAuthClientRepository; accounts: AccountRepository },
   input: CreateClientInput,
+  reservedId?: string,
 ): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
   const parsed = CreateClientInput.safeParse(input);
   if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
@@ -87,7 +91,7 @@ export async function createClient(
   const clientSecret = confidential ? newClientSecret() : null;
   const now = new Date();
   const client: OAuthClientDoc = {
-    _id: `cli_${randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 20)}`,
+    _id: reservedId ?? newClientId(),
     account_id: data.account_id,
     client_name: data.client_name,
     redirect_uris: [...new Set(data.redirect_uris)],
@@ -136,6 +140,7 @@ export async function registerClient(
   deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events'>,
   ctx: ServiceContext,
   input: RegisterClientInput,
+  reservedId?: string,
 ): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
   if (input && typeof input === 'object' && Object.hasOwn(input, 'account_id'))
     throw validationFailed([{ field: 'account_id', message: 'Unrecognized key: "account_id"' }]);
@@ -143,7 +148,26 @@ export async function registerClient(
   // register a "first-party" client and obtain tokens for users of other accounts without asking them.
   if (input && typeof input === 'object' && (input as { first_party?: unknown }).first_party === true)
     throw validationFailed([{ field: 'first_party', message: 'only the operator can register a first-party client (slipway clients create --first-party)' }]);
-  const result = await createClient(deps, { ...input, account_id: ctx.accountId });
+  // An earlier run of the same request (Idempotency-Key) registered it already: that client is the
+  // answer, without its secret (shown once; rotate it for a new one).
+  const { doc } = await createOnce(
+    reservedId,
+    async (existing) => {
+      const client = await deps.oauthClients.findInAccount(ctx.accountId, existing);
+      return client ? { client, clientSecret: null } : null;
+    },
+    () => registerNewClient(deps, ctx, input, reservedId),
+  );
+  return doc;
+}
+
+async function registerNewClient(
+  deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events'>,
+  ctx: ServiceContext,
+  input: RegisterClientInput,
+  reservedId: string | undefined,
+): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
+  const result = await createClient(deps, { ...input, account_id: ctx.accountId }, reservedId);
   await recordEvent(deps, {
     accountId: ctx.accountId,
     type: 'oauth_client.created',

@@ -13,6 +13,7 @@ import {
   type ProjectScope,
   type ProjectStatus,
 } from '../repositories/projects.ts';
+import { createOnce } from './createOnce.ts';
 import { actorOf, recordEvent } from './events.ts';
 
 /** PRODUCT §5: the moves a project's status may make. */
@@ -81,18 +82,30 @@ export class ProjectService {
   /**
    * The project, for a change to something inside it (configurations, API keys): 404 as `get`, and
    * PRODUCT §5's rule that an archived project refuses every write → 409 project_not_active.
+   * `madeAlready` says whether the request is a run again of one whose resource exists (see create).
    */
-  async getWritable(principal: Principal, id: string): Promise<ProjectDoc> {
+  async getWritable(principal: Principal, id: string, madeAlready?: () => Promise<boolean>): Promise<ProjectDoc> {
     const project = await this.get(principal, id);
-    if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it with {"status": "active"} before changing it.');
+    // A request run again (Idempotency-Key) whose resource an earlier run made is answered with it,
+    // whatever the project's status now: never a refusal of the client's own write.
+    if (project.status === 'archived' && !(await madeAlready?.())) throw projectNotActive('The project is archived; unarchive it with {"status": "active"} before changing it.');
     return project;
   }
 
-  async create(principal: Principal, input: CreateProjectInput): Promise<ProjectDoc> {
+  /**
+   * `id` is the id reserved for this request (Idempotency-Key): a project that already has it is this
+   * request's own, made by an earlier run, and is returned as it is (see createOnce).
+   */
+  async create(principal: Principal, input: CreateProjectInput, id?: string): Promise<ProjectDoc> {
     if (principal.projectId) throw forbidden('An API key belongs to one project and cannot create projects.');
+    const { doc } = await createOnce(id, (existing) => this.#projects.find(scopeOf(principal), existing), () => this.#insert(principal, input, id));
+    return doc;
+  }
+
+  async #insert(principal: Principal, input: CreateProjectInput, id: string | undefined): Promise<ProjectDoc> {
     const now = new Date();
     const doc: ProjectDoc = {
-      _id: newId('proj', now.getTime()),
+      _id: id ?? newId('proj', now.getTime()),
       account_id: principal.accountId,
       name: input.name,
       name_lower: foldName(input.name),

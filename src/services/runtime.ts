@@ -65,7 +65,7 @@ export async function openRuntime(config: Config, logger: Logger, options: { mig
   const { uri, embedded } = await resolveDatabase(config, logger);
   let database: Database;
   try {
-    database = await connectDatabase(uri, config.mongodbDb);
+    database = await connectDatabase(uri, config.mongodbDb, config.mongodbTimeoutMs);
   } catch (err) {
     await embedded?.stop();
     throw err;

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { MongoServerError } from 'mongodb';
 import { z } from 'zod';
 import { conflict, forbidden, invalidRequest, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { createOnce } from './createOnce.ts';
 import type { AccountRepository } from '../repositories/accounts.ts';
 import type { ConsentRepository } from '../repositories/consents.ts';
 import type { EventRepository } from '../repositories/events.ts';
@@ -54,10 +55,11 @@ async function insertUser(
   repos: { users: UserRepository },
   data: { email: string; name: string; role: Role; account_id: string },
   passwordHash: string | null,
+  reservedId?: string,
 ): Promise<UserDoc> {
   const now = new Date();
   const doc: UserDoc = {
-    _id: newId('usr', now.getTime()),
+    _id: reservedId ?? newId('usr', now.getTime()),
     account_id: data.account_id,
     email: data.email,
     name: data.name,
@@ -70,7 +72,7 @@ async function insertUser(
   try {
     await repos.users.insert(doc);
   } catch (err) {
-    if (err instanceof MongoServerError && err.code === 11000) throw conflict('A user with this email already exists.');
+    if (isDuplicateKeyError(err)) throw conflict('A user with this email already exists.');
     throw err;
   }
   return doc;
@@ -196,21 +198,34 @@ export async function addUser(
   deps: UserAdminDeps,
   ctx: UserAdminContext,
   input: AddUserInput,
+  reservedId?: string,
 ): Promise<{ user: UserDoc; setup: IssuedSetupToken | null }> {
   const parsed = AddUserInput.safeParse(input);
   if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
   const data = parsed.data;
   requireOwnerFor(ctx, data.role === 'owner');
-  const user = await insertUser(deps, { ...data, account_id: ctx.accountId }, data.password ? await hashPassword(data.password) : null);
-  const setup = data.password ? null : await issueSetupToken(deps, user);
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'user.created',
-    actor: ctx.actor,
-    data: { user_id: user._id, email: user.email, role: user.role, setup_link: setup !== null },
-    at: user.created_at,
-  });
-  return { user, setup };
+  // An earlier run of the same request (Idempotency-Key) added the user already: that one is the
+  // answer, without a setup link (shown once; an admin can issue a new one).
+  const { doc } = await createOnce(
+    reservedId,
+    async (existing) => {
+      const user = await deps.users.findInAccount(ctx.accountId, existing);
+      return user ? { user, setup: null } : null;
+    },
+    async () => {
+      const user = await insertUser(deps, { ...data, account_id: ctx.accountId }, data.password ? await hashPassword(data.password) : null, reservedId);
+      const setup = data.password ? null : await issueSetupToken(deps, user);
+      await recordEvent(deps, {
+        accountId: ctx.accountId,
+        type: 'user.created',
+        actor: ctx.actor,
+        data: { user_id: user._id, email: user.email, role: user.role, setup_link: setup !== null },
+        at: user.created_at,
+      });
+      return { user, setup };
+    },
+  );
+  return doc;
 }
 
 const isSetupTokenShape = (token: unknown): token is string =>

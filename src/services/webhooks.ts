@@ -1,3 +1,4 @@
+import { createOnce } from './createOnce.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { EventRepository } from '../repositories/events.ts';
@@ -57,10 +58,29 @@ function eventData(webhook: WebhookDoc) {
 }
 
 /** A new endpoint; the signing secret is returned this once. */
-export async function createWebhook(deps: WebhookDeps, ctx: ServiceContext, input: CreateWebhookInput): Promise<{ webhook: WebhookDoc; secret: string }> {
+export async function createWebhook(
+  deps: WebhookDeps,
+  ctx: ServiceContext,
+  input: CreateWebhookInput,
+  reservedId?: string,
+): Promise<{ webhook: WebhookDoc; secret: string | null }> {
   await assertTarget(deps.policy, input.url);
+  // An earlier run of the same request (Idempotency-Key) registered it already: that endpoint is the
+  // answer, without its secret (shown once; rotate it for a new one).
+  const { doc } = await createOnce<{ webhook: WebhookDoc; secret: string | null }>(
+    reservedId,
+    async (existing) => {
+      const webhook = await deps.webhooks.findInAccount(ctx.accountId, existing);
+      return webhook ? { webhook, secret: null } : null;
+    },
+    () => insertWebhook(deps, ctx, input, reservedId),
+  );
+  return doc;
+}
+
+async function insertWebhook(deps: WebhookDeps, ctx: ServiceContext, input: CreateWebhookInput, reservedId: string | undefined): Promise<{ webhook: WebhookDoc; secret: string }> {
   const now = new Date();
-  const id = newId('whk', now.getTime());
+  const id = reservedId ?? newId('whk', now.getTime());
   const secret = newWebhookSecret();
   const webhook: WebhookDoc = {
     _id: id,

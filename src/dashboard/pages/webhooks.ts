@@ -182,6 +182,8 @@ ${pagination(page, 20, total, (n) => `${HOOKS_PATH}/${webhook._id}?page=${n}`)}
       const input = parse(CreateWebhookBody, { url: str(form, 'url').trim(), events: list(form, 'events'), ...(description ? { description } : {}) });
       const { webhook, secret } = await createWebhook(hooks, serviceContext(state), input);
       await once.succeeded();
+      // Without a reserved id (no Idempotency-Key here) the endpoint is always new, with its secret.
+      if (secret === null) throw new Error('a newly added webhook has no secret');
       renderSecret(ctx, 'Endpoint added', webhook, secret, html`<p>Deliveries to <strong>${webhook.url}</strong> start with the next matching event.</p>`);
     } catch (err) {
       await once.failed();

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/index.ts';
 import type { ApiMiddleware } from '../../http/apiContext.ts';
+import type { IdempotentFactory } from '../../http/idempotency.ts';
 import type { Repositories } from '../../repositories/index.ts';
 import type { ApiKeyDeps } from '../../services/apiKeys.ts';
 import type { ConfigurationDeps } from '../../services/configurations.ts';
@@ -16,8 +17,11 @@ export interface V1Deps {
   repos: Repositories;
   /** First step of every route: credential → principal, then the per-credential rate limit. */
   authenticate: ApiMiddleware;
-  /** `Idempotency-Key` support for POST routes; place it after `validate`. */
-  idempotent: ApiMiddleware;
+  /**
+   * `Idempotency-Key` support for POST routes; place it after `validate`. A route that creates a
+   * resource passes `newResourceId` and hands `ctx.state.resourceId` to its service.
+   */
+  idempotent: IdempotentFactory;
   services: V1Services;
 }
 

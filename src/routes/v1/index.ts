@@ -5,7 +5,7 @@ import { createAuthenticators } from '../../auth/index.ts';
 import type { Config } from '../../config/index.ts';
 import { methodNotAllowed, notFound } from '../../errors.ts';
 import { ApiRouter } from '../../http/apiRouter.ts';
-import { idempotent } from '../../http/idempotency.ts';
+import { createIdempotent } from '../../http/idempotency.ts';
 import { createApiRegistry, generateDocument } from '../../http/openapi.ts';
 import { anonymousBucket, createApiRateLimiter } from '../../http/rateLimit.ts';
 import type { KeyMaterial } from '../../keys/keystore.ts';
@@ -59,7 +59,8 @@ export function createV1Api({ config, repos, keys, sessions }: { config: Config;
   // re-reading keys/ (at most every few seconds).
   const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
   const services = createServices(repos, secretBox);
-  const deps: V1Deps = { config, repos, authenticate, idempotent: idempotent(repos.idempotencyKeys), services };
+  const idempotent = createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000 });
+  const deps: V1Deps = { config, repos, authenticate, idempotent, services };
 
   registerProjectRoutes(api, deps);
   registerDeploymentRoutes(api, deps);

@@ -1,10 +1,10 @@
 import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
-import { idempotent } from '../../../http/idempotency.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey, rotateApiKey } from '../../../services/apiKeys.ts';
+import { newId } from '../../../lib/ids.ts';
+import { apiKeyExists, createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey, rotateApiKey } from '../../../services/apiKeys.ts';
 import { actorOf } from '../../../services/events.ts';
 import type { V1Deps } from '../deps.ts';
 import { ProjectParams } from '../projects/schema.ts';
@@ -17,10 +17,12 @@ const tags = ['API keys'];
  * confidential client with an admin token), never by an API key. The secret is in the create and
  * rotate responses only.
  */
-export function registerApiKeyRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { projects, apiKeys } = services;
   const notForApiKeys = allowPrincipals('user', 'client');
-  const idempotentKeyIssue = idempotent(repos.idempotencyKeys, { shownOnceResponseFields: ['key'] });
+  const idempotentKeyIssue = idempotent({ shownOnceResponseFields: ['key'], newResourceId: () => newId('key') });
+  // A rotation creates nothing new: a run after a failure rotates again (the secret is shown once).
+  const idempotentRotation = idempotent({ shownOnceResponseFields: ['key'] });
 
   api.get(
     '/projects/:project_id/api_keys',
@@ -66,8 +68,11 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, repos, serv
     validate({ params: ProjectParams, body: CreateApiKeyBody }),
     idempotentKeyIssue,
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateApiKeyBody }>) => {
-      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
-      const issued = await createApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.body);
+      const { principal, resourceId } = ctx.state;
+      const { project_id } = ctx.input.params;
+      const madeAlready = resourceId ? () => apiKeyExists(apiKeys, principal.accountId, project_id, resourceId) : undefined;
+      const project = await projects.getWritable(principal, project_id, madeAlready);
+      const issued = await createApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}/api_keys/${issued.apiKey._id}`);
       ctx.body = presentIssuedApiKey(issued);
@@ -123,7 +128,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, repos, serv
     notForApiKeys,
     requireScope('admin'),
     validate({ params: ApiKeyParams, body: RotateApiKeyBody }),
-    idempotentKeyIssue,
+    idempotentRotation,
     async (ctx: ApiContext<{ params: ApiKeyParams; body: RotateApiKeyBody }>) => {
       const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
       const issued = await rotateApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.params.api_key_id, ctx.input.body);

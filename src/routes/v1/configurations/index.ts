@@ -3,11 +3,12 @@ import type { Principal } from '../../../auth/principal.ts';
 import { requireScope } from '../../../auth/requireScope.ts';
 import { documented, type ApiContext, type ApiMiddleware } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
-import { idempotent } from '../../../http/idempotency.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { newId } from '../../../lib/ids.ts';
 import type { ProjectDoc } from '../../../repositories/projects.ts';
 import {
+  configurationExists,
   createConfiguration,
   deleteConfiguration,
   getConfiguration,
@@ -50,7 +51,7 @@ function revealNeedsAdmin(): ApiMiddleware {
   });
 }
 
-export function registerConfigurationRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { projects, configurations, secretBox } = services;
   const present = (reveal: boolean) => (doc: Parameters<typeof presentConfiguration>[0]) => presentConfiguration(doc, { reveal, secretBox });
 
@@ -95,10 +96,13 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, repo
     requireScope('write'),
     validate({ params: ProjectParams, body: CreateConfigurationBody }),
     // The value may be a secret: it is left out of the stored fingerprint.
-    idempotent(repos.idempotencyKeys, { secretRequestFields: ['value'] }),
+    idempotent({ secretRequestFields: ['value'], newResourceId: () => newId('cfg') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateConfigurationBody }>) => {
-      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
-      const doc = await createConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.body);
+      const { principal, resourceId } = ctx.state;
+      const { project_id } = ctx.input.params;
+      const madeAlready = resourceId ? () => configurationExists(configurations, principal.accountId, project_id, resourceId) : undefined;
+      const project = await projects.getWritable(principal, project_id, madeAlready);
+      const doc = await createConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}/configurations/${doc._id}`);
       ctx.body = presentConfiguration(doc);

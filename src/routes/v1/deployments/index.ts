@@ -3,6 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { newId } from '../../../lib/ids.ts';
 import { presentDeployment } from '../../../presenters/deployments.ts';
 import { ProjectParams } from '../projects/schema.ts';
 import type { V1Deps } from '../deps.ts';
@@ -46,9 +47,9 @@ export function registerDeploymentRoutes(api: ApiRouter, { authenticate, idempot
     authenticate,
     requireScope('write'),
     validate({ params: ProjectParams, body: CreateDeploymentBody }),
-    idempotent,
+    idempotent({ newResourceId: () => newId('dep') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateDeploymentBody }>) => {
-      const deployment = await deployments.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body);
+      const deployment = await deployments.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/projects/${deployment.project_id}/deployments/${deployment._id}`);
       ctx.body = presentDeployment(deployment);

@@ -1,11 +1,10 @@
 import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
-import { idempotent } from '../../../http/idempotency.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { actorOf } from '../../../services/events.ts';
-import { deleteClient, getClient, listClients, presentClient, registerClient, rotateClientSecret } from '../../../services/oauthClients.ts';
+import { deleteClient, getClient, listClients, newClientId, presentClient, registerClient, rotateClientSecret } from '../../../services/oauthClients.ts';
 import type { V1Deps } from '../deps.ts';
 import { ClientParams, ListClientsQuery, OAuthClient, OAuthClientList, RegisterClientBody, RegisteredClient } from './schema.ts';
 
@@ -15,10 +14,12 @@ const tags = ['OAuth clients'];
  * The account's OAuth clients (PRODUCT §4), the same operations as `slipway clients create`. Admin only,
  * never an API key.
  */
-export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { oauthClients } = services;
   const notForApiKeys = allowPrincipals('user', 'client');
-  const idempotentSecretIssue = idempotent(repos.idempotencyKeys, { shownOnceResponseFields: ['client_secret'] });
+  const idempotentRegistration = idempotent({ shownOnceResponseFields: ['client_secret'], newResourceId: newClientId });
+  // A rotation creates nothing new: a run after a failure rotates again (the secret is shown once).
+  const idempotentRotation = idempotent({ shownOnceResponseFields: ['client_secret'] });
 
   api.get(
     '/oauth_clients',
@@ -53,10 +54,10 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, repos,
     notForApiKeys,
     requireScope('admin'),
     validate({ body: RegisterClientBody }),
-    idempotentSecretIssue,
+    idempotentRegistration,
     async (ctx: ApiContext<{ body: RegisterClientBody }>) => {
       const principal = ctx.state.principal;
-      const { client, clientSecret } = await registerClient(oauthClients, { accountId: principal.accountId, actor: actorOf(principal) }, ctx.input.body);
+      const { client, clientSecret } = await registerClient(oauthClients, { accountId: principal.accountId, actor: actorOf(principal) }, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/oauth_clients/${client._id}`);
       ctx.body = { ...presentClient(client), client_secret: clientSecret };
@@ -110,7 +111,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, repos,
     notForApiKeys,
     requireScope('admin'),
     validate({ params: ClientParams }),
-    idempotentSecretIssue,
+    idempotentRotation,
     async (ctx: ApiContext<{ params: ClientParams }>) => {
       const principal = ctx.state.principal;
       const { client, clientSecret } = await rotateClientSecret(oauthClients, { accountId: principal.accountId, actor: actorOf(principal) }, ctx.input.params.client_id);

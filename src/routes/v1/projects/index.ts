@@ -3,6 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { newId } from '../../../lib/ids.ts';
 import { presentProject } from '../../../presenters/projects.ts';
 import type { V1Deps } from '../deps.ts';
 import { CreateProjectBody, ListProjectsQuery, Project, ProjectList, ProjectParams, UpdateProjectBody } from './schema.ts';
@@ -39,9 +40,9 @@ export function registerProjectRoutes(api: ApiRouter, { authenticate, idempotent
     allowPrincipals('user', 'client'),
     requireScope('write'),
     validate({ body: CreateProjectBody }),
-    idempotent,
+    idempotent({ newResourceId: () => newId('proj') }),
     async (ctx: ApiContext<{ body: CreateProjectBody }>) => {
-      const project = await projects.create(ctx.state.principal, ctx.input.body);
+      const project = await projects.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}`);
       ctx.body = presentProject(project);

@@ -2,9 +2,9 @@ import type { Principal } from '../../../auth/principal.ts';
 import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
-import { idempotent } from '../../../http/idempotency.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { newId } from '../../../lib/ids.ts';
 import { actorOf } from '../../../services/events.ts';
 import { addUser, changeOwnPassword, deleteUser, getUser, listUsers, presentUser, setupLinkUrl, updateUser, type UserAdminContext } from '../../../services/users.ts';
 import type { V1Deps } from '../deps.ts';
@@ -23,7 +23,7 @@ const adminContext = (principal: Principal): UserAdminContext => ({ accountId: p
  * The users of the caller's account (PRODUCT §5). Never for API keys (403 `forbidden`): a key acts as a
  * project, not as anyone in the account.
  */
-export function registerUserRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { users } = services;
   const notForApiKeys = allowPrincipals('user', 'client');
   const usersOnly = allowPrincipals('user');
@@ -107,9 +107,9 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, repos, servic
     notForApiKeys,
     requireScope('admin'),
     validate({ body: CreateUserBody }),
-    idempotent(repos.idempotencyKeys, { secretRequestFields: ['password'], shownOnceResponseFields: ['setup_url'] }),
+    idempotent({ secretRequestFields: ['password'], shownOnceResponseFields: ['setup_url'], newResourceId: () => newId('usr') }),
     async (ctx: ApiContext<{ body: CreateUserBody }>) => {
-      const { user, setup } = await addUser(users, adminContext(ctx.state.principal), ctx.input.body);
+      const { user, setup } = await addUser(users, adminContext(ctx.state.principal), ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/users/${user._id}`);
       const setupUrl = setup ? setupLinkUrl(config.publicUrl, setup.token) : null;

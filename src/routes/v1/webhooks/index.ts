@@ -1,9 +1,9 @@
 import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
-import { idempotent } from '../../../http/idempotency.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { newId } from '../../../lib/ids.ts';
 import { presentDelivery, presentWebhook } from '../../../presenters/webhooks.ts';
 import { actorOf } from '../../../services/events.ts';
 import {
@@ -42,10 +42,11 @@ const DELIVERY_DOC = [
 ].join(' ');
 
 /** Webhook endpoints of the account (PRODUCT §7). Admin only, never an API key. */
-export function registerWebhookRoutes(api: ApiRouter, { authenticate, repos, services, config }: V1Deps): void {
+export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent, repos, services, config }: V1Deps): void {
   const deps = webhookDeps(repos, services.secretBox, config);
   const notForApiKeys = allowPrincipals('user', 'client');
-  const idempotentSecretIssue = idempotent(repos.idempotencyKeys, { shownOnceResponseFields: ['secret'] });
+  const idempotentCreation = idempotent({ shownOnceResponseFields: ['secret'], newResourceId: () => newId('whk') });
+  const idempotentRotation = idempotent({ shownOnceResponseFields: ['secret'] });
   const context = (ctx: ApiContext) => ({ accountId: ctx.state.principal.accountId, actor: actorOf(ctx.state.principal) });
 
   api.registry.registerWebhook({
@@ -91,9 +92,9 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, repos, ser
     notForApiKeys,
     requireScope('admin'),
     validate({ body: CreateWebhookBody }),
-    idempotentSecretIssue,
+    idempotentCreation,
     async (ctx: ApiContext<{ body: CreateWebhookBody }>) => {
-      const { webhook, secret } = await createWebhook(deps, context(ctx), ctx.input.body);
+      const { webhook, secret } = await createWebhook(deps, context(ctx), ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/webhooks/${webhook._id}`);
       ctx.body = { ...presentWebhook(webhook), secret };
@@ -156,7 +157,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, repos, ser
     notForApiKeys,
     requireScope('admin'),
     validate({ params: WebhookParams }),
-    idempotentSecretIssue,
+    idempotentRotation,
     async (ctx: ApiContext<{ params: WebhookParams }>) => {
       const { webhook, secret } = await rotateWebhookSecret(deps, context(ctx), ctx.input.params.webhook_id);
       ctx.body = { ...presentWebhook(webhook), secret };

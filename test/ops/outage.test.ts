@@ -1,0 +1,127 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/config/index.ts';
+import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from '../../src/db/embeddedFerretdb.ts';
+import { waitFor } from '../support/processes.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { Tokens } from '../support/tokens.ts';
+
+/*
+ * "What was seen" #2: while the database is unreachable every request answers 503 service_unavailable
+ * with Retry-After within 2 s (it took up to 15 s), /readyz within its own 2 s, and the service
+ * recovers by itself once the database is back. The database here is a FerretDB of the test's own,
+ * killed with SIGKILL.
+ */
+const BOUND_MS = 2000;
+let dir: string, binary: string, db: EmbeddedDatabase, server: TestServer, token: string, project: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'slipway-outage-'));
+  binary = await ensureFerretdbBinary(PROJECT_ROOT, FERRETDB_VERSION);
+  db = await startFerretdb({ binary, dataDir: dir });
+  server = await startTestServer({ overrides: { mongodbUri: db.uri } });
+  const tokens = new Tokens(server);
+  token = await tokens.accessToken(await tokens.user('owner'), 'admin');
+  project = (await call('POST', '/v1/projects', { name: 'outage' })).body.id!;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop().catch(() => undefined);
+  await db?.stop().catch(() => undefined);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface Body {
+  id?: string;
+  error?: { code: string };
+  checks?: { database: string };
+}
+
+interface Answer {
+  status: number;
+  body: Body;
+  headers: Headers;
+  ms: number;
+}
+
+/** One request, abandoned (and the test failed) if it takes longer than the bound. */
+async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const started = performance.now();
+  const res = await fetch(`${server.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : null,
+    signal: AbortSignal.timeout(BOUND_MS),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Body) : {}, headers: res.headers, ms: Math.round(performance.now() - started) };
+}
+
+describe('database unreachable (kill -9)', () => {
+  it('every request answers 503 with Retry-After within 2 s, /readyz 503 within its timeout; recovery without a restart', async () => {
+    expect((await call('GET', '/readyz')).status).toBe(200);
+    await db.kill();
+
+    const requests: [string, string, unknown?, Record<string, string>?][] = [
+      ['GET', '/v1/projects'],
+      ['GET', `/v1/projects/${project}`],
+      ['POST', '/v1/projects', { name: 'during-outage' }],
+      ['POST', `/v1/projects/${project}/deployments`, { environment: 'production', branch: 'main' }, { 'idempotency-key': 'outage-1' }],
+      ['PATCH', `/v1/projects/${project}`, { deploy_target: 'fly' }],
+      ['GET', '/v1/users/me'],
+    ];
+    const figures: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const [method, url, body, headers] of requests) {
+        const res = await call(method, url, body, headers);
+        figures.push(`${method} ${url.replace(project, ':id')} ${res.status} ${res.ms} ms`);
+        expect(res.status, `${method} ${url}`).toBe(503);
+        expect(res.body.error?.code).toBe('service_unavailable');
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      const ready = await call('GET', '/readyz');
+      figures.push(`GET /readyz ${ready.status} ${ready.ms} ms`);
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks?.database).toBe('unreachable');
+    }
+    console.log(`[outage] answers while the database is down:\n  ${figures.join('\n  ')}`);
+
+    // The same data directory and port: the service reconnects by itself.
+    db = await startFerretdb({ binary, dataDir: dir, port: db.port });
+    await waitFor('the service to recover', async () => (await call('GET', '/readyz')).status === 200, 20_000, 200);
+    expect((await call('GET', `/v1/projects/${project}`)).status).toBe(200);
+    // The write the outage refused can be retried with its key and runs once.
+    const retried = await call('POST', `/v1/projects/${project}/deployments`, { environment: 'production', branch: 'main' }, { 'idempotency-key': 'outage-1' });
+    expect(retried.status).toBe(201);
+    const again = await call('POST', `/v1/projects/${project}/deployments`, { environment: 'production', branch: 'main' }, { 'idempotency-key': 'outage-1' });
+    expect(again.body.id).toBe(retried.body.id);
+    expect(await server.repos.deployments.collection.countDocuments({ project_id: project })).toBe(1);
+  }, 60_000);
+
+  it('a database that hangs (SIGSTOP, connections left open): 503 within 2 s too, and recovery when it resumes', async () => {
+    await waitFor('the service to be ready', async () => (await call('GET', '/readyz')).status === 200, 20_000, 200);
+    process.kill(db.pid, 'SIGSTOP');
+    try {
+      const figures: string[] = [];
+      for (const [method, url, body] of [
+        ['GET', `/v1/projects/${project}`],
+        ['PATCH', `/v1/projects/${project}`, { deploy_target: 'aws' }],
+        ['GET', '/v1/projects'],
+      ] as const) {
+        const res = await call(method, url, body);
+        figures.push(`${method} ${url.replace(project, ':id')} ${res.status} ${res.ms} ms`);
+        expect(res.status, `${method} ${url}`).toBe(503);
+        expect(res.body.error?.code).toBe('service_unavailable');
+      }
+      const ready = await call('GET', '/readyz');
+      figures.push(`GET /readyz ${ready.status} ${ready.ms} ms`);
+      expect(ready.status).toBe(503);
+      console.log(`[outage] answers while the database hangs:\n  ${figures.join('\n  ')}`);
+    } finally {
+      process.kill(db.pid, 'SIGCONT');
+    }
+    await waitFor('the service to recover', async () => (await call('GET', `/v1/projects/${project}`)).status === 200, 20_000, 200);
+  }, 60_000);
+});
