@@ -13,7 +13,7 @@ import type { TestServer } from '../support/server.ts';
  * error, and a clear retryable 409 while the outcome is still unknown.
  */
 const TAKEOVER_SECONDS = 1;
-const env = useApiServer({ overrides: { idempotencyTakeoverSeconds: TAKEOVER_SECONDS, idempotencyWaitMs: 200 } });
+const env = useApiServer({ overrides: { idempotencyTakeoverSeconds: TAKEOVER_SECONDS, idempotencyWaitMs: 200, webhookAllowLoopback: true } });
 let server: TestServer, api: Api, token: string;
 beforeAll(() => ({ server, api, adminToken: token } = env));
 
@@ -74,6 +74,13 @@ const routes: CreateRoute[] = [
     collection: () => server.repos.oauthClients.collection as never,
     shownOnce: 'client_secret',
     idField: 'client_id',
+  },
+  {
+    name: 'webhooks',
+    path: async () => '/v1/webhooks',
+    body: () => ({ url: `http://127.0.0.1:9/${unique('hook')}`, events: ['project.created'] }),
+    collection: () => server.repos.webhooks.collection as never,
+    shownOnce: 'secret',
   },
 ];
 
