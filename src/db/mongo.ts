@@ -12,6 +12,8 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     connectTimeoutMS: 5000,
     maxPoolSize: 50,
     appName: 'slipway',
+    // Command monitoring feeds the database latency metric (see watchDatabaseCommands).
+    monitorCommands: true,
   });
   await client.connect();
   const db = client.db(dbName);

@@ -4,6 +4,8 @@ import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
+import { metrics } from '../http/metrics.ts';
+import { clientOf } from '../http/requestContext.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { verifyAgainstDummy, verifyPassword } from '../services/passwords.ts';
@@ -131,18 +133,21 @@ export function createInteractionRouter({ provider, repos, logger }: { provider:
     if (!byIp.allowed || !byEmail.allowed) {
       const retry = Math.max(byIp.allowed ? 0 : byIp.resetSeconds, byEmail.allowed ? 0 : byEmail.resetSeconds);
       ctx.set('Retry-After', String(retry));
-      logger.warn({ request_id: ctx.state.requestId, ip: ctx.ip }, 'login rate limited');
+      metrics.login('throttled');
+      logger.warn({ request_id: ctx.state.requestId, ...clientOf(ctx) }, 'login rate limited');
       return show(429, `Too many sign-in attempts. Try again in ${retry} seconds.`);
     }
 
     const user = email ? await repos.users.findByEmail(email) : null;
     const ok = user?.password_hash ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
     if (!user || !ok) {
-      logger.info({ request_id: ctx.state.requestId }, 'login failed');
+      metrics.login('failed');
+      logger.info({ request_id: ctx.state.requestId, ...clientOf(ctx) }, 'login failed');
       return show(401, GENERIC_LOGIN_ERROR);
     }
     await repos.users.recordLogin(user._id);
-    logger.info({ request_id: ctx.state.requestId, user_id: user._id }, 'login succeeded');
+    metrics.login('ok');
+    logger.info({ request_id: ctx.state.requestId, user_id: user._id, ...clientOf(ctx) }, 'login succeeded');
     await finish(ctx, { login: { accountId: user._id } }, false);
   });
 

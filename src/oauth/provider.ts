@@ -3,6 +3,8 @@ import crypto from 'node:crypto';
 import type { Db } from 'mongodb';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/index.ts';
+import { metrics } from '../http/metrics.ts';
+import { clientOf } from '../http/requestContext.ts';
 import type { KeyMaterial } from '../keys/keystore.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -209,6 +211,7 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
       const result = await repos.rateLimits.hit(`token:${client.clientId}`, config.tokenRateLimitPerMinute, 60);
       if (!result.allowed) {
         ctx.set('Retry-After', String(result.resetSeconds));
+        metrics.rateLimited('token');
         throw new RateLimited(result.resetSeconds);
       }
     }
@@ -219,13 +222,15 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
   for (const event of events) {
     (provider as unknown as NodeJS.EventEmitter).on(event, (ctx: KoaContextWithOIDC, err: Error & { status?: number; error_description?: string }) => {
       const level = event === 'server_error' || (err.status ?? 500) >= 500 ? 'error' : 'info';
+      if (event === 'grant.error' && (err as { error_detail?: string }).error_detail === 'refresh token already used') metrics.refreshTokenReuse.inc();
       logger[level](
-        { event, request_id: ctx.state?.requestId, error: err.message, description: err.error_description, ...(level === 'error' ? { err } : {}) },
+        { event, request_id: ctx.state?.requestId, ...clientOf(ctx), error: err.message, description: err.error_description, ...(level === 'error' ? { err } : {}) },
         'oauth request refused',
       );
     });
   }
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+    metrics.tokenIssued(ctx.oidc.params?.grant_type);
     logger.info({ request_id: ctx.state?.requestId, client_id: ctx.oidc.client?.clientId }, 'tokens issued');
   });
 
