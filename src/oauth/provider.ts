@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import type { Db } from 'mongodb';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/index.ts';
+import { clientMayCallFrom } from '../http/cors.ts';
 import { metrics } from '../http/metrics.ts';
 import { clientOf } from '../http/requestContext.ts';
 import type { KeyMaterial } from '../keys/keystore.ts';
@@ -51,6 +52,7 @@ function assertRequestedScopes(ctx: KoaContextWithOIDC, clientScope: string | un
 
 export function createProvider({ config, keys, repos, db, logger }: ProviderDeps): Provider {
   const audience = config.apiAudience;
+  const corsOrigins = new Set(config.corsOrigins.map((o) => new URL(o).origin));
   const Adapter = createAdapterClass(db, repos.oauthClients, {
     onGrantRevoked: async (grantId) => {
       await repos.revokedGrants.add(grantId);
@@ -176,9 +178,10 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
       Interaction: 3600,
     },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    // The same origin rule as /v1 (src/http/cors.ts), narrowed to the client: a configured origin or one
+    // of this client's redirect origins. Confidential clients are not browser apps: never cross-origin.
     clientBasedCORS(_ctx, origin, client) {
-      // Browser apps may call the token endpoint from the origin of one of their redirect URIs.
-      return client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false;
+      return client.clientAuthMethod === 'none' && clientMayCallFrom(corsOrigins, origin, client.redirectUris);
     },
     async renderError(ctx, out, error) {
       if ((error as { status?: number }).status === undefined || (error as { status: number }).status >= 500)

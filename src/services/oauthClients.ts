@@ -72,6 +72,16 @@ export const CreateClientInput = z
 export type CreateClientInput = z.input<typeof CreateClientInput>;
 
 export const hashClientSecret = sha256Hex;
+
+let clientChanges = 0;
+
+/**
+ * How many clients this process has created or deleted: what is derived from the set of clients (the
+ * CORS origins) is reloaded when it moves; other instances' changes are seen at their periodic reload.
+ */
+export const clientChangeCount = (): number => clientChanges;
+
+const clientsChanged = () => void (clientChanges += 1);
 const newClientSecret = () => `slwcs_${randomBytes(32).toString('base64url')}`;
 
 export async function createClient(
@@ -99,6 +109,7 @@ export async function createClient(
     updated_at: now,
   };
   await repos.oauthClients.insert(client);
+  clientsChanged();
   return { client, clientSecret };
 }
 
@@ -200,6 +211,7 @@ export async function rotateClientSecret(
 export async function deleteClient(deps: ClientAdminDeps, ctx: ServiceContext, clientId: string): Promise<{ client: OAuthClientDoc; revokedGrants: number }> {
   const client = await deps.oauthClients.delete(ctx.accountId, clientId);
   if (!client) throw notFound('No such OAuth client.');
+  clientsChanged();
   const grantIds = [...(await deps.consents.grantIdsForClient(client._id)), ...(await deps.oidcArtifacts.grantIdsForClient(client._id))];
   const revokedGrants = await revokeGrants(deps, grantIds);
   await deps.consents.deleteForClient(client._id);
