@@ -47,7 +47,7 @@ describe('the SPA example in Chromium, on another origin than the API', () => {
       const seen: Promise<{ url: string; origin: string | undefined; allowOrigin: string | undefined; status: number }>[] = [];
       page.on('response', (response) => {
         const url = response.url();
-        if (url.startsWith(`${env.server.url}/v1/`) || url.startsWith(`${env.server.issuer}/token`))
+        if (url.startsWith(`${env.server.url}/v1/`) || url.startsWith(`${env.server.issuer}/token`) || url.startsWith(`${env.server.issuer}/.well-known/`))
           seen.push(response.request().allHeaders().then((headers) => ({ url, origin: headers.origin, allowOrigin: response.headers()['access-control-allow-origin'], status: response.status() })));
       });
       const failures: string[] = [];
@@ -72,13 +72,20 @@ describe('the SPA example in Chromium, on another origin than the API', () => {
       expect(page.url()).toBe(`${spa.origin}/`);
 
       const apiCalls = await Promise.all(seen);
-      const token = apiCalls.find((c) => c.url.startsWith(`${env.server.issuer}/token`));
+      const token = apiCalls.find((c) => c.url === `${env.server.issuer}/token`);
+      const discovery = apiCalls.find((c) => c.url.startsWith(`${env.server.issuer}/.well-known/`));
+      expect(discovery).toMatchObject({ origin: spa.origin, allowOrigin: spa.origin, status: 200 });
       const projects = apiCalls.find((c) => c.url.startsWith(`${env.server.url}/v1/projects`));
       expect(token).toMatchObject({ origin: spa.origin, allowOrigin: spa.origin, status: 200 });
       expect(projects).toMatchObject({ origin: spa.origin, allowOrigin: spa.origin, status: 200 });
       expect(failures).toEqual([]);
 
+      const revocation = page.waitForResponse((r) => r.url() === `${env.server.issuer}/token/revocation`);
       await page.getByRole('button', { name: 'Sign out' }).click();
+      // The refresh token is revoked cross-origin (the public client's own origin is allowed there too).
+      const revoked = await revocation;
+      expect(revoked.status()).toBe(200);
+      expect(revoked.headers()['access-control-allow-origin']).toBe(spa.origin);
       await expect.poll(() => page.locator('#status').innerText()).toBe('Signed out.');
       expect(await items.count()).toBe(0);
     } finally {

@@ -88,6 +88,42 @@ describe('metrics an on-call engineer reads', () => {
   });
 });
 
+describe('client address on authentication log lines', () => {
+  it('is the X-Forwarded-For client only when trustProxy is on', async () => {
+    const proxied = await startTestServer({ overrides: { trustProxy: true } });
+    try {
+      const direct = await loginFailureFrom(server, '198.51.100.23');
+      const viaProxy = await loginFailureFrom(proxied, '198.51.100.23');
+      expect(direct).toMatchObject({ ip: '127.0.0.1', user_agent: 'ops-test-agent/1.0' });
+      expect(viaProxy).toMatchObject({ ip: '198.51.100.23', user_agent: 'ops-test-agent/1.0' });
+    } finally {
+      await proxied.stop();
+    }
+  });
+});
+
+/** Starts a sign-in, posts a wrong password with X-Forwarded-For and a User-Agent; returns that request's `login failed` line. */
+async function loginFailureFrom(target: typeof server, forwardedFor: string): Promise<Record<string, unknown> | undefined> {
+  const user = await makeUser(target);
+  const { client } = await makeClient(target, { account_id: user.account_id, first_party: true });
+  const jar = new CookieJar();
+  const authorize = new URL(`${target.issuer}/authorize`);
+  authorize.search = new URLSearchParams({ client_id: client._id, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'read', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+  const started = await fetch(authorize, { redirect: 'manual' });
+  jar.store(started);
+  const interaction = new URL(started.headers.get('location')!, authorize);
+  const requestId = `xff-${Math.random().toString(36).slice(2, 12)}`;
+  const posted = await fetch(`${interaction.href}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: jar.header(`${interaction.pathname}/login`) ?? '', 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': forwardedFor, 'user-agent': 'ops-test-agent/1.0', 'x-request-id': requestId },
+    body: new URLSearchParams({ email: user.email, password: 'wrong password here' }).toString(),
+  });
+  expect(posted.status).toBe(401);
+  await posted.body?.cancel();
+  return target.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'login failed' && l.request_id === requestId);
+}
+
 describe('where /metrics is served', () => {
   it('never on the public port of a server with a metrics listener', async () => {
     const response = await fetch(`${server.url}/metrics`);
