@@ -3,6 +3,7 @@ import mount from 'koa-mount';
 import type { Db } from 'mongodb';
 import type Provider from 'oidc-provider';
 import type { Config } from './config/index.ts';
+import { apiCors, CorsOrigins } from './http/cors.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import type { Metrics } from './http/metrics.ts';
 import { requestContext } from './http/requestContext.ts';
@@ -15,6 +16,7 @@ import { createDashboard } from './dashboard/index.ts';
 import { createSetupPages } from './dashboard/setup.ts';
 import { createInteractionRouter } from './oauth/interactions.ts';
 import type { Repositories } from './repositories/index.ts';
+import { clientChangeCount } from './services/oauthClients.ts';
 import type { SessionService } from './services/sessions.ts';
 import { createDocsRouter } from './routes/docs.ts';
 import { createSystemRouter } from './routes/system.ts';
@@ -48,6 +50,15 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(requestContext(logger, metrics));
   app.use(securityHeaders());
+  // Browser apps on other origins (SPAs): /v1 preflights are answered here, before any credential check.
+  const corsOrigins = new CorsOrigins({
+    configured: config.corsOrigins,
+    loadRedirectUris: () => deps.repos.oauthClients.allRedirectUris(),
+    changes: clientChangeCount,
+    refreshSeconds: config.corsRefreshSeconds,
+    logger,
+  });
+  app.use(apiCors({ origins: corsOrigins, ownOrigin: new URL(config.publicUrl).origin }));
 
   const system = createSystemRouter(deps);
   app.use(system.routes());

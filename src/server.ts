@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider';
 import { createApp } from './app.ts';
 import type { Config } from './config/index.ts';
 import { createMetrics } from './http/metrics.ts';
+import { metricsExposure, startMetricsListener, watchDatabaseCommands } from './http/metricsEndpoint.ts';
 import type { Logger } from './logger.ts';
 import { ensureDashboardClient } from './dashboard/auth.ts';
 import { createProvider } from './oauth/provider.ts';
@@ -20,6 +21,8 @@ export interface RunningServer {
   runtime: Runtime;
   provider: Provider;
   server: http.Server;
+  /** The separate /metrics listener's URL, when `metricsListen` is set. */
+  metricsUrl: string | undefined;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the database. */
   close(): Promise<void>;
 }
@@ -54,6 +57,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw err;
   }
   const { port } = server.address() as AddressInfo;
+  const unwatchDatabase = watchDatabaseCommands(database.client);
+  const metricsListener = await startMetricsListener(config, logger).catch(async (err: unknown) => {
+    server.close();
+    unwatchDatabase();
+    stopForgettingUsers();
+    await runtime.close();
+    throw err;
+  });
+  if (metricsExposure(config) === 'off') logger.warn('/metrics is off: set METRICS_LISTEN (a private address) or METRICS_TOKEN to expose it');
 
   const sweep = setInterval(() => {
     sweepExpired(database.db, repos)
@@ -75,6 +87,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     runtime,
     provider,
     server,
+    metricsUrl: metricsListener?.url,
     close() {
       closing ??= (async () => {
         shuttingDown = true;
@@ -86,6 +99,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await drained;
         clearTimeout(timer);
         await webhooksStopped;
+        await metricsListener?.close();
+        unwatchDatabase();
         stopForgettingUsers();
         await runtime.close();
         logger.info('slipway stopped');

@@ -78,6 +78,23 @@ export const ConfigSchema = z
     idempotencyTakeoverSeconds: z.coerce.number().min(0.1).max(3600),
     /** How long the driver looks for a reachable MongoDB before a request answers 503. */
     mongodbTimeoutMs: z.coerce.number().int().min(100).max(30_000),
+    // --- Browser apps and operators: CORS and metrics ---
+    /**
+     * Origins (scheme://host[:port]) allowed to call /v1 and the OAuth endpoints from a browser, in
+     * addition to the origins of every registered client's redirect URIs.
+     */
+    corsOrigins: z
+      .union([z.array(z.string()), z.string().transform((v) => v.split(/[\s,]+/).filter(Boolean))])
+      .pipe(z.array(z.url({ protocol: /^https?$/, error: 'must be an http(s) origin' }).refine((v) => new URL(v).origin === v.replace(/\/+$/, ''), 'must be an origin: scheme://host[:port], no path'))),
+    /** How long the origins of registered clients are trusted before they are read again (other instances' changes). */
+    corsRefreshSeconds: z.coerce.number().min(0).max(3600),
+    /**
+     * `host:port` of a separate listener that serves only /metrics (for a private network or a local
+     * agent); '' to serve /metrics on the main port instead, behind `metricsToken`.
+     */
+    metricsListen: z.union([z.literal(''), z.string().regex(/^[^\s]+:\d{1,5}$/, 'must be host:port, or empty')]),
+    /** Bearer token /metrics requires when set (at least 32 characters); '' for none. */
+    metricsToken: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters, or empty')]),
   })
   .strict();
 
@@ -121,6 +138,11 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   IDEMPOTENCY_WAIT_MS: 'idempotencyWaitMs',
   IDEMPOTENCY_TAKEOVER_SECONDS: 'idempotencyTakeoverSeconds',
   MONGODB_TIMEOUT_MS: 'mongodbTimeoutMs',
+  // Browser apps and operators: CORS and metrics
+  CORS_ORIGINS: 'corsOrigins',
+  CORS_REFRESH_SECONDS: 'corsRefreshSeconds',
+  METRICS_LISTEN: 'metricsListen',
+  METRICS_TOKEN: 'metricsToken',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);

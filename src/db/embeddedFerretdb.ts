@@ -57,6 +57,7 @@ export async function ensureFerretdbBinary(rootDir: string, version: string, log
   const env = { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false -mod=mod', CGO_ENABLED: '0' };
   logger?.info({ version }, 'building the embedded database (FerretDB) once; this takes a few minutes');
   const started = Date.now();
+  logger?.info({ step: '1/3' }, 'downloading the pinned FerretDB module from the Go module proxy');
   const { stdout } = await run('go', ['mod', 'download', '-json', 'github.com/FerretDB/FerretDB'], {
     cwd: moduleDir,
     env,
@@ -67,6 +68,7 @@ export async function ensureFerretdbBinary(rootDir: string, version: string, log
     throw new Error(`could not download FerretDB ${version}: ${downloaded.Error ?? `got ${downloaded.Version}`}`);
   }
   const srcDir = path.join(toolsDir, 'src', `ferretdb-${version}`);
+  logger?.info({ step: '2/3' }, 'preparing the FerretDB source');
   await rm(srcDir, { recursive: true, force: true });
   await mkdir(path.dirname(srcDir), { recursive: true });
   await cp(downloaded.Dir, srcDir, { recursive: true });
@@ -77,6 +79,7 @@ export async function ensureFerretdbBinary(rootDir: string, version: string, log
   await writeFile(path.join(srcDir, 'build', 'version', 'version.txt'), `${version}\n`);
   await mkdir(path.dirname(binary), { recursive: true });
   const tmp = `${binary}.tmp-${process.pid}`;
+  logger?.info({ step: '3/3' }, 'compiling FerretDB (the longest step)');
   await run('go', ['build', '-trimpath', '-o', tmp, './cmd/ferretdb'], {
     cwd: srcDir,
     env: { ...env, GOFLAGS: '-buildvcs=false' },

@@ -28,6 +28,8 @@ export async function connectDatabase(uri: string, dbName: string, timeoutMs = D
     retryWrites: false,
     maxPoolSize: 50,
     appName: 'slipway',
+    // Command monitoring feeds the database latency metric (see watchDatabaseCommands).
+    monitorCommands: true,
   });
   await client.connect();
   const db = client.db(dbName);

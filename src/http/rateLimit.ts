@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { rateLimited } from '../errors.ts';
+import { metrics } from './metrics.ts';
 import type { RateLimitRepository } from '../repositories/rateLimits.ts';
 
 const WINDOW_SECONDS = 3600;
@@ -108,7 +109,10 @@ export function createApiRateLimiter(repo: RateLimitRepository, limitPerHour: nu
     ctx.set('RateLimit-Remaining', String(Math.max(0, limitPerHour - count)));
     ctx.set('RateLimit-Reset', String(resetSeconds));
     ctx.state.rateCounted = true;
-    if (count > limitPerHour) throw rateLimited(resetSeconds);
+    if (count > limitPerHour) {
+      metrics.rateLimited('api');
+      throw rateLimited(resetSeconds);
+    }
   };
 }
 

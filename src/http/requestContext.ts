@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -30,12 +30,26 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware {
 
 /** A bounded set of route labels, so metrics cardinality does not grow with ids. */
 export function routeLabel(path: string, matched: string | undefined): string {
-  if (matched) return matched;
+  // A router's `use` (prefix middleware) reports its path as a regular expression: never a label.
+  const route = matched && !/[()?|$^\\*+[\]]/.test(matched) ? matched : undefined;
+  const oauth = path === '/oauth' || path.startsWith('/oauth/');
+  // oidc-provider matches its routes without the mount prefix.
+  if (route) return oauth && !route.startsWith('/oauth') ? `/oauth${route}` : route;
   if (path.startsWith('/oauth/interaction/')) return '/oauth/interaction/:uid';
-  if (path.startsWith('/oauth/')) {
+  if (oauth) {
     const [, , segment] = path.split('/');
     return ['authorize', 'token', 'jwks', '.well-known', 'session'].includes(segment ?? '') ? `/oauth/${segment}` : '/oauth/other';
   }
   if (path.startsWith('/v1/')) return '/v1/unmatched';
+  if (path === '/dashboard' || path.startsWith('/dashboard/')) return '/dashboard/other';
   return ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs'].includes(path) ? path : 'other';
+}
+
+/**
+ * Who is on the other end, for authentication log lines: the client address (`ctx.ip`, which follows
+ * X-Forwarded-For only when the `trustProxy` setting is on) and the user agent, bounded in length.
+ */
+export function clientOf(ctx: Pick<Context, 'ip' | 'get'>): { ip: string; user_agent: string | undefined } {
+  const agent = ctx.get('User-Agent');
+  return { ip: ctx.ip, user_agent: agent ? agent.slice(0, 256) : undefined };
 }

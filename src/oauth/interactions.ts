@@ -5,6 +5,8 @@ import { koaBody } from 'koa-body';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Config } from '../config/index.ts';
+import { metrics } from '../http/metrics.ts';
+import { clientOf } from '../http/requestContext.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { verifyAgainstDummy, verifyPassword } from '../services/passwords.ts';
@@ -139,18 +141,21 @@ export function createInteractionRouter({ config, provider, repos, logger }: { c
     if (refused.length) {
       const retry = Math.max(...refused.map((r) => r.resetSeconds));
       ctx.set('Retry-After', String(retry));
-      logger.warn({ request_id: ctx.state.requestId, ip: source }, 'login rate limited');
+      metrics.login('throttled');
+      logger.warn({ request_id: ctx.state.requestId, ...clientOf(ctx) }, 'login rate limited');
       return show(429, `Too many sign-in attempts. Try again in ${retry} seconds.`);
     }
 
     const user = email ? await repos.users.findByEmail(email) : null;
     const ok = user?.password_hash ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
     if (!user || !ok) {
-      logger.info({ request_id: ctx.state.requestId }, 'login failed');
+      metrics.login('failed');
+      logger.info({ request_id: ctx.state.requestId, ...clientOf(ctx) }, 'login failed');
       return show(401, GENERIC_LOGIN_ERROR);
     }
     await repos.users.recordLogin(user._id);
-    logger.info({ request_id: ctx.state.requestId, user_id: user._id }, 'login succeeded');
+    metrics.login('ok');
+    logger.info({ request_id: ctx.state.requestId, user_id: user._id, ...clientOf(ctx) }, 'login succeeded');
     await finish(ctx, { login: { accountId: user._id } }, false);
   });
 

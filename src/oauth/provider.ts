@@ -3,6 +3,9 @@ import crypto from 'node:crypto';
 import type { Db } from 'mongodb';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/index.ts';
+import { clientMayCallFrom } from '../http/cors.ts';
+import { metrics } from '../http/metrics.ts';
+import { clientOf } from '../http/requestContext.ts';
 import type { KeyMaterial } from '../keys/keystore.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -53,6 +56,7 @@ function assertRequestedScopes(ctx: KoaContextWithOIDC, clientScope: string | un
 
 export function createProvider({ config, keys, repos, db, logger }: ProviderDeps): Provider {
   const audience = config.apiAudience;
+  const corsOrigins = new Set(config.corsOrigins.map((o) => new URL(o).origin));
   const Adapter = createAdapterClass(db, repos.oauthClients, {
     onGrantRevoked: async (grantId) => {
       await repos.revokedGrants.add(grantId);
@@ -190,9 +194,10 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
       Interaction: 3600,
     },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    // The same origin rule as /v1 (src/http/cors.ts), narrowed to the client: a configured origin or one
+    // of this client's redirect origins. Confidential clients are not browser apps: never cross-origin.
     clientBasedCORS(_ctx, origin, client) {
-      // Browser apps may call the token endpoint from the origin of one of their redirect URIs.
-      return client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false;
+      return client.clientAuthMethod === 'none' && clientMayCallFrom(corsOrigins, origin, client.redirectUris);
     },
     async renderError(ctx, out, error) {
       if ((error as { status?: number }).status === undefined || (error as { status: number }).status >= 500)
@@ -236,6 +241,7 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
       const result = await repos.rateLimits.hit(`token:${client.clientId}`, config.tokenRateLimitPerMinute, 60);
       if (!result.allowed) {
         ctx.set('Retry-After', String(result.resetSeconds));
+        metrics.rateLimited('token');
         throw new RateLimited(result.resetSeconds);
       }
     }
@@ -246,13 +252,15 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
   for (const event of events) {
     (provider as unknown as NodeJS.EventEmitter).on(event, (ctx: KoaContextWithOIDC, err: Error & { status?: number; error_description?: string }) => {
       const level = event === 'server_error' || (err.status ?? 500) >= 500 ? 'error' : 'info';
+      if (event === 'grant.error' && (err as { error_detail?: string }).error_detail === 'refresh token already used') metrics.refreshTokenReuse.inc();
       logger[level](
-        { event, request_id: ctx.state?.requestId, error: err.message, description: err.error_description, ...(level === 'error' ? { err } : {}) },
+        { event, request_id: ctx.state?.requestId, ...clientOf(ctx), error: err.message, description: err.error_description, ...(level === 'error' ? { err } : {}) },
         'oauth request refused',
       );
     });
   }
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+    metrics.tokenIssued(ctx.oidc.params?.grant_type);
     logger.info({ request_id: ctx.state?.requestId, client_id: ctx.oidc.client?.clientId }, 'tokens issued');
   });
 

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { newId } from '../lib/ids.ts';
+import { findPage, type PageRequest, type PageResult } from './page.ts';
 
 export interface AccountDoc {
   _id: string;
@@ -28,5 +29,15 @@ export class AccountRepository {
   async findById(id: string): Promise<AccountDoc | null> {
     if (typeof id !== 'string') return null;
     return await this.collection.findOne({ _id: id });
+  }
+
+  /** Oldest first (ids are time-ordered). A full read: for the admin CLI, not for requests. */
+  async page(page: PageRequest): Promise<PageResult<AccountDoc>> {
+    return await findPage(this.collection, {}, { _id: 1 }, page);
+  }
+
+  async delete(id: string): Promise<AccountDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.collection.findOneAndDelete({ _id: id });
   }
 }

@@ -46,6 +46,15 @@ export class OAuthClientRepository {
     return await this.collection.findOne({ _id: id, account_id: String(accountId) });
   }
 
+  /**
+   * Every registered redirect URI (the CORS origin allow-list is built from them). A full read: it runs
+   * every few seconds at most, never per request.
+   */
+  async allRedirectUris(): Promise<string[]> {
+    const docs = await this.collection.find({}, { projection: { _id: 0, redirect_uris: 1 } }).toArray();
+    return docs.flatMap((d) => d.redirect_uris ?? []);
+  }
+
   /** Oldest first. */
   async page(accountId: string, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
     return await findPage(this.collection, { account_id: String(accountId) }, { created_at: 1, _id: 1 }, page);

@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import type { Config } from '../config/index.ts';
 import { pingDatabase } from '../db/mongo.ts';
 import type { Metrics } from '../http/metrics.ts';
+import { metricsAuthorized, metricsExposure } from '../http/metricsEndpoint.ts';
 import { STYLESHEET } from '../oauth/views.ts';
 import { API_SCOPES } from '../services/oauthClients.ts';
 
@@ -22,7 +23,16 @@ export function createSystemRouter({ config, db, metrics, isShuttingDown }: { co
     ctx.body = { status: database ? 'ok' : 'unavailable', checks: { database: database ? 'ok' : 'unreachable' } };
   });
 
-  router.get('/metrics', async (ctx) => {
+  // Only behind the metrics token here; with a separate listener (or neither setting), 404.
+  router.get('/metrics', async (ctx, next) => {
+    if (metricsExposure(config) !== 'token') return await next();
+    ctx.set('Cache-Control', 'no-store');
+    if (!metricsAuthorized(config, ctx.get('Authorization') || undefined)) {
+      ctx.status = 401;
+      ctx.set('WWW-Authenticate', 'Bearer');
+      ctx.body = { error: { code: 'unauthorized', message: 'A valid metrics token is required.', status: 401, request_id: ctx.state.requestId } };
+      return;
+    }
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   });

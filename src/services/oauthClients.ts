@@ -76,6 +76,16 @@ export type CreateClientInput = z.input<typeof CreateClientInput>;
 export const hashClientSecret = sha256Hex;
 /** `cli_` + 20 base62 characters (about 119 bits). */
 export const newClientId = () => `cli_${randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 20)}`;
+
+let clientChanges = 0;
+
+/**
+ * How many clients this process has created or deleted: what is derived from the set of clients (the
+ * CORS origins) is reloaded when it moves; other instances' changes are seen at their periodic reload.
+ */
+export const clientChangeCount = (): number => clientChanges;
+
+const clientsChanged = () => void (clientChanges += 1);
 const newClientSecret = () => `slwcs_${randomBytes(32).toString('base64url')}`;
 
 export async function createClient(
@@ -104,6 +114,7 @@ export async function createClient(
     updated_at: now,
   };
   await repos.oauthClients.insert(client);
+  clientsChanged();
   return { client, clientSecret };
 }
 
@@ -232,6 +243,7 @@ export async function deleteClient(deps: ClientAdminDeps, ctx: ServiceContext, c
   // Every access token of the client (user and client_credentials) is refused from the next request on
   // this instance, and within revocationRefreshSeconds on the others.
   await deps.revokedGrants.add(revokedClientKey(client._id));
+  clientsChanged();
   const grantIds = [...(await deps.consents.grantIdsForClient(client._id)), ...(await deps.oidcArtifacts.grantIdsForClient(client._id))];
   const revokedGrants = await revokeGrants(deps, grantIds);
   await deps.consents.deleteForClient(client._id);

@@ -350,6 +350,29 @@ export async function deleteUser(
   return { user: deleted, revokedGrants };
 }
 
+/**
+ * An operator sets a user's password (the admin CLI: a locked-out sole owner's way back in). The user's
+ * sign-in sessions end (dashboard and authorization server) and any unused setup link is dropped; the
+ * tokens their apps already hold keep working until revoked.
+ */
+export async function setUserPassword(
+  deps: Pick<UserAdminDeps, 'users' | 'events' | 'userSetupTokens'> & Pick<UserAccessDeps, 'sessions' | 'oidcArtifacts'>,
+  ctx: ServiceContext,
+  id: string,
+  input: { password: string },
+): Promise<UserDoc> {
+  const parsed = SetPasswordInput.safeParse(input);
+  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
+  const user = await getUser(deps, ctx.accountId, id);
+  if (!(await deps.users.setPasswordHash(user._id, await hashPassword(parsed.data.password)))) throw notFound('No such user.');
+  await deps.sessions.deleteForUser(user._id);
+  await deps.oidcArtifacts.deleteSessionsForAccount(user._id);
+  await deps.userSetupTokens.deleteForUser(user._id);
+  for (const listener of accessRevokedListeners) listener(user._id);
+  await recordEvent(deps, { accountId: ctx.accountId, type: 'user.password_set', actor: ctx.actor, data: { user_id: user._id } });
+  return (await deps.users.findById(user._id)) ?? user;
+}
+
 /** What ending a user's access touches besides the users collection. */
 export interface UserAccessDeps extends GrantRevocationDeps {
   consents: ConsentRepository;

@@ -26,6 +26,11 @@ async function slipway(dbName: string, ...args: string[]) {
   return await runNode(['bin/slipway.js', ...args], { MONGODB_URI: uri, MONGODB_DB: dbName, KEYS_DIR: keysDir, LOG_LEVEL: 'warn' });
 }
 
+/** The same, with `input` piped on stdin (how a script passes a password). */
+async function slipwayWithInput(input: string, dbName: string, ...args: string[]) {
+  return await runNode(['bin/slipway.js', ...args], { MONGODB_URI: uri, MONGODB_DB: dbName, KEYS_DIR: keysDir, LOG_LEVEL: 'warn' }, 30_000, input);
+}
+
 beforeAll(async () => {
   mongo = await new MongoClient(uri).connect();
   keysDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-cli-keys-'));
@@ -39,7 +44,7 @@ afterAll(async () => {
 describe('slipway users create', () => {
   it('prints the new user as JSON without any credential and stores it with an argon2id hash', async () => {
     const db = freshDb();
-    const result = await slipway(db, 'users', 'create', '--email', 'Ops.Admin@Example.com', '--password', PASSWORD, '--name', 'Ops Admin', '--role', 'owner', '--json');
+    const result = await slipwayWithInput(`${PASSWORD}\n`, db, 'users', 'create', '--email', 'Ops.Admin@Example.com', '--name', 'Ops Admin', '--role', 'owner', '--json');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const user = JSON.parse(result.stdout) as Record<string, unknown>;
@@ -56,7 +61,7 @@ describe('slipway users create', () => {
     expect(JSON.stringify(stored)).not.toContain(PASSWORD);
     expect(await mongo.db(db).collection('accounts').countDocuments({ _id: user.account_id as never })).toBe(1);
 
-    const again = await slipway(db, 'users', 'create', '--email', 'ops.admin@example.com', '--password', PASSWORD, '--name', 'Twin', '--role', 'viewer', '--json');
+    const again = await slipwayWithInput(PASSWORD, db, 'users', 'create', '--email', 'ops.admin@example.com', '--name', 'Twin', '--role', 'viewer', '--json');
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('already exists');
     expect(await mongo.db(db).collection('users').countDocuments()).toBe(1);
@@ -64,18 +69,26 @@ describe('slipway users create', () => {
 
   it('refuses bad arguments with a non-zero exit, listing every problem, and creates nothing', async () => {
     const db = freshDb();
-    const result = await slipway(db, 'users', 'create', '--name', 'Nobody', '--role', 'superuser', '--password', 'short', '--json');
+    const result = await slipwayWithInput('short\n', db, 'users', 'create', '--name', 'Nobody', '--role', 'superuser', '--json');
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/--email: required/);
     expect(result.stderr).toMatch(/--role: .*viewer/);
-    expect(result.stderr).toMatch(/--password: .*12/);
+    // The password comes from stdin now, never from a flag.
+    expect(result.stderr).toMatch(/password \(stdin\): .*12/);
     expect(result.stderr).not.toContain('short');
     expect(await mongo.db(db).collection('users').countDocuments()).toBe(0);
 
     const unknownFlag = await slipway(db, 'users', 'create', '--emial', 'x@example.com');
     expect(unknownFlag.code).toBe(2);
     expect(unknownFlag.stderr).toContain("'--emial'");
+
+    // A password on the command line is refused (shell history), and not repeated back.
+    const onArgv = await slipway(db, 'users', 'create', '--email', 'x@example.com', '--name', 'X', '--role', 'owner', '--password', PASSWORD);
+    expect(onArgv.code).toBe(2);
+    expect(onArgv.stderr).toMatch(/--password is not accepted.*stdin/s);
+    expect(onArgv.stderr + onArgv.stdout).not.toContain(PASSWORD);
+    expect(await mongo.db(db).collection('users').countDocuments()).toBe(0);
   });
 });
 
@@ -85,7 +98,7 @@ describe('slipway clients create and key rotation', () => {
   let clientId: string;
 
   it('prints client_secret once and stores only its SHA-256', async () => {
-    expect((await slipway(db, 'users', 'create', '--email', 'owner@example.com', '--password', PASSWORD, '--name', 'Owner', '--role', 'owner')).code).toBe(0);
+    expect((await slipwayWithInput(PASSWORD, db, 'users', 'create', '--email', 'owner@example.com', '--name', 'Owner', '--role', 'owner')).code).toBe(0);
     const result = await slipway(db, 'clients', 'create', '--name', 'Deployer', '--confidential', '--grant', 'client_credentials', '--scope', 'read write', '--json');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);

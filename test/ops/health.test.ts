@@ -29,7 +29,8 @@ describe('system endpoints', () => {
   it('/metrics is Prometheus text that counts requests by route and status', async () => {
     await fetch(`${server.url}/healthz`);
     await fetch(`${server.url}/no-such-page`);
-    const response = await fetch(`${server.url}/metrics`);
+    // The test servers serve /metrics on a listener of their own (metricsListen), not the public port.
+    const response = await fetch(server.metricsUrl!);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();

@@ -31,8 +31,10 @@ export interface NodeProcess {
   kill(): void;
 }
 
-export function spawnNode(args: string[], env: Record<string, string>): NodeProcess {
-  const child = spawn(NODE, args, { cwd: PROJECT_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/** `input`: written to the child's stdin, which is then closed (default: no stdin at all). */
+export function spawnNode(args: string[], env: Record<string, string>, input?: string): NodeProcess {
+  const child = spawn(NODE, args, { cwd: PROJECT_ROOT, env: childEnv(env), stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (input !== undefined) child.stdin!.end(input);
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -68,8 +70,8 @@ export function spawnNode(args: string[], env: Record<string, string>): NodeProc
 }
 
 /** Runs a Node script to completion (bounded) and returns its exit code and output. */
-export async function runNode(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<Exit & { stdout: string; stderr: string }> {
-  const proc = spawnNode(args, env);
+export async function runNode(args: string[], env: Record<string, string>, timeoutMs = 30_000, input?: string): Promise<Exit & { stdout: string; stderr: string }> {
+  const proc = spawnNode(args, env, input);
   try {
     const exit = await proc.exited(timeoutMs);
     return { ...exit, stdout: proc.stdout(), stderr: proc.stderr() };

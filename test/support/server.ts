@@ -16,6 +16,8 @@ export interface TestServer {
   issuer: string;
   config: Config;
   running: RunningServer;
+  /** The server's own /metrics listener (`metricsListen`), when it has one. */
+  metricsUrl: string | undefined;
   /** Every log line the server wrote, as text (JSON lines). */
   logs: string[];
   repos: RunningServer['runtime']['repos'];
@@ -42,7 +44,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const publicUrl = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     env: {},
-    overrides: { port, host: '127.0.0.1', publicUrl, mongodbUri: inject('mongodbUri'), mongodbDb: dbName, keysDir, logLevel: 'info', shutdownGraceMs: 2000, ...options.overrides },
+    overrides: { port, host: '127.0.0.1', publicUrl, mongodbUri: inject('mongodbUri'), mongodbDb: dbName, keysDir, logLevel: 'info', shutdownGraceMs: 2000, metricsListen: '127.0.0.1:0', ...options.overrides },
   });
   const logs: string[] = [];
   const sink = new Writable({
@@ -61,6 +63,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     issuer: config.issuer,
     config,
     running,
+    metricsUrl: running.metricsUrl,
     logs,
     repos: running.runtime.repos,
     stop: () => running.close(),
