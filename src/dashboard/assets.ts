@@ -25,7 +25,13 @@ export const DASHBOARD_CSS = `body.dash{overflow-wrap:break-word;--on-accent:#ff
 .nav-group{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .5rem;padding:0 .25rem;border-left:1px solid var(--border);border-right:1px solid var(--border)}
 .nav-label{color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;padding-left:.25rem}
 .nav a{display:inline-block;padding:.35rem .6rem;border-radius:.4rem;color:var(--fg);text-decoration:none}
-.nav a:hover{background:var(--bg)}
+.nav a:hover,.nav summary:hover{background:var(--bg)}
+.nav-menu{display:none;position:relative}
+.nav summary{display:inline-block;padding:.35rem .6rem;border-radius:.4rem;cursor:pointer;list-style:none;color:var(--fg)}
+.nav summary::-webkit-details-marker{display:none}
+.nav summary::after{content:" ▾";font-size:.8em}
+.nav summary.current{background:var(--accent);color:var(--on-accent)}
+.nav details ul{position:absolute;left:0;top:100%;z-index:5;display:flex;flex-direction:column;align-items:stretch;min-width:11rem;margin-top:.25rem;padding:.35rem;background:var(--card);border:1px solid var(--input-border);border-radius:.5rem;box-shadow:0 4px 12px rgba(0,0,0,.15)}
 .nav a[aria-current=page]{background:var(--accent);color:var(--on-accent)}
 .content{padding:1rem 1rem 3rem;max-width:74rem}
 .content:focus{outline:none}
@@ -95,7 +101,7 @@ dl.props dd{margin:0;min-width:0}
 .narrow{max-width:34rem}
 .dash a.button{display:inline-block;padding:.6rem 1.2rem;border-radius:.4rem;background:var(--accent);color:var(--on-accent);font-weight:600;text-decoration:none}
 .tabs{margin:0 0 1rem;border-bottom:1px solid var(--border)}
-.tabs ul{list-style:none;margin:0;padding:0;display:flex;gap:.25rem;overflow-x:auto}
+.tabs ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:0 .25rem}
 .tabs a{display:inline-block;padding:.5rem .8rem;color:var(--fg);text-decoration:none;border-bottom:3px solid transparent;white-space:nowrap}
 .tabs a:hover{border-bottom-color:var(--input-border)}
 .tabs a[aria-current=page]{border-bottom-color:var(--accent);font-weight:600}
@@ -112,10 +118,11 @@ dl.event-data dd{margin:0;min-width:0}
 .panel{padding:.75rem}
 .topbar{padding:.5rem .75rem .3rem}
 .nav-group{border:0;padding:0}
-.nav-label{display:none}
-.nav>ul,.nav-group>ul{flex-wrap:nowrap;gap:.15rem}
-.nav>ul{overflow-x:auto;scrollbar-width:thin;padding-bottom:.2rem}
-.nav a{padding:.35rem .45rem;white-space:nowrap;font-size:.95rem}
+.nav-wide{display:none}
+.nav-menu{display:block}
+.nav>ul{flex-wrap:nowrap;gap:.15rem}
+.nav a,.nav summary{padding:.35rem .5rem;white-space:nowrap}
+.signout button{white-space:nowrap}
 .topbar-row,.signout{flex-wrap:nowrap}
 .signout{min-width:0}
 .signout .who{min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}

@@ -51,7 +51,13 @@ function nav(active: NavItem | undefined): Html {
     seen.add(item.group);
     const id = `nav-${item.group.toLowerCase()}`;
     const members = NAV.filter((n) => n.group === item.group);
-    entries.push(html`<li class="nav-group"><span class="nav-label" id="${id}">${item.group}</span><ul aria-labelledby="${id}">${members.map((n) => html`<li>${link(n, active)}</li>`)}</ul></li>`);
+    const current = members.some((n) => n.key === active);
+    // Wide screens show the group inline; narrow ones a disclosure menu (no script), so the navigation
+    // stays one row. Only one of the two is displayed, so only one is in the accessibility tree.
+    entries.push(
+      html`<li class="nav-group nav-wide"><span class="nav-label" id="${id}">${item.group}</span><ul aria-labelledby="${id}">${members.map((n) => html`<li>${link(n, active)}</li>`)}</ul></li>`,
+      html`<li class="nav-menu"><details><summary${current ? html` class="current"` : ''}>${item.group}</summary><ul>${members.map((n) => html`<li>${link(n, active)}</li>`)}</ul></details></li>`,
+    );
   }
   return html`<nav class="nav" aria-label="Dashboard">
 <ul>

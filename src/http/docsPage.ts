@@ -260,7 +260,7 @@ export const DOCS_STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:
 *{box-sizing:border-box}body{margin:0;display:flex;font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 nav{position:sticky;top:0;align-self:flex-start;width:19rem;height:100vh;overflow:auto;padding:1rem;border-right:1px solid var(--border);background:var(--card)}
 nav ul{list-style:none;padding:0;margin:0 0 1rem}nav li{margin:.2rem 0;font-size:.85rem;overflow-wrap:anywhere}nav h2{font-size:.95rem;margin:1rem 0 .3rem}
-main{flex:1;max-width:60rem;padding:1rem 2rem 4rem}a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+main{flex:1;max-width:60rem;padding:1rem 2rem 4rem}a{color:var(--accent);text-decoration:none}a:hover,main a,nav p a{text-decoration:underline}
 .brand{font-weight:700;color:var(--accent);margin:0 0 .5rem}.muted{color:var(--muted);font-weight:400}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;background:var(--code);border-radius:.25rem}code{padding:.05rem .3rem}
 pre{padding:.75rem;overflow:auto}h2.tag{margin-top:2.5rem;border-bottom:1px solid var(--border)}
@@ -272,8 +272,8 @@ table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:.9rem}th,td{b
 .req{font-size:.72rem;color:#b42318}ul.responses{padding-left:1rem}ul.responses li{margin:.4rem 0}
 .status{display:inline-block;font-weight:700;font-family:ui-monospace,monospace}.s2{color:#1f7a4d}.s4{color:#a15c07}.s5{color:#b42318}
 details{margin:.2rem 0 .2rem 1rem}summary{cursor:pointer}
-h5{font-size:.9rem;margin:.75rem 0 .25rem}.examples{border-top:1px solid var(--border);margin-top:1rem}pre.example code{background:none;padding:0;white-space:pre}
+h5{font-size:.9rem;margin:.75rem 0 .25rem}.examples{border-top:1px solid var(--border);margin-top:1rem}pre.example code{background:none;padding:0;white-space:pre-wrap;overflow-wrap:anywhere}
 .skip-link{position:absolute;left:-9999px;top:.5rem;background:var(--card);padding:.5rem 1rem;border:1px solid var(--border)}.skip-link:focus{left:.5rem}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 @media (prefers-color-scheme:dark){.s2{color:#5fd39a}.s4{color:#f0b45b}.s5,.req{color:#ff8a80}}
-@media (max-width:50rem){body{display:block}nav{position:static;width:auto;height:auto;border-right:0;border-bottom:1px solid var(--border)}main{padding:1rem}}`;
+@media (max-width:50rem){body{display:block}nav{position:static;width:auto;height:auto;border-right:0;border-bottom:1px solid var(--border)}main{padding:1rem}table{table-layout:fixed}th,td,code{overflow-wrap:anywhere}.op,.schema{padding:.5rem .75rem 1rem}}`;

@@ -26,7 +26,7 @@ function eventData(doc: EventDoc): Html {
 }
 
 /** The audit log as a table, newest first (the events page, a project's Activity tab). */
-export function eventTable(items: EventDoc[], options: { project: boolean }): Html {
+export function eventTable(items: EventDoc[], options: { project: boolean; projectNames?: Map<string, string> }): Html {
   return html`<div class="table-wrap"><table class="list stack">
 <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">By</th>${options.project ? html`<th scope="col">Project</th>` : ''}<th scope="col">Details</th></tr></thead>
 <tbody>
@@ -35,7 +35,7 @@ ${items.map(
 <td data-label="When">${dateTime(e.created_at)}</td>
 <td data-label="Event"><code>${e.type}</code></td>
 <td data-label="By">${e.actor.type} <code>${e.actor.id}</code></td>
-${options.project ? html`<td data-label="Project">${e.project_id ? html`<a href="/dashboard/projects/${e.project_id}"><code>${e.project_id}</code></a>` : html`<span class="muted">—</span>`}</td>` : ''}
+${options.project ? html`<td data-label="Project">${e.project_id ? html`<a href="/dashboard/projects/${e.project_id}">${options.projectNames?.get(e.project_id) ?? html`<code>${e.project_id}</code>`}</a>` : html`<span class="muted">—</span>`}</td>` : ''}
 <td data-label="Details">${eventData(e)}</td>
 </tr>`,
 )}
@@ -92,7 +92,7 @@ ${selectField({
 </form>
 ${
   result.items.length
-    ? eventTable(result.items, { project: true })
+    ? eventTable(result.items, { project: true, projectNames: new Map(projects.map((p) => [p._id, p.name])) })
     : html`<p class="empty">${query ? (raw.type || raw.project_id ? 'No events match these filters.' : 'No events yet.') : 'Correct the filter to see events.'}</p>`
 }
 ${query ? pagination(query.page, PER_PAGE, result.total, href) : ''}
