@@ -37,8 +37,9 @@ interface ProjectPageExtras {
 const PER_PAGE = 20;
 
 /**
- * One project: its details and status actions, its deployments (filters, new deployment, status moves)
- * and its configuration variables (secret values masked; admins may reveal one at a time).
+ * One project: its details and status actions above tabs that are links (each its own URL, no script):
+ * deployments (filters, new deployment, status moves), configuration variables (secret values masked;
+ * admins may reveal one at a time), and for admins its API keys and its activity (the audit log).
  */
 export function registerProjectPage(router: Router, deps: DashboardDeps): void {
   const { config } = deps;
