@@ -4,7 +4,12 @@ import Router from '@koa/router';
  * The dashboard's stylesheet, on top of /assets/slipway.css (its colours, inputs, buttons and focus
  * ring). Narrow screens: tables become one card per row, forms one column, nothing scrolls sideways.
  */
-export const DASHBOARD_CSS = `body.dash{overflow-wrap:break-word}
+export const DASHBOARD_CSS = `body.dash{overflow-wrap:break-word;--on-accent:#fff;--on-err:#fff;--input-border:#6b7480}
+@media (prefers-color-scheme:dark){body.dash{--on-accent:#0b1220;--on-err:#0b1220;--input-border:#8b95a1}}
+.dash button{background:var(--accent);color:var(--on-accent)}
+.dash button.secondary{background:transparent;color:var(--fg);border:1px solid var(--input-border)}
+.dash input:not([type=checkbox]):not([type=radio]),.dash select,.dash textarea{border-color:var(--input-border)}
+.dash :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .dash a{color:var(--accent)}
 .skip-link{position:absolute;left:-9999px;top:.5rem;z-index:10;background:var(--card);padding:.5rem 1rem;border:1px solid var(--border);border-radius:.4rem}
 .skip-link:focus{left:.5rem}
@@ -20,8 +25,14 @@ export const DASHBOARD_CSS = `body.dash{overflow-wrap:break-word}
 .nav-group{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .5rem;padding:0 .25rem;border-left:1px solid var(--border);border-right:1px solid var(--border)}
 .nav-label{color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.05em;padding-left:.25rem}
 .nav a{display:inline-block;padding:.35rem .6rem;border-radius:.4rem;color:var(--fg);text-decoration:none}
-.nav a:hover{background:var(--bg)}
-.nav a[aria-current=page]{background:var(--accent);color:#fff}
+.nav a:hover,.nav summary:hover{background:var(--bg)}
+.nav-menu{display:none;position:relative}
+.nav summary{display:inline-block;padding:.35rem .6rem;border-radius:.4rem;cursor:pointer;list-style:none;color:var(--fg)}
+.nav summary::-webkit-details-marker{display:none}
+.nav summary::after{content:" ▾";font-size:.8em}
+.nav summary.current{background:var(--accent);color:var(--on-accent)}
+.nav details ul{position:absolute;left:0;top:100%;z-index:5;display:flex;flex-direction:column;align-items:stretch;min-width:11rem;margin-top:.25rem;padding:.35rem;background:var(--card);border:1px solid var(--input-border);border-radius:.5rem;box-shadow:0 4px 12px rgba(0,0,0,.15)}
+.nav a[aria-current=page]{background:var(--accent);color:var(--on-accent)}
 .content{padding:1rem 1rem 3rem;max-width:74rem}
 .content:focus{outline:none}
 .dash h1{font-size:1.5rem;margin:.5rem 0 1rem}
@@ -37,9 +48,9 @@ export const DASHBOARD_CSS = `body.dash{overflow-wrap:break-word}
 .panel>:last-child{margin-bottom:0}
 .dash button{margin-top:0;min-height:2.5rem}
 .dash button.small{padding:.35rem .8rem;min-height:2.25rem;font-size:.9rem}
-.dash button.danger{background:var(--err)}
+.dash button.danger{background:var(--err);color:var(--on-err)}
 .dash button.link{background:none;border:0;color:var(--accent);padding:.35rem 0;min-height:0;text-decoration:underline;font-weight:400}
-.dash select,.dash textarea{width:100%;padding:.6rem;font:inherit;border:1px solid var(--border);border-radius:.4rem;background:var(--card);color:inherit}
+.dash select,.dash textarea{width:100%;padding:.6rem;font:inherit;border:1px solid var(--input-border);border-radius:.4rem;background:var(--card);color:inherit}
 .dash textarea{resize:vertical}
 .dash input[type=checkbox],.dash input[type=radio]{flex:none;width:1.1rem;height:1.1rem;margin:.2rem 0 0;accent-color:var(--accent)}
 .dash label{margin:0 0 .25rem}
@@ -88,12 +99,34 @@ dl.props dd{margin:0;min-width:0}
 .list-count{margin:.75rem 0 0;font-size:.9rem}
 .confirm{max-width:40rem}
 .narrow{max-width:34rem}
+.dash a.button{display:inline-block;padding:.6rem 1.2rem;border-radius:.4rem;background:var(--accent);color:var(--on-accent);font-weight:600;text-decoration:none}
+.tabs{margin:0 0 1rem;border-bottom:1px solid var(--border)}
+.tabs ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:0 .25rem}
+.tabs a{display:inline-block;padding:.5rem .8rem;color:var(--fg);text-decoration:none;border-bottom:3px solid transparent;white-space:nowrap}
+.tabs a:hover{border-bottom-color:var(--input-border)}
+.tabs a[aria-current=page]{border-bottom-color:var(--accent);font-weight:600}
+ol.history{margin:0;padding-left:1.25rem}
+ol.history li{margin:.35rem 0}
+.history-when{font-variant-numeric:tabular-nums}
+dl.event-data{margin:0;display:grid;gap:.1rem}
+dl.event-data div{display:flex;gap:.4rem;flex-wrap:wrap;min-width:0}
+dl.event-data dt{color:var(--muted);font-size:.85rem}
+dl.event-data dd{margin:0;min-width:0}
 .add-user:has(input[name=credential][value=link]:checked) .password-only{display:none}
 @media (max-width:640px){
 .content{padding:.75rem .75rem 2rem}
 .panel{padding:.75rem}
 .topbar{padding:.5rem .75rem .3rem}
 .nav-group{border:0;padding:0}
+.nav-wide{display:none}
+.nav-menu{display:block}
+.nav>ul{flex-wrap:nowrap;gap:.15rem}
+.nav a,.nav summary{padding:.35rem .5rem;white-space:nowrap}
+.signout button{white-space:nowrap}
+.topbar-row,.signout{flex-wrap:nowrap}
+.signout{min-width:0}
+.signout .who{min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.signout .role{display:none}
 table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
 table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
 table.stack tr{border-bottom:1px solid var(--border);padding:.4rem 0}

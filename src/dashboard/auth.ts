@@ -6,6 +6,8 @@ import type Provider from 'oidc-provider';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { renderMessage } from '../oauth/views.ts';
+import { html } from './html.ts';
+import { renderPage } from './layout.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, SessionService } from '../services/sessions.ts';
 
@@ -71,6 +73,23 @@ export function createDashboardAuthRouter(deps: { config: Config; provider: Prov
     ctx.body = renderMessage(title, message);
   };
 
+  /**
+   * Signing out of the dashboard also ends the authorization server's session in this browser (its
+   * `_session` cookie, signed with the same cookie keys as this app's): otherwise an app asking this
+   * browser to authorize would find the user still signed in. Done server-side rather than through
+   * RP-initiated logout, which would add a confirmation page and revoke the grants of every other app
+   * the user signed in to. The session record is destroyed, then the cookie cleared.
+   */
+  async function endProviderSession(ctx: Context): Promise<void> {
+    const name = provider.cookieName('session');
+    const id = ctx.cookies.get(name, { signed: true });
+    if (id) {
+      const session = await provider.Session.find(id);
+      if (session) await session.destroy();
+    }
+    ctx.cookies.set(name, null, { signed: true, httpOnly: true, sameSite: 'lax', path: '/', overwrite: true });
+  }
+
   router.get('/login', (ctx) => {
     const state = randomBytes(24).toString('base64url');
     const verifier = randomBytes(32).toString('base64url');
@@ -135,6 +154,7 @@ export function createDashboardAuthRouter(deps: { config: Config; provider: Prov
       return problem(ctx, 403, 'Request refused', 'The form was out of date. Reload the page and try again.');
     if (token) await sessions.revoke(token);
     ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(config));
+    await endProviderSession(ctx);
     if (found) logger.info({ request_id: ctx.state.requestId, user_id: found.principal.id }, 'dashboard session ended');
     ctx.status = 303;
     ctx.redirect('/dashboard/signed-out');
@@ -142,7 +162,17 @@ export function createDashboardAuthRouter(deps: { config: Config; provider: Prov
 
   router.get('/signed-out', (ctx) => {
     ctx.type = 'html';
-    ctx.body = renderMessage('Signed out', 'You are signed out of the Slipway dashboard.');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = renderPage({
+      title: 'Signed out',
+      body: html`<div class="narrow">
+<h1>Signed out</h1>
+<div class="panel">
+<p>You are signed out of the Slipway dashboard, and of its sign-in page: the next sign-in asks for your password again.</p>
+<p class="form-actions"><a class="button" href="/dashboard/login">Sign in again</a></p>
+</div>
+</div>`,
+    });
   });
 
   return router;

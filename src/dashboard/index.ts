@@ -3,6 +3,8 @@ import type { Middleware } from 'koa';
 import { dashboardErrors, requireSession, verifyForm, type DashboardDeps } from './context.ts';
 import { registerAccountPage } from './pages/account.ts';
 import { registerApiKeyPages } from './pages/apiKeys.ts';
+import { registerDeploymentPage } from './pages/deployment.ts';
+import { registerEventsPage } from './pages/events.ts';
 import { registerOAuthAppPages } from './pages/oauthApps.ts';
 import { registerProjectPage } from './pages/project.ts';
 import { registerProjectPages } from './pages/projects.ts';
@@ -26,6 +28,8 @@ export function createDashboard(deps: DashboardDeps): Middleware {
   });
   registerProjectPages(router, deps);
   registerProjectPage(router, deps);
+  registerDeploymentPage(router, deps);
+  registerEventsPage(router, deps);
   registerApiKeyPages(router, deps);
   registerUserPages(router, deps);
   registerOAuthAppPages(router, deps);

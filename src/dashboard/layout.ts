@@ -1,6 +1,6 @@
 import { html, type Html } from './html.ts';
 
-export type NavItem = 'projects' | 'api-keys' | 'users' | 'oauth-apps' | 'webhooks' | 'account';
+export type NavItem = 'projects' | 'events' | 'api-keys' | 'users' | 'oauth-apps' | 'webhooks' | 'account';
 
 export interface Flash {
   kind: 'success' | 'error';
@@ -22,25 +22,47 @@ export interface PageOptions {
   flash?: Flash | undefined;
 }
 
+/**
+ * The navigation, in order. Entries with a `group` are shown together under that group's label; adding a
+ * page to the navigation is one line here.
+ */
 const NAV: { key: NavItem; href: string; label: string; group?: 'Settings' }[] = [
   { key: 'projects', href: '/dashboard/projects', label: 'Projects' },
+  { key: 'events', href: '/dashboard/events', label: 'Events' },
   { key: 'api-keys', href: '/dashboard/settings/api-keys', label: 'API Keys', group: 'Settings' },
   { key: 'users', href: '/dashboard/settings/users', label: 'Users', group: 'Settings' },
   { key: 'oauth-apps', href: '/dashboard/settings/oauth-apps', label: 'OAuth Apps', group: 'Settings' },
-  { key: 'account', href: '/dashboard/account', label: 'Account' },
   { key: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', group: 'Settings' },
+  { key: 'account', href: '/dashboard/account', label: 'Account' },
 ];
 
 const link = (item: (typeof NAV)[number], active: NavItem | undefined) =>
   html`<a href="${item.href}"${item.key === active ? html` aria-current="page"` : ''}>${item.label}</a>`;
 
+/** One list: plain entries as they come, each group as one entry holding its own labelled list. */
 function nav(active: NavItem | undefined): Html {
-  const settings = NAV.filter((n) => n.group === 'Settings');
+  const entries: Html[] = [];
+  const seen = new Set<string>();
+  for (const item of NAV) {
+    if (!item.group) {
+      entries.push(html`<li>${link(item, active)}</li>`);
+      continue;
+    }
+    if (seen.has(item.group)) continue;
+    seen.add(item.group);
+    const id = `nav-${item.group.toLowerCase()}`;
+    const members = NAV.filter((n) => n.group === item.group);
+    const current = members.some((n) => n.key === active);
+    // Wide screens show the group inline; narrow ones a disclosure menu (no script), so the navigation
+    // stays one row. Only one of the two is displayed, so only one is in the accessibility tree.
+    entries.push(
+      html`<li class="nav-group nav-wide"><span class="nav-label" id="${id}">${item.group}</span><ul aria-labelledby="${id}">${members.map((n) => html`<li>${link(n, active)}</li>`)}</ul></li>`,
+      html`<li class="nav-menu"><details><summary${current ? html` class="current"` : ''}>${item.group}</summary><ul>${members.map((n) => html`<li>${link(n, active)}</li>`)}</ul></details></li>`,
+    );
+  }
   return html`<nav class="nav" aria-label="Dashboard">
 <ul>
-<li>${link(NAV[0]!, active)}</li>
-<li class="nav-group"><span class="nav-label" id="nav-settings">Settings</span><ul aria-labelledby="nav-settings">${settings.map((n) => html`<li>${link(n, active)}</li>`)}</ul></li>
-<li>${link(NAV[4]!, active)}</li>
+${entries}
 </ul>
 </nav>`;
 }

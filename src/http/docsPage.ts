@@ -1,5 +1,6 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { escape, pageHead } from '../oauth/views.ts';
+import { operationExamples } from './docsExamples.ts';
 
 /**
  * /docs: the OpenAPI document rendered on the server as one HTML page (no scripts: the pages' CSP
@@ -96,16 +97,119 @@ function responsesList(doc: OpenAPIObject, responses: Record<string, ResponseObj
     .join('');
 }
 
+const json = (value: unknown) => escape(JSON.stringify(value, null, 2));
+
+/** The generated examples of one operation: the curl command, the body sent, the success response. */
+function examplesBlock(doc: OpenAPIObject, method: string, path: string, op: OperationObject): string {
+  const ex = operationExamples(doc, method, path, op);
+  return `<div class="examples">
+<h4>Example</h4>
+<pre class="example" data-example="curl" aria-label="curl example"><code>${escape(ex.curl)}</code></pre>
+${ex.request !== undefined ? `<h5>Request body</h5><pre class="example" data-example="request"><code>${json(ex.request)}</code></pre>` : ''}
+<h5>Response <span class="status s${escape(ex.response.status[0])}">${escape(ex.response.status)}</span></h5>
+<pre class="example" data-example="response"><code>${escape(`HTTP/1.1 ${ex.response.status}`)}${ex.response.body !== undefined ? `\nContent-Type: application/json\n\n${json(ex.response.body)}` : ''}</code></pre>
+</div>`;
+}
+
 function operationSection(doc: OpenAPIObject, method: string, path: string, op: OperationObject): string {
   const scope = (op as { 'x-required-scope'?: string })['x-required-scope'];
   const body = op.requestBody && 'content' in op.requestBody ? op.requestBody.content['application/json']?.schema : undefined;
-  return `<section class="op" id="${escape(op.operationId ?? anchor(`${method} ${path}`))}">
+  return `<section class="op" id="${escape(opId(method, path, op))}">
 <h3><span class="method m-${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
 <p class="summary">${escape(op.summary)}${scope ? ` · needs scope <code>${escape(scope)}</code>` : ''}</p>
 ${prose(op.description)}
 ${parametersTable(doc, op.parameters ?? [])}
 ${body ? `<h4>Request body <span class="muted">(application/json)</span></h4>${fieldsTable(doc, body as Schema)}` : ''}
 <h4>Responses</h4><ul class="responses">${responsesList(doc, (op.responses ?? {}) as Record<string, ResponseObject>)}</ul>
+${examplesBlock(doc, method, path, op)}
+</section>`;
+}
+
+const opId = (method: string, path: string, op: OperationObject) => op.operationId ?? anchor(`${method} ${path}`);
+
+/** The authorization server's issuer, as the document's OAuth 2.0 security scheme names it. */
+function issuerOf(doc: OpenAPIObject): string {
+  const scheme = doc.components?.securitySchemes?.oauth2 as { flows?: { authorizationCode?: { authorizationUrl?: string } } } | undefined;
+  const url = scheme?.flows?.authorizationCode?.authorizationUrl;
+  return url ? url.replace(/\/authorize$/, '') : `${doc.servers?.[0]?.url ?? ''}/oauth`;
+}
+
+const OAUTH_TOPICS: [string, string][] = [
+  ['oauth-discovery', 'Discovery'],
+  ['oauth-authorization-code', 'Authorization code + PKCE'],
+  ['oauth-refresh', 'Refresh'],
+  ['oauth-client-credentials', 'Client credentials'],
+  ['oauth-revocation', 'Revocation'],
+  ['oauth-introspection', 'Introspection'],
+];
+
+const block = (text: string) => `<pre class="example"><code>${escape(text)}</code></pre>`;
+
+/**
+ * The authorization server's endpoints (oidc-provider at {issuer}): not part of the OpenAPI document
+ * (they speak OAuth's form-encoded protocol, not /v1's JSON), so described here with one example each.
+ */
+function oauthSection(doc: OpenAPIObject): string {
+  const issuer = issuerOf(doc);
+  const base = doc.servers?.[0]?.url ?? '';
+  const tokenResponse = { access_token: 'eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCJ9…', expires_in: 3600, token_type: 'Bearer', scope: 'read write', refresh_token: 'Qm9yaW5nIGV4YW1wbGUgcmVmcmVzaCB0b2tlbg…' };
+  return `<section id="oauth" aria-labelledby="oauth-title">
+<h2 id="oauth-title">OAuth 2.0</h2>
+<p>The authorization server's issuer is <code>${escape(issuer)}</code>. Applications acting for a user use the authorization code flow with PKCE (S256, required for every client); servers acting for their own account use client credentials. Access tokens are JWTs for the audience <code>${escape(base)}/v1</code>, valid 3600 seconds, sent as <code>Authorization: Bearer &lt;token&gt;</code>. Scopes: <code>read</code> ⊂ <code>write</code> ⊂ <code>admin</code>.</p>
+
+<section class="op" id="oauth-discovery"><h3>Discovery</h3>
+<p>Every endpoint below, and what the server supports, in one document (OpenID Connect discovery; also at the RFC 8414 path <code>/.well-known/oauth-authorization-server/oauth</code>). Signing keys are at <code>${escape(issuer)}/jwks</code>.</p>
+${block(`curl ${issuer}/.well-known/openid-configuration`)}
+${block(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, revocation_endpoint: `${issuer}/token/revocation`, introspection_endpoint: `${issuer}/token/introspection`, jwks_uri: `${issuer}/jwks`, code_challenge_methods_supported: ['S256'], grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'] }, null, 2))}
+</section>
+
+<section class="op" id="oauth-authorization-code"><h3>Authorization code + PKCE</h3>
+<p>1. Make a random <code>code_verifier</code> (43–128 characters) and its <code>code_challenge</code> = BASE64URL(SHA-256(verifier)); send the browser to the authorization endpoint with a random <code>state</code>. Redirect URIs must match a registered one exactly.</p>
+${block(`${issuer}/authorize?response_type=code&client_id=$CLIENT_ID&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback&scope=read%20write%20offline_access&state=$STATE&code_challenge=$CODE_CHALLENGE&code_challenge_method=S256`)}
+<p>2. The user signs in (and consents, once per app). The browser comes back to <code>redirect_uri?code=…&amp;state=…&amp;iss=…</code>: check <code>state</code> and <code>iss</code>, then exchange the code (public clients send <code>client_id</code>; confidential clients authenticate with HTTP Basic instead).</p>
+${block(`curl -X POST ${issuer}/token \\
+  -d grant_type=authorization_code \\
+  -d code=$CODE \\
+  -d redirect_uri=https://app.example.com/callback \\
+  -d code_verifier=$CODE_VERIFIER \\
+  -d client_id=$CLIENT_ID`)}
+${block(`HTTP/1.1 200\nContent-Type: application/json\n\n${JSON.stringify(tokenResponse, null, 2)}`)}
+</section>
+
+<section class="op" id="oauth-refresh"><h3>Refresh</h3>
+<p>A new access token without the user: <code>POST ${escape(issuer)}/token</code> with <code>grant_type=refresh_token</code>, <code>refresh_token</code> and <code>client_id</code>. Public clients get a new refresh token each time and must keep only the newest; presenting a used one again revokes the whole grant.</p>
+${block(`curl -X POST ${issuer}/token \\
+  -d grant_type=refresh_token \\
+  -d refresh_token=$REFRESH_TOKEN \\
+  -d client_id=$CLIENT_ID`)}
+${block(`HTTP/1.1 200\nContent-Type: application/json\n\n${JSON.stringify(tokenResponse, null, 2)}`)}
+</section>
+
+<section class="op" id="oauth-client-credentials"><h3>Client credentials</h3>
+<p>A confidential client registered with the <code>client_credentials</code> grant gets a token that acts for the account that registered it (no user, no refresh token).</p>
+${block(`curl -X POST ${issuer}/token \\
+  -u "$CLIENT_ID:$CLIENT_SECRET" \\
+  -d grant_type=client_credentials \\
+  -d scope=read`)}
+${block(`HTTP/1.1 200\nContent-Type: application/json\n\n${JSON.stringify({ access_token: tokenResponse.access_token, expires_in: 3600, token_type: 'Bearer', scope: 'read' }, null, 2)}`)}
+</section>
+
+<section class="op" id="oauth-revocation"><h3>Revocation</h3>
+<p>RFC 7009: ends a refresh token (and its grant) or an access token. A client may revoke only its own tokens; the answer is 200 with an empty body, also for a token that is unknown or already revoked.</p>
+${block(`curl -X POST ${issuer}/token/revocation \\
+  -d token=$REFRESH_TOKEN \\
+  -d token_type_hint=refresh_token \\
+  -d client_id=$CLIENT_ID`)}
+${block('HTTP/1.1 200')}
+</section>
+
+<section class="op" id="oauth-introspection"><h3>Introspection</h3>
+<p>RFC 7662: whether a token is active, for the client it was issued to (HTTP Basic with the client's secret). Anything else answers <code>{"active": false}</code>.</p>
+${block(`curl -X POST ${issuer}/token/introspection \\
+  -u "$CLIENT_ID:$CLIENT_SECRET" \\
+  -d token=$ACCESS_TOKEN`)}
+${block(`HTTP/1.1 200\nContent-Type: application/json\n\n${JSON.stringify({ active: true, client_id: 'cli_01jd8z4c8p6r0t2v4x6z8b0d2f', scope: 'read', token_type: 'Bearer', iss: issuer, aud: `${base}/v1`, exp: 1767225600, iat: 1767222000 }, null, 2)}`)}
+</section>
 </section>`;
 }
 
@@ -118,7 +222,7 @@ export function renderDocsPage(doc: OpenAPIObject): string {
       if (!op) continue;
       const tag = op.tags?.[0] ?? 'Other';
       byTag.set(tag, [...(byTag.get(tag) ?? []), operationSection(doc, method, path, op)]);
-      toc.set(tag, [...(toc.get(tag) ?? []), `<li><a href="#${escape(op.operationId ?? '')}"><span class="method m-${method}">${method.toUpperCase()}</span> ${escape(path)}</a></li>`]);
+      toc.set(tag, [...(toc.get(tag) ?? []), `<li><a href="#${escape(opId(method, path, op))}"><span class="method m-${method}">${method.toUpperCase()}</span> ${escape(path)}</a></li>`]);
     }
   }
   const schemas = Object.entries(doc.components?.schemas ?? {})
@@ -126,19 +230,24 @@ export function renderDocsPage(doc: OpenAPIObject): string {
     .join('');
   return `${pageHead(`${doc.info.title} ${doc.info.version}`, '/docs/docs.css')}
 <body>
-<nav>
+<a class="skip-link" href="#main">Skip to content</a>
+<nav aria-label="Contents">
 <p class="brand">Slipway API</p>
 <p><a href="/openapi.json">openapi.json</a> (OpenAPI ${escape(doc.openapi)})</p>
-${[...toc].map(([tag, items]) => `<h2>${escape(tag)}</h2><ul>${items.join('')}</ul>`).join('')}
+<h2><a href="#authentication">Authentication</a></h2>
+<h2><a href="#oauth">OAuth 2.0</a></h2>
+<ul>${OAUTH_TOPICS.map(([id, label]) => `<li><a href="#${id}">${escape(label)}</a></li>`).join('')}</ul>
+${[...toc].map(([tag, items]) => `<h2><a href="#tag-${anchor(tag)}">${escape(tag)}</a></h2><ul>${items.join('')}</ul>`).join('')}
 <h2><a href="#schemas">Schemas</a></h2>
 </nav>
-<main>
+<main id="main">
 <h1>${escape(doc.info.title)} <span class="muted">v${escape(doc.info.version)}</span></h1>
 ${prose(doc.info.description)}
-<h2>Authentication</h2>
-<p>Send <code>Authorization: Bearer &lt;token&gt;</code> with an OAuth 2.0 access token, an API key (<code>slw_…</code>) or a session token (<code>slws_…</code>). Missing → <code>401 unauthorized</code>; invalid, expired or revoked → <code>401 invalid_token</code>.</p>
-<pre>curl -H "Authorization: Bearer $TOKEN" ${escape(doc.servers?.[0]?.url ?? '')}/v1/projects</pre>
-${[...byTag].map(([tag, ops]) => `<h2 class="tag">${escape(tag)}</h2>${ops.join('')}`).join('')}
+<h2 id="authentication">Authentication</h2>
+<p>Send <code>Authorization: Bearer &lt;token&gt;</code> with an OAuth 2.0 access token, an API key (<code>slw_…</code>) or a session token (<code>slws_…</code>). Missing → <code>401 unauthorized</code>; invalid, expired or revoked → <code>401 invalid_token</code>. Every operation below has a <code>curl</code> example, the body it sends and the response it gets; set <code>TOKEN</code> first.</p>
+${block(`export TOKEN=slw_…   # an API key, or an OAuth access token\ncurl -H "Authorization: Bearer $TOKEN" ${doc.servers?.[0]?.url ?? ''}/v1/projects`)}
+${oauthSection(doc)}
+${[...byTag].map(([tag, ops]) => `<h2 class="tag" id="tag-${anchor(tag)}">${escape(tag)}</h2>${ops.join('')}`).join('')}
 <h2 id="schemas">Schemas</h2>
 ${schemas}
 </main>
@@ -151,7 +260,7 @@ export const DOCS_STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:
 *{box-sizing:border-box}body{margin:0;display:flex;font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 nav{position:sticky;top:0;align-self:flex-start;width:19rem;height:100vh;overflow:auto;padding:1rem;border-right:1px solid var(--border);background:var(--card)}
 nav ul{list-style:none;padding:0;margin:0 0 1rem}nav li{margin:.2rem 0;font-size:.85rem;overflow-wrap:anywhere}nav h2{font-size:.95rem;margin:1rem 0 .3rem}
-main{flex:1;max-width:60rem;padding:1rem 2rem 4rem}a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+main{flex:1;max-width:60rem;padding:1rem 2rem 4rem}a{color:var(--accent);text-decoration:none}a:hover,main a,nav p a{text-decoration:underline}
 .brand{font-weight:700;color:var(--accent);margin:0 0 .5rem}.muted{color:var(--muted);font-weight:400}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;background:var(--code);border-radius:.25rem}code{padding:.05rem .3rem}
 pre{padding:.75rem;overflow:auto}h2.tag{margin-top:2.5rem;border-bottom:1px solid var(--border)}
@@ -162,4 +271,9 @@ pre{padding:.75rem;overflow:auto}h2.tag{margin-top:2.5rem;border-bottom:1px soli
 table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:.9rem}th,td{border:1px solid var(--border);padding:.35rem .5rem;text-align:left;vertical-align:top}td p{margin:0}
 .req{font-size:.72rem;color:#b42318}ul.responses{padding-left:1rem}ul.responses li{margin:.4rem 0}
 .status{display:inline-block;font-weight:700;font-family:ui-monospace,monospace}.s2{color:#1f7a4d}.s4{color:#a15c07}.s5{color:#b42318}
-details{margin:.2rem 0 .2rem 1rem}summary{cursor:pointer}`;
+details{margin:.2rem 0 .2rem 1rem}summary{cursor:pointer}
+h5{font-size:.9rem;margin:.75rem 0 .25rem}.examples{border-top:1px solid var(--border);margin-top:1rem}pre.example code{background:none;padding:0;white-space:pre-wrap;overflow-wrap:anywhere}
+.skip-link{position:absolute;left:-9999px;top:.5rem;background:var(--card);padding:.5rem 1rem;border:1px solid var(--border)}.skip-link:focus{left:.5rem}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+@media (prefers-color-scheme:dark){.s2{color:#5fd39a}.s4{color:#f0b45b}.s5,.req{color:#ff8a80}}
+@media (max-width:50rem){body{display:block}nav{position:static;width:auto;height:auto;border-right:0;border-bottom:1px solid var(--border)}main{padding:1rem}table{table-layout:fixed}th,td,code{overflow-wrap:anywhere}.op,.schema{padding:.5rem .75rem 1rem}}`;

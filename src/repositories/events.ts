@@ -23,6 +23,8 @@ export interface EventDoc {
 export interface EventFilter {
   type?: string;
   project_id?: string;
+  /** Events about one deployment (`data.deployment_id`): its history. Use with `project_id`. */
+  deployment_id?: string;
 }
 
 export class EventRepository {
@@ -46,6 +48,7 @@ export class EventRepository {
     const query: Filter<EventDoc> = { account_id: String(accountId) };
     if (filter.type !== undefined) query.type = String(filter.type);
     if (filter.project_id !== undefined) query.project_id = String(filter.project_id);
+    if (filter.deployment_id !== undefined) query['data.deployment_id'] = String(filter.deployment_id);
     return await findPage(this.collection, query, { _id: -1 }, page);
   }
 }

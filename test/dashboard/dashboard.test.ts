@@ -170,7 +170,9 @@ describe('projects', () => {
     expect(await deployments.count()).toBe(1);
     expect(await deployments.innerText()).toContain('feature/login');
 
-    await page.goto(`${server.url}/dashboard/projects/${projectId}`);
+    // Configuration is the project page's second tab.
+    await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Configuration' }).click();
+    await page.waitForURL(`${server.url}/dashboard/projects/${projectId}/configuration`);
     await page.locator('#config-environment').fill('production');
     await page.locator('#config-key').fill('DATABASE_URL');
     await page.locator('#config-value').fill('postgres://db.internal/checkout');
@@ -190,7 +192,7 @@ describe('projects', () => {
     await page.getByRole('button', { name: 'Reveal DATABASE_URL (production)' }).click();
     await page.waitForLoadState('load');
     expect(await configuration.locator('code.revealed').innerText()).toBe('postgres://db.internal/checkout');
-    await page.goto(`${server.url}/dashboard/projects/${projectId}`);
+    await page.goto(`${server.url}/dashboard/projects/${projectId}/configuration`);
     expect(await page.content()).not.toContain('postgres://db.internal/checkout');
   });
 });
@@ -374,6 +376,8 @@ describe('a viewer', () => {
     expect(await viewerPage.getByRole('heading', { level: 1 }).innerText()).toBe('Checkout <Service>');
     expect(await viewerPage.locator('form[method="post"]:not(.signout)').count()).toBe(0);
     expect(await viewerPage.getByRole('link', { name: /Delete/ }).count()).toBe(0);
+    await viewerPage.goto(`${server.url}/dashboard/projects/${projectId}/configuration`);
+    expect(await viewerPage.locator('form[method="post"]:not(.signout)').count()).toBe(0);
     expect(await viewerPage.locator('.masked').count()).toBe(1);
     await screenshots(viewerPage, 'viewer-project');
 

@@ -84,3 +84,21 @@ export async function v1(server: TestServer, pathname: string, auth: { bearer?: 
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, any>) : null }; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
+
+/**
+ * The page at 390 px (a current phone): nothing scrolls sideways (document.scrollWidth is the viewport's
+ * width), the navigation takes one row, and a full-page screenshot goes to test-artifacts/screenshots.
+ */
+export async function narrowLayout(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const measured = await page.evaluate<{ scroll: number; client: number; navRows: number; tops: string }>(`(() => {
+    const links = [...document.querySelectorAll('nav.nav > ul > li')].filter((li) => li.getClientRects().length > 0);
+    const rows = new Set(links.map((a) => Math.round(a.getBoundingClientRect().top)));
+    return { scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, navRows: rows.size, tops: links.map((a) => a.textContent.trim().slice(0, 12) + '@' + Math.round(a.getBoundingClientRect().top)).join(', ') };
+  })()`);
+  expect(measured.scroll, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(measured.client);
+  expect(measured.navRows, `${name}: the navigation takes more than one row at 390 px (${measured.tops})`).toBeLessThanOrEqual(1);
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-390.png`), fullPage: options.fullPage ?? true });
+  await page.setViewportSize(VIEWPORTS.desktop);
+}

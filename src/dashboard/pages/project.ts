@@ -13,12 +13,18 @@ import {
   listConfigurations,
   presentConfiguration,
 } from '../../services/configurations.ts';
+import { listApiKeys, presentApiKey } from '../../services/apiKeys.ts';
 import { canMoveDeployment } from '../../services/deployments.ts';
+import { listEvents } from '../../services/events.ts';
 import { dash, seeOther, sendPage, serviceContext, type DashboardDeps } from '../context.ts';
 import { choiceGroup, formProblem, intParam, queryValue, refusal, selectField, str, textArea, textField, type FormState } from '../forms.ts';
-import { html } from '../html.ts';
+import { html, type Html } from '../html.ts';
 import { confirmBody, csrfField, dateTime, pagination, statusBadge } from '../layout.ts';
+import { eventTable } from './events.ts';
 import { STATUS_ACTIONS } from './projects.ts';
+
+/** The project page's sections, each its own URL (links, so they work without scripts). */
+type ProjectTab = 'deployments' | 'configuration' | 'api-keys' | 'activity';
 
 interface ProjectPageExtras {
   deployForm?: FormState;
@@ -31,14 +37,15 @@ interface ProjectPageExtras {
 const PER_PAGE = 20;
 
 /**
- * One project: its details and status actions, its deployments (filters, new deployment, status moves)
- * and its configuration variables (secret values masked; admins may reveal one at a time).
+ * One project: its details and status actions above tabs that are links (each its own URL, no script):
+ * deployments (filters, new deployment, status moves), configuration variables (secret values masked;
+ * admins may reveal one at a time), and for admins its API keys and its activity (the audit log).
  */
 export function registerProjectPage(router: Router, deps: DashboardDeps): void {
   const { config } = deps;
   const { projects, deployments, configurations: configDeps, secretBox } = deps.services;
 
-  async function render(ctx: Context, project: ProjectDoc, extras: ProjectPageExtras = {}) {
+  async function render(ctx: Context, project: ProjectDoc, tab: ProjectTab, extras: ProjectPageExtras = {}) {
     const state = dash(ctx);
     const { principal } = state;
     const canWrite = hasScope(principal, 'write');
@@ -60,18 +67,18 @@ export function registerProjectPage(router: Router, deps: DashboardDeps): void {
     }
     const dpage = intParam(ctx.query.dpage, 1);
     const filtered = Object.keys(filterErrors).length === 0;
-    const deps_ = filtered ? await deployments.list(principal, project._id, filter, { page: dpage, per_page: PER_PAGE }) : { items: [], total: 0 };
+    const deps_ = tab === 'deployments' && filtered ? await deployments.list(principal, project._id, filter, { page: dpage, per_page: PER_PAGE }) : { items: [], total: 0 };
 
     const cenv = queryValue(ctx.query.cenv);
     const cenvOk = !cenv || Environment.safeParse(cenv).success;
     const cpage = intParam(ctx.query.cpage, 1);
-    const configs = cenvOk
+    const configs = tab === 'configuration' && cenvOk
       ? await listConfigurations(configDeps, principal.accountId, project._id, cenv ? { environment: cenv } : {}, { page: cpage, per_page: PER_PAGE })
       : { items: [], total: 0 };
 
     const query = (over: Record<string, string | number>) => {
       const params = new URLSearchParams();
-      const current: Record<string, string | number> = { environment: envFilter, status: statusFilter, dpage, cenv, cpage, ...over };
+      const current: Record<string, string | number> = { environment: envFilter, status: statusFilter, dpage, ...over };
       for (const [k, v] of Object.entries(current)) if (v !== '' && !(k.endsWith('page') && v === 1)) params.set(k, String(v));
       const qs = params.toString();
       return `${base}${qs ? `?${qs}` : ''}`;
@@ -80,14 +87,20 @@ export function registerProjectPage(router: Router, deps: DashboardDeps): void {
     const active = project.status === 'active';
     const archived = project.status === 'archived';
 
-    sendPage(ctx, config, {
-      title: project.name,
-      active: 'projects',
-      status: extras.status ?? 200,
-      body: html`<p class="crumb"><a href="/dashboard/projects">Projects</a></p>
+    const tabs: { key: ProjectTab; label: string; href: string }[] = [
+      { key: 'deployments', label: 'Deployments', href: base },
+      { key: 'configuration', label: 'Configuration', href: `${base}/configuration` },
+      ...(isAdmin
+        ? [
+            { key: 'api-keys' as const, label: 'API keys', href: `${base}/api-keys` },
+            { key: 'activity' as const, label: 'Activity', href: `${base}/activity` },
+          ]
+        : []),
+    ];
+    const head = html`<p class="crumb"><a href="/dashboard/projects">Projects</a></p>
 <div class="page-head"><h1>${project.name}</h1>${statusBadge(project.status)}</div>
 <section class="panel" aria-labelledby="details-title">
-<h2 id="details-title">Details</h2>
+<h2 id="details-title" class="visually-hidden">Details</h2>
 <dl class="props">
 <dt>ID</dt><dd><code>${project._id}</code></dd>
 <dt>Deploy target</dt><dd>${project.deploy_target ?? html`<span class="muted">Not set</span>`}</dd>
@@ -110,11 +123,56 @@ ${isAdmin ? html`<a href="${base}/delete">Delete project…</a>` : ''}
     : ''
 }
 </section>
+<nav class="tabs" aria-label="Project sections"><ul>${tabs.map(
+      (t) => html`<li><a href="${t.href}"${t.key === tab ? html` aria-current="page"` : ''}>${t.label}</a></li>`,
+    )}</ul></nav>`;
+    const show = (title: string, body: Html) =>
+      sendPage(ctx, config, { title: `${title} · ${project.name}`, active: 'projects', status: extras.status ?? 200, body: html`${head}${body}` });
 
-<section class="panel" id="deployments" aria-labelledby="deployments-title">
+    if (tab === 'api-keys') {
+      assertScope(principal, 'admin');
+      const keys = await listApiKeys(deps.services.apiKeys, principal.accountId, project._id, { page: intParam(ctx.query.page, 1), per_page: PER_PAGE });
+      return show(
+        'API keys',
+        html`<section class="panel" id="api-keys" aria-labelledby="api-keys-title">
+<h2 id="api-keys-title">API keys</h2>
+${
+  keys.items.length
+    ? html`<div class="table-wrap"><table class="list stack">
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Last used</th></tr></thead>
+<tbody>${keys.items.map((doc) => {
+        const k = presentApiKey(doc);
+        return html`<tr><td data-label="Name">${k.name}</td><td data-label="Key"><code>${k.prefix}…${k.last_four}</code></td><td data-label="Scopes">${k.scopes.join(', ')}</td><td data-label="Status">${statusBadge(k.status)}</td><td data-label="Last used">${dateTime(doc.last_used_at)}</td></tr>`;
+      })}</tbody></table></div>`
+    : html`<p class="empty">This project has no API keys yet.</p>`
+}
+${pagination(intParam(ctx.query.page, 1), PER_PAGE, keys.total, (n) => `${base}/api-keys?page=${n}`)}
+<p class="spaced"><a href="/dashboard/settings/api-keys?project=${encodeURIComponent(project._id)}">Create, rotate or revoke keys in Settings › API Keys</a></p>
+</section>`,
+      );
+    }
+
+    if (tab === 'activity') {
+      assertScope(principal, 'admin');
+      const page = intParam(ctx.query.page, 1);
+      const events = await listEvents(deps.services.events, principal.accountId, { project_id: project._id }, { page, per_page: PER_PAGE });
+      return show(
+        'Activity',
+        html`<section class="panel" id="activity" aria-labelledby="activity-title">
+<h2 id="activity-title">Activity</h2>
+${events.items.length ? eventTable(events.items, { project: false }) : html`<p class="empty">Nothing has happened in this project yet.</p>`}
+${pagination(page, PER_PAGE, events.total, (n) => `${base}/activity?page=${n}`)}
+<p class="spaced"><a href="/dashboard/events?project_id=${encodeURIComponent(project._id)}">Open in Events</a></p>
+</section>`,
+      );
+    }
+
+    if (tab === 'deployments')
+      return show(
+        'Deployments',
+        html`<section class="panel" id="deployments" aria-labelledby="deployments-title">
 <h2 id="deployments-title">Deployments</h2>
 <form method="get" action="${base}" class="filters" role="search" aria-label="Filter deployments">
-${cenv ? html`<input type="hidden" name="cenv" value="${cenv}">` : ''}
 ${textField({ form: 'dfilter', name: 'environment', label: 'Environment', state: filterState, placeholder: 'any' })}
 ${selectField({
   form: 'dfilter',
@@ -133,7 +191,7 @@ ${
 ${deps_.items.map((d) => {
   const next = DEPLOYMENT_STATUSES.filter((s) => canMoveDeployment(d.status, s));
   return html`<tr>
-<td data-label="Environment">${d.environment}</td>
+<td data-label="Environment"><a href="${base}/deployments/${d._id}" aria-label="Deployment ${d.environment} ${d.branch}">${d.environment}</a></td>
 <td data-label="Branch"><code>${d.branch}</code></td>
 <td data-label="Commit">${d.commit_sha ? html`<code>${d.commit_sha.slice(0, 12)}</code>` : html`<span class="muted">—</span>`}</td>
 <td data-label="Status">${statusBadge(d.status)}${d.status_message ? html` <span class="muted">${d.status_message}</span>` : ''}</td>
@@ -175,14 +233,16 @@ ${textField({ form: 'deploy', name: 'commit_sha', label: 'Commit SHA (optional)'
       ? html`<p class="muted">This project is ${project.status}: it accepts no new deployments.</p>`
       : ''
 }
-</section>
+</section>`,
+      );
 
-<section class="panel" id="configuration" aria-labelledby="configuration-title">
+    return show(
+      'Configuration',
+      html`<section class="panel" id="configuration" aria-labelledby="configuration-title">
 <h2 id="configuration-title">Configuration</h2>
-<form method="get" action="${base}#configuration" class="filters" role="search" aria-label="Filter configuration">
-${envFilter ? html`<input type="hidden" name="environment" value="${envFilter}">` : ''}${statusFilter ? html`<input type="hidden" name="status" value="${statusFilter}">` : ''}
+<form method="get" action="${base}/configuration" class="filters" role="search" aria-label="Filter configuration">
 ${textField({ form: 'cfilter', name: 'cenv', label: 'Environment', value: cenv, placeholder: 'any', state: { values: {}, errors: cenvOk ? {} : { cenv: 'Use lower-case letters, digits and "-" only.' } } })}
-<div class="form-actions"><button type="submit" class="secondary">Filter</button>${cenv ? html`<a href="${query({ cenv: '', cpage: 1 })}#configuration">Clear</a>` : ''}</div>
+<div class="form-actions"><button type="submit" class="secondary">Filter</button>${cenv ? html`<a href="${base}/configuration">Clear</a>` : ''}</div>
 </form>
 ${
   configs.items.length
@@ -217,7 +277,7 @@ ${
 </tbody></table></div>`
     : html`<p class="empty">${cenvOk ? 'No configuration variables.' : 'Correct the filter to see configuration.'}</p>`
 }
-${pagination(cpage, PER_PAGE, configs.total, (n) => `${query({ cpage: n })}#configuration`)}
+${pagination(cpage, PER_PAGE, configs.total, (n) => `${base}/configuration?${new URLSearchParams({ ...(cenv ? { cenv } : {}), cpage: String(n) })}`)}
 ${
   canWrite && !archived
     ? html`<h3>New variable</h3>
@@ -235,15 +295,21 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
     : ''
 }
 </section>`,
-    });
+    );
   }
 
   const load = async (ctx: Context) => await projects.get(dash(ctx).principal, ctx.params.id!);
 
   router.get('/projects/:id', async (ctx) => {
     assertScope(dash(ctx).principal, 'read');
-    await render(ctx, await load(ctx));
+    await render(ctx, await load(ctx), 'deployments');
   });
+  for (const tab of ['configuration', 'api-keys', 'activity'] as const) {
+    router.get(`/projects/:id/${tab}`, async (ctx) => {
+      assertScope(dash(ctx).principal, 'read');
+      await render(ctx, await load(ctx), tab);
+    });
+  }
 
   router.post('/projects/:id/deployments', async (ctx) => {
     const state = dash(ctx);
@@ -261,7 +327,7 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
     } catch (err) {
       const refused = refusal(err, { fields: ['environment', 'branch', 'commit_sha'] });
       if (!refused) throw err;
-      await render(ctx, await load(ctx), { deployForm: { values: form, ...refused }, status: refused.status });
+      await render(ctx, await load(ctx), 'deployments', { deployForm: { values: form, ...refused }, status: refused.status });
     }
   });
 
@@ -271,7 +337,11 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
     const project = await load(ctx);
     const parsed = UpdateDeploymentBody.safeParse({ status: str(state.form, 'status') });
     if (!parsed.success) throw validationFailed(issuesToDetails(parsed.error), 'Choose a valid status.');
-    const back = `/dashboard/projects/${project._id}#deployments`;
+    // From the deployment's own page, back to it; from the list, back to the list.
+    const back =
+      str(state.form, 'return') === 'deployment'
+        ? `/dashboard/projects/${project._id}/deployments/${encodeURIComponent(ctx.params.deploymentId!)}`
+        : `/dashboard/projects/${project._id}#deployments`;
     try {
       const deployment = await deployments.updateStatus(state.principal, project._id, ctx.params.deploymentId!, { status: parsed.data.status });
       seeOther(ctx, config, back, { kind: 'success', text: `Deployment to ${deployment.environment} is now ${deployment.status}.` });
@@ -296,13 +366,13 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
         value: str(form, 'value'),
         secret: str(form, 'secret') === 'true',
       });
-      seeOther(ctx, config, `/dashboard/projects/${project._id}#configuration`, { kind: 'success', text: `${created.key} added to ${created.environment}.` });
+      seeOther(ctx, config, `/dashboard/projects/${project._id}/configuration`, { kind: 'success', text: `${created.key} added to ${created.environment}.` });
     } catch (err) {
       const refused = refusal(err, { fields: ['environment', 'key', 'value', 'secret'], conflictField: 'key' });
       if (!refused) throw err;
       // A secret value is never sent back into the page.
       const values = { ...form, value: str(form, 'secret') === 'true' ? '' : str(form, 'value') };
-      await render(ctx, project, { configForm: { values, ...refused }, status: refused.status });
+      await render(ctx, project, 'configuration', { configForm: { values, ...refused }, status: refused.status });
     }
   });
 
@@ -313,7 +383,7 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
     const doc = await getConfiguration(configDeps, state.principal.accountId, project._id, ctx.params.configId!);
     const shown = presentConfiguration(doc, { reveal: true, secretBox });
     // Rendered in this response only (no-store); a reload shows the masked page again.
-    await render(ctx, project, { revealed: { id: doc._id, value: shown.value ?? '' } });
+    await render(ctx, project, 'configuration', { revealed: { id: doc._id, value: shown.value ?? '' } });
   });
 
   router.get('/projects/:id/configurations/:configId/delete', async (ctx) => {
@@ -330,7 +400,7 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
         message: html`<p>This removes <code>${doc.key}</code> from the <strong>${doc.environment}</strong> environment of ${project.name}.</p>`,
         action: `/dashboard/projects/${project._id}/configurations/${doc._id}/delete`,
         button: 'Delete variable',
-        cancelHref: `/dashboard/projects/${project._id}#configuration`,
+        cancelHref: `/dashboard/projects/${project._id}/configuration`,
         csrf: state.viewer.csrf,
       }),
     });
@@ -341,6 +411,6 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
     assertScope(state.principal, 'write');
     const project = await projects.getWritable(state.principal, ctx.params.id!);
     const doc = await deleteConfiguration(configDeps, serviceContext(state), project._id, ctx.params.configId!);
-    seeOther(ctx, config, `/dashboard/projects/${project._id}#configuration`, { kind: 'success', text: `${doc.key} removed from ${doc.environment}.` });
+    seeOther(ctx, config, `/dashboard/projects/${project._id}/configuration`, { kind: 'success', text: `${doc.key} removed from ${doc.environment}.` });
   });
 }

@@ -1,0 +1,115 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { OpenAPIObject, OperationObject } from 'openapi3-ts/oas31';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/config/index.ts';
+import { operationExamples } from '../../src/http/docsExamples.ts';
+import { escape } from '../../src/oauth/views.ts';
+import { Api } from '../support/api.ts';
+import { useTestServer } from '../support/fixtures.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const DOC_ID = 'https://slipway.test/openapi.json';
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+const server = useTestServer();
+let api: Api;
+let doc: OpenAPIObject;
+let page: string;
+let ajv: Ajv2020;
+
+beforeAll(async () => {
+  api = await Api.connect(server.url);
+  doc = api.document as OpenAPIObject;
+  const res = await fetch(`${server.url}/docs`);
+  expect(res.status).toBe(200);
+  page = await res.text();
+  // Kept for review beside the dashboard's screenshots.
+  await mkdir(path.join(PROJECT_ROOT, 'test-artifacts'), { recursive: true });
+  await writeFile(path.join(PROJECT_ROOT, 'test-artifacts', 'docs.html'), page);
+  ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...doc, $id: DOC_ID });
+});
+
+const operations = () =>
+  Object.entries(doc.paths as Record<string, Record<string, OperationObject>>).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, op]) => ({ path, method, op })),
+  );
+
+/** The HTML of one operation's section on /docs. */
+function section(id: string): string {
+  const start = page.indexOf(`<section class="op" id="${id}">`);
+  expect(start, `no section for ${id} on /docs`).toBeGreaterThan(-1);
+  return page.slice(start, page.indexOf('</section>', start));
+}
+
+const examples = (html: string, kind: string) => [...html.matchAll(new RegExp(`<pre class="example" data-example="${kind}"[^>]*><code>([^]*?)</code></pre>`, 'g'))].map((m) => m[1]!);
+
+describe('/docs examples', () => {
+  it('every operation in /openapi.json has a curl snippet, a request example where it takes a body, and a response example, all valid against its schemas', () => {
+    const ops = operations();
+    expect(ops.length).toBeGreaterThan(20);
+    let bodies = 0;
+    for (const { path, method, op } of ops) {
+      const html = section(op.operationId!);
+      const where = `${method.toUpperCase()} ${path}`;
+      const generated = operationExamples(doc, method, path, op);
+
+      const [curl] = examples(html, 'curl');
+      expect(curl, `${where}: curl`).toBeDefined();
+      expect(curl, `${where}: curl`).toContain(`curl -X ${method.toUpperCase()} &quot;${server.url}${escape(generated.url)}&quot;`);
+      expect(generated.url, `${where}: every path parameter filled in`).not.toMatch(/[{}]/);
+      if ((op.security ?? []).length) expect(curl).toContain('Authorization: Bearer $TOKEN');
+
+      const hasBody = Boolean(op.requestBody);
+      const [request] = examples(html, 'request');
+      expect(request !== undefined, `${where}: request example`).toBe(hasBody);
+      if (hasBody) {
+        bodies++;
+        expect(request).toBe(escape(JSON.stringify(generated.request, null, 2)));
+        // The body curl sends is that same example.
+        expect(curl).toContain(escape(JSON.stringify(generated.request).replace(/'/g, `'\\''`)));
+        const validate = ajv.compile({ $ref: `${DOC_ID}#/${pointer('paths', path, method, 'requestBody', 'content', 'application/json', 'schema')}` });
+        expect(validate(generated.request), `${where}: request example ${JSON.stringify(generated.request)} — ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+
+      const [response] = examples(html, 'response');
+      expect(response, `${where}: response example`).toBeDefined();
+      expect(response).toContain(`HTTP/1.1 ${generated.response.status}`);
+      expect(generated.response.status, `${where}: a success response`).toMatch(/^2/);
+      if (generated.response.status !== '204') {
+        expect(generated.response.body, `${where}: response body`).toBeDefined();
+        expect(response).toContain(escape(JSON.stringify(generated.response.body, null, 2)));
+      }
+      // The response example conforms to the document, as a real response must (see Api.conform).
+      const headers = new Headers({ 'x-request-id': 'r-12345678', 'content-type': 'application/json', 'ratelimit-limit': '1', 'ratelimit-remaining': '1', 'ratelimit-reset': '1' });
+      api.conform(method.toUpperCase(), generated.url, { status: Number(generated.response.status), headers, body: generated.response.body, text: '' });
+    }
+    expect(bodies).toBeGreaterThan(5);
+    expect(api.checked).toBe(ops.length);
+  });
+
+  it('documents the OAuth endpoints and flows, with a table of contents whose every link lands on the page', () => {
+    const issuer = `${server.url}/oauth`;
+    for (const [id, text] of [
+      ['oauth-discovery', `${issuer}/.well-known/openid-configuration`],
+      ['oauth-authorization-code', 'code_challenge_method=S256'],
+      ['oauth-refresh', 'grant_type=refresh_token'],
+      ['oauth-client-credentials', 'grant_type=client_credentials'],
+      ['oauth-revocation', `${issuer}/token/revocation`],
+      ['oauth-introspection', `${issuer}/token/introspection`],
+    ])
+      expect(section(id!)).toContain(text);
+    const nav = page.slice(page.indexOf('<nav aria-label="Contents">'), page.indexOf('</nav>'));
+    const targets = [...nav.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]!);
+    for (const { op } of operations()) expect(targets).toContain(op.operationId);
+    for (const tag of new Set(operations().map(({ op }) => op.tags?.[0]))) expect(targets).toContain(`tag-${tag!.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`);
+    for (const target of targets) expect(page, `#${target}`).toContain(`id="${target}"`);
+    expect(page).not.toMatch(/<script/i);
+  });
+});
