@@ -194,6 +194,7 @@ describe('accessibility and layout', () => {
       ['api-keys', `/dashboard/settings/api-keys?project=${projectId}`],
       ['users', '/dashboard/settings/users'],
       ['oauth-apps', '/dashboard/settings/oauth-apps'],
+      ['webhooks', '/dashboard/settings/webhooks'],
       ['account', '/dashboard/account'],
       ['project-delete-confirm', `/dashboard/projects/${projectId}/delete`],
       ['not-found', '/dashboard/nowhere'],
