@@ -1,0 +1,247 @@
+package slipway_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	slipway "slipway.dev/sdk/go"
+)
+
+func TestErrorMapping(t *testing.T) {
+	ctx := context.Background()
+	c := apiKeyClient(t)
+
+	_, err := c.Deployments.Get(ctx, server.Project.ID, "dep_00000000000000000000000000")
+	var notFound *slipway.Error
+	if !errors.As(err, &notFound) || notFound.Status != 404 || notFound.Code != "not_found" || notFound.Message == "" || notFound.RequestID == "" {
+		t.Fatalf("404: %#v", err)
+	}
+	if notFound.RequestID != notFound.Header.Get("X-Request-Id") {
+		t.Fatalf("request id %q vs header %q", notFound.RequestID, notFound.Header.Get("X-Request-Id"))
+	}
+
+	_, err = c.Deployments.Create(ctx, server.Project.ID, slipway.CreateDeployment{Environment: "Not An Env!", Branch: "main"})
+	var invalid *slipway.Error
+	if !errors.As(err, &invalid) || invalid.Status != 422 || invalid.Code != "validation_failed" || len(invalid.Details) != 1 || invalid.Details[0].Field != "environment" {
+		t.Fatalf("422: %#v", err)
+	}
+
+	// The harness's key has read + write; deleting a project needs admin.
+	err = c.Projects.Delete(ctx, server.Project.ID)
+	var denied *slipway.Error
+	if !errors.As(err, &denied) || denied.Status != 403 || denied.Code != "insufficient_scope" {
+		t.Fatalf("403: %#v", err)
+	}
+}
+
+// dropFirstPOSTResponse is the real transport; the first POST reaches the server and runs, but its
+// response is lost on the way back, as when a connection drops.
+type dropFirstPOSTResponse struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+func (d *dropFirstPOSTResponse) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil || req.Method != http.MethodPost {
+		return resp, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.keys = append(d.keys, req.Header.Get("Idempotency-Key"))
+	if len(d.keys) == 1 {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return nil, errors.New("connection reset by peer")
+	}
+	return resp, nil
+}
+
+func TestARetriedPOSTCreatesExactlyOnce(t *testing.T) {
+	ctx := context.Background()
+	transport := &dropFirstPOSTResponse{}
+	c := apiKeyClient(t, slipway.WithHTTPClient(&http.Client{Transport: transport}))
+	waits := slipway.RecordSleeps(c)
+	branch := "go-once-" + unique()
+	d, err := c.Deployments.Create(ctx, server.APIKey.ProjectID, slipway.CreateDeployment{Environment: "production", Branch: branch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(transport.keys) != 2 || transport.keys[0] == "" || transport.keys[0] != transport.keys[1] || len(*waits) != 1 {
+		t.Fatalf("keys = %q, waits = %v", transport.keys, *waits)
+	}
+	// The server ran the POST once: the retry was answered from its record of the first.
+	var same []string
+	for dep, err := range apiKeyClient(t).Deployments.All(ctx, server.APIKey.ProjectID, &slipway.ListDeploymentsParams{Branch: &branch}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		same = append(same, dep.Id)
+	}
+	if len(same) != 1 || same[0] != d.Id {
+		t.Fatalf("deployments of %s: %v, want [%s]", branch, same, d.Id)
+	}
+}
+
+func TestEveryPOSTGetsItsOwnIdempotencyKey(t *testing.T) {
+	ctx := context.Background()
+	var keys []string
+	rec := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		keys = append(keys, req.Header.Get("Idempotency-Key"))
+		return http.DefaultTransport.RoundTrip(req)
+	})
+	c := apiKeyClient(t, slipway.WithHTTPClient(&http.Client{Transport: rec}))
+	body := slipway.CreateDeployment{Environment: "production", Branch: "go-keys-" + unique()}
+	a := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, server.APIKey.ProjectID, body))
+	b := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, server.APIKey.ProjectID, body))
+	must[*slipway.Project](t)(c.Projects.Get(ctx, server.APIKey.ProjectID))
+	if a.Id == b.Id || keys[0] == "" || keys[0] == keys[1] || keys[2] != "" {
+		t.Fatalf("keys = %q", keys)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestA429IsRetriedAfterRetryAfter(t *testing.T) {
+	ctx := context.Background()
+	var statuses []int
+	var retryAfter []string
+	rec := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err == nil {
+			statuses = append(statuses, resp.StatusCode)
+			if resp.StatusCode == 429 {
+				retryAfter = append(retryAfter, resp.Header.Get("Retry-After"))
+			}
+		}
+		return resp, err
+	})
+	// Retry-After here is the rest of the hour-long window: let the client wait that long.
+	c, err := slipway.NewClient(limited.BaseURL, slipway.WithAPIKey(limited.APIKey.Key), slipway.WithHTTPClient(&http.Client{Transport: rec}), slipway.WithMaxRetryAfter(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waits := slipway.RecordSleeps(c)
+	for range 3 {
+		must[*slipway.Project](t)(c.Projects.Get(ctx, limited.Project.ID))
+	}
+	_, err = c.Projects.Get(ctx, limited.Project.ID)
+	var limitedErr *slipway.Error
+	if !errors.As(err, &limitedErr) || limitedErr.Status != 429 || limitedErr.Code != "rate_limited" || limitedErr.RetryAfter < time.Second {
+		t.Fatalf("err = %#v", err)
+	}
+	if want := []int{200, 200, 200, 429, 429, 429}; !equalInts(statuses, want) {
+		t.Fatalf("statuses = %v, want %v", statuses, want)
+	}
+	// Each retry waited exactly what the server's Retry-After said.
+	if len(*waits) != 2 {
+		t.Fatalf("waits = %v", *waits)
+	}
+	for i, w := range *waits {
+		s, _ := strconv.Atoi(retryAfter[i])
+		if w != time.Duration(s)*time.Second {
+			t.Fatalf("wait %d = %v, Retry-After %s", i, w, retryAfter[i])
+		}
+	}
+	// With the default limit on Retry-After (a minute), an hour-long one is not waited for.
+	c2, _ := slipway.NewClient(limited.BaseURL, slipway.WithAPIKey(limited.APIKey.Key))
+	waits2 := slipway.RecordSleeps(c2)
+	if _, err := c2.Projects.Get(ctx, limited.Project.ID); !errors.As(err, &limitedErr) || len(*waits2) != 0 {
+		t.Fatalf("err = %v, waits = %v", err, *waits2)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+func TestNetworkErrorsAreRetriedThenReturned(t *testing.T) {
+	c, _ := slipway.NewClient(closedPort(t), slipway.WithAPIKey("slw_x"), slipway.WithMaxRetries(3))
+	waits := slipway.RecordSleeps(c)
+	_, err := c.Projects.List(context.Background(), nil)
+	var apiErr *slipway.Error
+	if err == nil || errors.As(err, &apiErr) || len(*waits) != 3 {
+		t.Fatalf("err = %v, waits = %v", err, *waits)
+	}
+	for _, w := range *waits {
+		if w <= 0 || w > 8*time.Second {
+			t.Fatalf("wait %v", w)
+		}
+	}
+
+	off, _ := slipway.NewClient(closedPort(t), slipway.WithAPIKey("slw_x"), slipway.WithMaxRetries(0))
+	offWaits := slipway.RecordSleeps(off)
+	if _, err := off.Projects.List(context.Background(), nil); err == nil || len(*offWaits) != 0 {
+		t.Fatalf("retries off: err = %v, waits = %v", err, *offWaits)
+	}
+}
+
+func TestTimeoutAndCancellation(t *testing.T) {
+	// A listener that accepts connections and never answers.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var conns []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn)
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	base := "http://" + l.Addr().String()
+
+	c, _ := slipway.NewClient(base, slipway.WithAPIKey("slw_x"), slipway.WithTimeout(200*time.Millisecond), slipway.WithMaxRetries(0))
+	var netErr net.Error
+	if _, err := c.Projects.List(context.Background(), nil); !errors.As(err, &netErr) || !netErr.Timeout() {
+		t.Fatalf("timeout: %v", err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	c2, _ := slipway.NewClient(base, slipway.WithAPIKey("slw_x"))
+	if _, err := c2.Projects.List(ctx, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("context: %v", err)
+	}
+}
