@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Mapping, TypeVar
+from typing import Any, AsyncIterator, Mapping, TypeVar, overload
 
 import httpx
 from pydantic import BaseModel
@@ -143,7 +143,13 @@ class AsyncSlipway:
             await response.aclose()
             await _sleep(delay)
 
-    async def _request(self, method: str, path: str, cast: type[T] | None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any:
+    @overload
+    async def _request(self, method: str, path: str, cast: type[T], *, params: Mapping[str, Any] | None = None, json: Any = None) -> T: ...
+
+    @overload
+    async def _request(self, method: str, path: str, cast: None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> None: ...
+
+    async def _request(self, method: str, path: str, cast: type[T] | None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> T | None:
         return parse(await self._send(method, path, params, json), cast)
 
     async def _get_page(self, path: str, model: type[T], params: dict[str, Any]) -> AsyncPage[T]:

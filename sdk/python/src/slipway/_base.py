@@ -72,7 +72,7 @@ class RetryPolicy:
             after = parse_retry_after(response.headers.get("retry-after"))
             if after is not None:
                 return after if after <= self.max_retry_after else None
-        backoff = min(self.max_delay, self.initial_delay * (2**attempt))
+        backoff: float = min(self.max_delay, self.initial_delay * (2**attempt))
         return backoff / 2 + random.uniform(0, backoff / 2)
 
 
@@ -100,12 +100,12 @@ def is_invalid_token(response: httpx.Response) -> bool:
     if 'error="invalid_token"' in response.headers.get("www-authenticate", ""):
         return True
     try:
-        return response.json().get("error", {}).get("code") == "invalid_token"
+        return bool(response.json().get("error", {}).get("code") == "invalid_token")
     except (ValueError, AttributeError):
         return False
 
 
-def parse(response: httpx.Response, cast: type[T] | None) -> Any:
+def parse(response: httpx.Response, cast: type[T] | None) -> T | None:
     if response.status_code >= 400:
         raise error_from_response(response)
     if cast is None or response.status_code == 204 or not response.content:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, Mapping, TypeVar
+from typing import Any, Iterator, Mapping, TypeVar, overload
 
 import httpx
 from pydantic import BaseModel
@@ -134,7 +134,13 @@ class Slipway:
             response.close()
             _sleep(delay)
 
-    def _request(self, method: str, path: str, cast: type[T] | None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> Any:
+    @overload
+    def _request(self, method: str, path: str, cast: type[T], *, params: Mapping[str, Any] | None = None, json: Any = None) -> T: ...
+
+    @overload
+    def _request(self, method: str, path: str, cast: None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> None: ...
+
+    def _request(self, method: str, path: str, cast: type[T] | None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> T | None:
         return parse(self._send(method, path, params, json), cast)
 
     def _get_page(self, path: str, model: type[T], params: dict[str, Any]) -> Page[T]:
