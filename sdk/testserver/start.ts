@@ -10,7 +10,12 @@
  *   redirect URI (any port on 127.0.0.1, RFC 8252 §7.3) and authorization_code + refresh_token, a
  *   confidential client with client_credentials, a project, and an API key (read write) for it.
  * - `--rate-limit N`: /v1 requests per hour per credential (apiRateLimitPerHour), for 429 tests.
+ * - `--rate-limit-reset-in S`: the current rate-limit window ends S seconds after the JSON line is
+ *   printed, so a 429's Retry-After is at most S (see shiftClockToWindowEnd).
  * - Stops cleanly (server, database, temporary directory) when stdin closes, or on SIGTERM/SIGINT.
+ * - Commands, one per line on stdin, for tests of an unavailable database (embedded FerretDB only):
+ *   `database stop` and `database start` (same port and data); each is answered by one JSON line on
+ *   stdout, `{"database":"stopped"}` / `{"database":"started"}` (or `{"error":"…"}`).
  *
  * Server logs go to stderr (level `warn` unless --log-level says otherwise); stdout carries only the
  * JSON line, whose fields are documented in sdk/testserver/README.md.
@@ -19,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import type { Principal } from '../../src/auth/principal.ts';
@@ -50,12 +56,49 @@ export interface HarnessInfo {
 const { values } = parseArgs({
   options: {
     'rate-limit': { type: 'string' },
+    'rate-limit-reset-in': { type: 'string' },
     'log-level': { type: 'string', default: 'warn' },
   },
   strict: true,
 });
 
+/** The /v1 rate limiter counts in fixed windows of one hour aligned to the clock (src/http/rateLimit.ts). */
+const RATE_LIMIT_WINDOW_MS = 3_600_000;
+
+/**
+ * The server counts /v1 requests in fixed hourly windows, so a real 429 says "Retry-After: up to
+ * 3600". For a test that must see the retry succeed, this moves the clock of THIS process (the server
+ * and nothing else) forward so that the current window ends `seconds` from now: `Date.now()` (what the
+ * limiter, oidc-provider and jose read) gains a constant offset below one hour. Tokens are issued and
+ * verified by the same clock, so they stay valid; only timestamps the server writes with `new Date()`
+ * keep the real time.
+ */
+function shiftClockToWindowEnd(seconds: number): void {
+  const realNow = Date.now.bind(Date);
+  const now = realNow();
+  const untilBoundary = RATE_LIMIT_WINDOW_MS - (now % RATE_LIMIT_WINDOW_MS);
+  const offset = (((untilBoundary - seconds * 1000) % RATE_LIMIT_WINDOW_MS) + RATE_LIMIT_WINDOW_MS) % RATE_LIMIT_WINDOW_MS;
+  Date.now = () => realNow() + offset;
+}
+
 const cleanups: (() => Promise<unknown>)[] = [];
+
+/** The embedded database, while it runs, and how to start it again (for `database stop|start`). */
+let embedded: { current: EmbeddedDatabase | undefined; start: () => Promise<EmbeddedDatabase> } | undefined;
+
+async function command(line: string): Promise<Record<string, string>> {
+  if (!embedded) return { error: 'database commands need the embedded database (MONGODB_URI is set)' };
+  if (line === 'database stop') {
+    await embedded.current?.stop();
+    embedded.current = undefined;
+    return { database: 'stopped' };
+  }
+  if (line === 'database start') {
+    embedded.current ??= await embedded.start();
+    return { database: 'started' };
+  }
+  return { error: `unknown command: ${line}` };
+}
 let stopping: Promise<void> | undefined;
 
 async function stop(code: number): Promise<never> {
@@ -91,7 +134,9 @@ async function main(): Promise<void> {
   } else {
     const binary = await ensureFerretdbBinary(PROJECT_ROOT, FERRETDB_VERSION);
     const db: EmbeddedDatabase = await startFerretdb({ binary, dataDir: path.join(tmp, 'db') });
-    cleanups.push(() => db.stop());
+    const state = { current: db as EmbeddedDatabase | undefined, start: () => startFerretdb({ binary, dataDir: path.join(tmp, 'db'), port: db.port }) };
+    embedded = state;
+    cleanups.push(async () => state.current?.stop());
     mongodbUri = db.uri;
   }
 
@@ -168,6 +213,8 @@ async function main(): Promise<void> {
     project: { id: project._id, name: project.name },
     api_key: { id: issued.apiKey._id, key: issued.key, project_id: project._id, scopes: issued.apiKey.scopes },
   };
+  const resetIn = values['rate-limit-reset-in'];
+  if (resetIn) shiftClockToWindowEnd(Number(resetIn));
   process.stdout.write(`${JSON.stringify(info)}\n`);
 }
 
@@ -175,7 +222,16 @@ process.once('SIGTERM', () => void stop(0));
 process.once('SIGINT', () => void stop(0));
 process.stdin.on('end', () => void stop(0));
 process.stdin.on('close', () => void stop(0));
-process.stdin.resume();
+let commands = Promise.resolve();
+createInterface({ input: process.stdin }).on('line', (raw) => {
+  const line = raw.trim();
+  if (!line) return;
+  // One at a time, answered in order.
+  commands = commands.then(async () => {
+    const answer = await command(line).catch((err: unknown) => ({ error: (err as Error).message }));
+    process.stdout.write(`${JSON.stringify(answer)}\n`);
+  });
+});
 
 main().catch((err: unknown) => {
   process.stderr.write(`[testserver] could not start: ${(err as Error).stack ?? String(err)}\n`);

@@ -1,0 +1,219 @@
+import { ConnectionError, TimeoutError, errorFromResponse } from './errors.js';
+
+/** Where an access token comes from: a fixed one, an OAuth session that refreshes, client credentials… */
+export interface TokenProvider {
+  /** A current access token (refreshed first when the provider knows it has expired). */
+  getAccessToken(signal?: AbortSignal): Promise<string>;
+  /**
+   * Called once when the server answered 401 `invalid_token` although the token looked current
+   * (revoked, rotated keys, clock skew): returns a new token, or throws.
+   */
+  refresh?(signal?: AbortSignal, rejectedToken?: string): Promise<string>;
+}
+
+export interface ClientOptions {
+  /** Where Slipway runs, e.g. `https://slipway.example.com` (without `/v1`). */
+  baseUrl: string;
+  /** A project API key (`slw_…`), e.g. for CI. */
+  apiKey?: string;
+  /** A fixed OAuth access token (or dashboard session token). */
+  accessToken?: string;
+  /** Tokens that change over time, e.g. `oauth.session(tokens)` (refreshes automatically). */
+  auth?: TokenProvider;
+  /** Retries after 429, 503, timeouts and network errors; 0 turns retrying off. Default 2. */
+  maxRetries?: number;
+  /** Milliseconds each attempt may take before it is abandoned. Default 60 000. */
+  timeout?: number;
+  /** First backoff delay in ms (doubled each retry, with full jitter). Default 500. */
+  initialRetryDelay?: number;
+  /** Longest backoff delay in ms. Default 8 000. */
+  maxRetryDelay?: number;
+  /** A 429/503 whose `Retry-After` asks for longer than this many seconds is not retried. Default 60. */
+  maxRetryAfter?: number;
+  /**
+   * How the `Idempotency-Key` sent with every create (POST) is made, so a retry never creates twice:
+   * a function returning a fresh key, or `false` to send none. Default: a random UUID per call.
+   */
+  idempotencyKey?: false | (() => string);
+  /** Extra headers for every request. */
+  headers?: Record<string, string>;
+  /** A fetch implementation (default: the global `fetch`). */
+  fetch?: typeof fetch;
+}
+
+/** Per-call options: every method takes them as its last argument. */
+export interface RequestOptions {
+  /** Cancels the call (and its retries and backoff waits). */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeout` (ms per attempt). */
+  timeout?: number;
+  /** Overrides the client's `maxRetries`. */
+  maxRetries?: number;
+  /** The `Idempotency-Key` for this create, instead of a generated one. */
+  idempotencyKey?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined | null> | undefined;
+  body?: unknown;
+  /** The operation accepts `Idempotency-Key` (creates). */
+  idempotent?: boolean;
+}
+
+export const VERSION = '0.1.0';
+
+function randomKey(): string {
+  const c = globalThis.crypto;
+  if (typeof c?.randomUUID === 'function') return c.randomUUID();
+  const bytes = c.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** `Retry-After` in seconds (delta-seconds or an HTTP date), or undefined. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - Date.now()) / 1000);
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The HTTP layer: credentials, JSON, typed errors, retries with backoff, idempotency keys, timeouts. */
+export class ApiClient {
+  readonly baseUrl: string;
+  readonly #options: ClientOptions;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    if (!options?.baseUrl) throw new TypeError('baseUrl is required');
+    const credentials = [options.apiKey, options.accessToken, options.auth].filter((c) => c !== undefined);
+    if (credentials.length > 1) throw new TypeError('pass one of apiKey, accessToken or auth');
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#options = options;
+    this.#fetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
+  }
+
+  async #token(signal?: AbortSignal): Promise<string | undefined> {
+    const o = this.#options;
+    if (o.apiKey !== undefined) return o.apiKey;
+    if (o.accessToken !== undefined) return o.accessToken;
+    return await o.auth?.getAccessToken(signal);
+  }
+
+  #backoff(retry: number): number {
+    const initial = this.#options.initialRetryDelay ?? 500;
+    const max = this.#options.maxRetryDelay ?? 8000;
+    const ceiling = Math.min(max, initial * 2 ** retry);
+    // Full jitter, but never less than half the ceiling, so retries do not arrive in lockstep.
+    return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+
+  url(path: string, query?: RequestSpec['query']): string {
+    const url = new URL(`${this.baseUrl}${path}`);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+    }
+    return url.href;
+  }
+
+  /** Sends one /v1 request; resolves with the parsed JSON body (undefined for 204). */
+  async request<T>(spec: RequestSpec, options: RequestOptions = {}): Promise<T> {
+    const o = this.#options;
+    const maxRetries = options.maxRetries ?? o.maxRetries ?? 2;
+    const timeout = options.timeout ?? o.timeout ?? 60_000;
+    const maxRetryAfter = o.maxRetryAfter ?? 60;
+    const url = this.url(spec.path, spec.query);
+    const idempotencyKey =
+      spec.method === 'POST' && spec.idempotent ? (options.idempotencyKey ?? (o.idempotencyKey === false ? undefined : (o.idempotencyKey ?? randomKey)())) : undefined;
+    // Without an Idempotency-Key a POST that may have reached the server is not sent again.
+    const safeToResend = spec.method !== 'POST' || idempotencyKey !== undefined;
+    const signal = options.signal;
+    let refreshed = false;
+
+    for (let retry = 0; ; retry += 1) {
+      if (signal?.aborted) throw abortReason(signal);
+      const token = await this.#token(signal);
+      const headers: Record<string, string> = { accept: 'application/json', ...o.headers, ...options.headers };
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (spec.body !== undefined) headers['content-type'] = 'application/json';
+      if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+
+      const attempt = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        attempt.abort();
+      }, timeout);
+      const onAbort = () => attempt.abort(abortReason(signal!));
+      signal?.addEventListener('abort', onAbort, { once: true });
+
+      let response: Response;
+      let body: unknown;
+      try {
+        response = await this.#fetch(url, {
+          method: spec.method,
+          headers,
+          body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+          signal: attempt.signal,
+        });
+        const text = await response.text();
+        body = text ? JSON.parse(text) : undefined;
+      } catch (err) {
+        if (signal?.aborted) throw abortReason(signal);
+        const error = timedOut
+          ? new TimeoutError({ code: 'timeout', status: 0, message: `No response within ${timeout} ms: ${spec.method} ${spec.path}`, cause: err })
+          : err instanceof SyntaxError
+            ? new ConnectionError({ code: 'invalid_response', status: 0, message: `The response to ${spec.method} ${spec.path} was not JSON`, cause: err })
+            : new ConnectionError({ code: 'connection_error', status: 0, message: `Could not reach Slipway: ${(err as Error).message}`, cause: err });
+        if (safeToResend && retry < maxRetries && error.code !== 'invalid_response') {
+          await sleep(this.#backoff(retry), signal);
+          continue;
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      }
+
+      if (response.ok) return body as T;
+
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+      const error = errorFromResponse(response, body, retryAfter);
+      if (response.status === 401 && error.code === 'invalid_token' && o.auth?.refresh && !refreshed) {
+        // One refresh per call, not counted as a retry: the token was rejected, not the request.
+        refreshed = true;
+        await o.auth.refresh(signal, token);
+        retry -= 1;
+        continue;
+      }
+      if ((response.status === 429 || response.status === 503) && retry < maxRetries) {
+        if (retryAfter !== undefined && retryAfter > maxRetryAfter) throw error;
+        await sleep(retryAfter !== undefined ? retryAfter * 1000 : this.#backoff(retry), signal);
+        continue;
+      }
+      throw error;
+    }
+  }
+}
+

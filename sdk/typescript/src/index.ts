@@ -1,0 +1,20 @@
+export { Slipway } from './client.js';
+export { VERSION, parseRetryAfter, type ClientOptions, type RequestOptions, type RequestSpec, type TokenProvider } from './core.js';
+export {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  NotFoundError,
+  OAuthError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServerError,
+  SlipwayError,
+  TimeoutError,
+  ValidationError,
+  type ErrorDetail,
+} from './errors.js';
+export { OAuthSession, SlipwayOAuth, type AuthorizationRequest, type OAuthOptions, type TokenSet } from './oauth.js';
+export { paginate } from './pagination.js';
+export type * from './types.js';
