@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -113,63 +112,130 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 func TestA429IsRetriedAfterRetryAfter(t *testing.T) {
 	ctx := context.Background()
-	var statuses []int
-	var retryAfter []string
-	rec := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err == nil {
-			statuses = append(statuses, resp.StatusCode)
-			if resp.StatusCode == 429 {
-				retryAfter = append(retryAfter, resp.Header.Get("Retry-After"))
-			}
-		}
-		return resp, err
-	})
-	// Retry-After here is the rest of the hour-long window: let the client wait that long.
-	c, err := slipway.NewClient(limited.BaseURL, slipway.WithAPIKey(limited.APIKey.Key), slipway.WithHTTPClient(&http.Client{Transport: rec}), slipway.WithMaxRetryAfter(time.Hour))
+	// 3 requests an hour, in a window that ends 6 s after the harness is up: a real Retry-After ≤ 6 s.
+	limited, err := startHarness("--rate-limit", "3", "--rate-limit-reset-in", "6")
 	if err != nil {
 		t.Fatal(err)
 	}
-	waits := slipway.RecordSleeps(c)
+	defer limited.stop()
+	noRetry, _ := slipway.NewClient(limited.BaseURL, slipway.WithAPIKey(limited.APIKey.Key), slipway.WithMaxRetries(0))
 	for range 3 {
-		must[*slipway.Project](t)(c.Projects.Get(ctx, limited.Project.ID))
+		must[*slipway.Project](t)(noRetry.Projects.Get(ctx, limited.Project.ID))
 	}
-	_, err = c.Projects.Get(ctx, limited.Project.ID)
+	_, err = noRetry.Projects.Get(ctx, limited.Project.ID)
 	var limitedErr *slipway.Error
-	if !errors.As(err, &limitedErr) || limitedErr.Status != 429 || limitedErr.Code != "rate_limited" || limitedErr.RetryAfter < time.Second {
+	if !errors.As(err, &limitedErr) || limitedErr.Status != 429 || limitedErr.Code != "rate_limited" {
 		t.Fatalf("err = %#v", err)
 	}
-	if want := []int{200, 200, 200, 429, 429, 429}; !equalInts(statuses, want) {
-		t.Fatalf("statuses = %v, want %v", statuses, want)
+	retryAfter := limitedErr.RetryAfter
+	if retryAfter <= 0 || retryAfter > 6*time.Second {
+		t.Fatalf("Retry-After %v, want (0, 6 s]", retryAfter)
 	}
-	// Each retry waited exactly what the server's Retry-After said.
-	if len(*waits) != 2 {
-		t.Fatalf("waits = %v", *waits)
+
+	// A Retry-After longer than the client will wait for is returned, not waited for.
+	impatient, _ := slipway.NewClient(limited.BaseURL, slipway.WithAPIKey(limited.APIKey.Key), slipway.WithMaxRetries(3), slipway.WithMaxRetryAfter(0))
+	waits := slipway.RecordSleeps(impatient)
+	if _, err := impatient.Projects.Get(ctx, limited.Project.ID); !errors.As(err, &limitedErr) || len(*waits) != 0 {
+		t.Fatalf("err = %v, waits = %v", err, *waits)
 	}
-	for i, w := range *waits {
-		s, _ := strconv.Atoi(retryAfter[i])
-		if w != time.Duration(s)*time.Second {
-			t.Fatalf("wait %d = %v, Retry-After %s", i, w, retryAfter[i])
+
+	type sent struct {
+		at     time.Time
+		status int
+	}
+	var log []sent
+	rec := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		at := time.Now()
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err == nil {
+			log = append(log, sent{at, resp.StatusCode})
 		}
+		return resp, err
+	})
+	patient, _ := slipway.NewClient(limited.BaseURL, slipway.WithAPIKey(limited.APIKey.Key), slipway.WithHTTPClient(&http.Client{Transport: rec}))
+	p := must[*slipway.Project](t)(patient.Projects.Get(ctx, limited.Project.ID))
+	if p.Id != limited.Project.ID || len(log) != 2 || log[0].status != 429 || log[1].status != 200 {
+		t.Fatalf("sent = %+v", log)
 	}
-	// With the default limit on Retry-After (a minute), an hour-long one is not waited for.
-	c2, _ := slipway.NewClient(limited.BaseURL, slipway.WithAPIKey(limited.APIKey.Key))
-	waits2 := slipway.RecordSleeps(c2)
-	if _, err := c2.Projects.Get(ctx, limited.Project.ID); !errors.As(err, &limitedErr) || len(*waits2) != 0 {
-		t.Fatalf("err = %v, waits = %v", err, *waits2)
+	// The retry went out no sooner than the server asked (whole seconds, rounded up by the server).
+	if gap := log[1].at.Sub(log[0].at); gap < retryAfter-time.Second {
+		t.Fatalf("retried after %v, Retry-After %v", gap, retryAfter)
 	}
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
+func TestA503WhileTheDatabaseIsDownIsRetriedAndCreatesOnce(t *testing.T) {
+	ctx := context.Background()
+	outage, err := startHarness()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+	defer outage.stop()
+	type post struct {
+		status int
+		key    string
+	}
+	var mu sync.Mutex
+	var posts []post
+	rec := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err == nil && req.Method == http.MethodPost {
+			mu.Lock()
+			posts = append(posts, post{resp.StatusCode, req.Header.Get("Idempotency-Key")})
+			mu.Unlock()
+		}
+		return resp, err
+	})
+	c, _ := slipway.NewClient(outage.BaseURL, slipway.WithAPIKey(outage.APIKey.Key), slipway.WithMaxRetries(5), slipway.WithHTTPClient(&http.Client{Transport: rec}))
+	must[*slipway.Project](t)(c.Projects.Get(ctx, outage.APIKey.ProjectID))
+	if answer, err := outage.command("database stop"); err != nil || answer["database"] != "stopped" {
+		t.Fatalf("database stop: %v %v", answer, err)
+	}
+	branch := "go-outage-" + unique()
+	type result struct {
+		d   *slipway.Deployment
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := c.Deployments.Create(ctx, outage.APIKey.ProjectID, slipway.CreateDeployment{Environment: "production", Branch: branch})
+		done <- result{d, err}
+	}()
+	for range 300 {
+		mu.Lock()
+		got503 := len(posts) > 0 && posts[0].status == 503
+		mu.Unlock()
+		if got503 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if answer, err := outage.command("database start"); err != nil || answer["database"] != "started" {
+		t.Fatalf("database start: %v %v", answer, err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posts) < 2 || posts[0].status != 503 || posts[len(posts)-1].status != 201 {
+		t.Fatalf("posts = %+v", posts)
+	}
+	for _, p := range posts {
+		if p.key != posts[0].key || p.key == "" {
+			t.Fatalf("keys differ: %+v", posts)
 		}
 	}
-	return true
+	var same []string
+	for d, err := range c.Deployments.All(ctx, outage.APIKey.ProjectID, &slipway.ListDeploymentsParams{Branch: &branch}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		same = append(same, d.Id)
+	}
+	if len(same) != 1 || same[0] != r.d.Id {
+		t.Fatalf("deployments of %s: %v, want [%s]", branch, same, r.d.Id)
+	}
 }
 
 func closedPort(t *testing.T) string {

@@ -44,14 +44,25 @@ type harnessInfo struct {
 
 type harness struct {
 	harnessInfo
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
 }
 
-var (
-	server  *harness
-	limited *harness // --rate-limit 3, for the 429 test
-)
+// command sends a harness command ("database stop", "database start") and returns its JSON answer.
+func (h *harness) command(line string) (map[string]string, error) {
+	if _, err := io.WriteString(h.stdin, line+"\n"); err != nil {
+		return nil, err
+	}
+	answer, err := h.stdout.ReadBytes('\n')
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]string
+	return out, json.Unmarshal(answer, &out)
+}
+
+var server *harness
 
 // startHarness runs the shared live-server harness from the repository root.
 func startHarness(args ...string) (*harness, error) {
@@ -77,12 +88,13 @@ func startHarness(args ...string) (*harness, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	line, err := bufio.NewReader(stdout).ReadBytes('\n')
+	reader := bufio.NewReader(stdout)
+	line, err := reader.ReadBytes('\n')
 	if err != nil {
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("the test server did not start: %w", err)
 	}
-	h := &harness{cmd: cmd, stdin: stdin}
+	h := &harness{cmd: cmd, stdin: stdin, stdout: reader}
 	if err := json.Unmarshal(line, &h.harnessInfo); err != nil {
 		return nil, err
 	}
@@ -107,13 +119,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if limited, err = startHarness("--rate-limit", "3"); err != nil {
-		server.stop()
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	limited.stop()
 	server.stop()
 	os.Exit(code)
 }

@@ -37,6 +37,7 @@ class Harness:
             self._process.wait(timeout=30)
             raise RuntimeError("the test server did not start:\n" + "".join(self._stderr[-50:]))
         self.info: dict[str, Any] = json.loads(line)
+        self._lock = threading.Lock()
         self.base_url: str = self.info["base_url"]
         self.issuer: str = self.info["issuer"]
 
@@ -44,6 +45,15 @@ class Harness:
         assert self._process.stderr is not None
         for line in self._process.stderr:
             self._stderr.append(line)
+
+    def command(self, line: str) -> dict[str, Any]:
+        """Sends a harness command (``database stop`` / ``database start``) and returns its answer."""
+        assert self._process.stdin is not None and self._process.stdout is not None
+        with self._lock:
+            self._process.stdin.write(line + "\n")
+            self._process.stdin.flush()
+            answer: dict[str, Any] = json.loads(self._process.stdout.readline())
+        return answer
 
     def stop(self) -> None:
         # Closing stdin asks the harness to stop the server and database and remove its files.

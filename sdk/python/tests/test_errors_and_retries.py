@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -109,39 +110,70 @@ def test_every_post_gets_its_own_idempotency_key(harness: Harness, unique: str) 
 
 @pytest.fixture(scope="module")
 def limited() -> Iterator[Harness]:
-    server = Harness("--rate-limit", "3")
+    # 3 requests an hour, in a window that ends 6 s after the harness is up: a real Retry-After ≤ 6 s.
+    server = Harness("--rate-limit", "3", "--rate-limit-reset-in", "6")
     yield server
     server.stop()
 
 
-def test_429_is_retried_after_retry_after(limited: Harness, no_sleep: list[float]) -> None:
-    statuses: list[int] = []
-    retry_afters: list[str] = []
-
-    def record(response: httpx.Response) -> None:
-        statuses.append(response.status_code)
-        if response.status_code == 429:
-            retry_afters.append(response.headers["retry-after"])
-
-    http = httpx.Client(event_hooks={"response": [record]})
-    project_id = limited.info["project"]["id"]
-    # Retry-After here is the rest of the hour-long window; let the policy wait that long.
-    policy = slipway.RetryPolicy(max_retries=2, max_retry_after=3600)
-    with Slipway(base_url=limited.base_url, api_key=limited.info["api_key"]["key"], http_client=http, retry_policy=policy) as client:
+def test_429_is_retried_after_retry_after(limited: Harness) -> None:
+    key, project_id = limited.info["api_key"]["key"], limited.info["project"]["id"]
+    with Slipway(base_url=limited.base_url, api_key=key, max_retries=0) as no_retry:
         for _ in range(3):
-            client.projects.get(project_id)
+            no_retry.projects.get(project_id)
         with pytest.raises(RateLimitError) as caught:
-            client.projects.get(project_id)
-    assert statuses == [200, 200, 200, 429, 429, 429]
-    # Each retry waited exactly what the server's Retry-After said.
-    assert no_sleep == [float(v) for v in retry_afters[:2]] and all(w >= 1 for w in no_sleep)
-    assert caught.value.code == "rate_limited" and caught.value.retry_after == float(retry_afters[-1])
+            no_retry.projects.get(project_id)
+    retry_after = caught.value.retry_after
+    assert caught.value.code == "rate_limited" and caught.value.status == 429
+    assert retry_after is not None and 0 < retry_after <= 6
+
+    # A Retry-After longer than the client will wait for is raised, not waited for.
+    impatient = slipway.RetryPolicy(max_retries=3, max_retry_after=0)
+    with Slipway(base_url=limited.base_url, api_key=key, retry_policy=impatient) as client, pytest.raises(RateLimitError):
+        client.projects.get(project_id)
+
+    sent: list[tuple[float, int]] = []
+    hooks = {"response": [lambda response: sent.append((time.monotonic(), response.status_code))]}
+    with Slipway(base_url=limited.base_url, api_key=key, http_client=httpx.Client(event_hooks=hooks)) as patient:
+        assert patient.projects.get(project_id).id == project_id
+    assert [status for _, status in sent] == [429, 200]
+    # The retry went out no sooner than the server asked (whole seconds, rounded up by the server).
+    assert sent[1][0] - sent[0][0] >= retry_after - 1
 
 
-def test_429_with_a_long_retry_after_is_not_waited_for_by_default(limited: Harness, no_sleep: list[float]) -> None:
-    with Slipway(base_url=limited.base_url, api_key=limited.info["api_key"]["key"]) as client, pytest.raises(RateLimitError):
-        client.projects.get(limited.info["project"]["id"])
-    assert no_sleep == []
+def test_503_while_the_database_is_down_is_retried_and_creates_once(unique: str) -> None:
+    outage = Harness()
+    try:
+        key, project_id = outage.info["api_key"]["key"], outage.info["api_key"]["project_id"]
+        posts: list[tuple[int, str]] = []
+
+        def record(response: httpx.Response) -> None:
+            if response.request.method == "POST":
+                posts.append((response.status_code, response.request.headers["idempotency-key"]))
+
+        client = Slipway(base_url=outage.base_url, api_key=key, max_retries=5, http_client=httpx.Client(event_hooks={"response": [record]}))
+        client.projects.get(project_id)
+        assert outage.command("database stop") == {"database": "stopped"}
+        result: dict[str, Any] = {}
+        creating = threading.Thread(
+            target=lambda: result.update(d=client.deployments.create(project_id, environment="production", branch=f"outage-{unique}")),
+            daemon=True,
+        )
+        creating.start()
+        for _ in range(300):
+            if any(status == 503 for status, _ in posts):
+                break
+            time.sleep(0.1)
+        assert outage.command("database start") == {"database": "started"}
+        creating.join(timeout=60)
+        deployment = result["d"]
+        assert posts[0][0] == 503 and posts[-1][0] == 201
+        assert len({key for _, key in posts}) == 1
+        same = [d.id for d in client.deployments.list_all(project_id, branch=f"outage-{unique}")]
+        assert same == [deployment.id]
+        client.close()
+    finally:
+        outage.stop()
 
 
 def _closed_port() -> int:
