@@ -14,3 +14,6 @@ func RecordSleeps(c *Client) *[]time.Duration {
 	}
 	return waits
 }
+
+// VerifyWebhookSignatureAt checks a signature as if it were now (tests only).
+var VerifyWebhookSignatureAt = verifyWebhookSignatureAt

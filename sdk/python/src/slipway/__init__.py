@@ -6,7 +6,7 @@
     deployment = client.deployments.create("proj_...", environment="production", branch="main")
 """
 
-from . import models
+from . import models, webhooks
 from ._async_client import AsyncPage, AsyncSlipway
 from ._base import NOT_GIVEN, RetryPolicy
 from ._client import Page, Slipway
@@ -26,6 +26,7 @@ from ._errors import (
 )
 from ._version import __version__
 from .oauth import AsyncOAuth, AuthorizationRequest, OAuth, OAuthError
+from .webhooks import SignatureVerificationError
 
 __all__ = [
     "APIConnectionError",
@@ -47,9 +48,11 @@ __all__ = [
     "RateLimitError",
     "RetryPolicy",
     "ServerError",
+    "SignatureVerificationError",
     "Slipway",
     "SlipwayError",
     "ValidationError",
     "__version__",
     "models",
+    "webhooks",
 ]
