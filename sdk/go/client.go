@@ -283,3 +283,7 @@ func withPage(q url.Values, page int) url.Values {
 }
 
 func pathEscape(s string) string { return url.PathEscape(s) }
+
+// Ptr returns a pointer to v, for the optional fields of parameters:
+// &slipway.ListProjectsParams{PerPage: slipway.Ptr(50)}.
+func Ptr[T any](v T) *T { return &v }

@@ -240,5 +240,3 @@ func apiKeyClient(t *testing.T, opts ...slipway.Option) *slipway.Client {
 }
 
 func unique() string { return fmt.Sprintf("%x", time.Now().UnixNano())[6:] }
-
-func ptr[T any](v T) *T { return &v }

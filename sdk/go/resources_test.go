@@ -45,7 +45,7 @@ func must[T any](t *testing.T) func(T, error) T {
 func TestAPIKeyCreatesADeployment(t *testing.T) {
 	ctx := context.Background()
 	c := apiKeyClient(t)
-	d := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, server.APIKey.ProjectID, slipway.CreateDeployment{Environment: "production", Branch: "main", CommitSha: ptr("9fceb02d")}))
+	d := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, server.APIKey.ProjectID, slipway.CreateDeployment{Environment: "production", Branch: "main", CommitSha: slipway.Ptr("9fceb02d")}))
 	if d.ProjectId != server.APIKey.ProjectID || d.Status != "queued" || d.CreatedBy.Type != "api_key" || d.CreatedBy.Id != server.APIKey.ID {
 		t.Fatalf("deployment = %+v", d)
 	}
@@ -64,11 +64,11 @@ func TestProjects(t *testing.T) {
 		p := must[*slipway.Project](t)(c.Projects.Create(ctx, slipway.CreateProject{Name: fmt.Sprintf("go-%s-%d", u, i)}))
 		ids = append(ids, p.Id)
 	}
-	first := must[*slipway.ProjectList](t)(c.Projects.List(ctx, &slipway.ListProjectsParams{PerPage: ptr(2)}))
+	first := must[*slipway.ProjectList](t)(c.Projects.List(ctx, &slipway.ListProjectsParams{PerPage: slipway.Ptr(2)}))
 	if len(first.Data) != 2 || first.Pagination.Total < 5 {
 		t.Fatalf("first page = %+v", first.Pagination)
 	}
-	all := collect(t, c.Projects.All(ctx, &slipway.ListProjectsParams{PerPage: ptr(2)}))
+	all := collect(t, c.Projects.All(ctx, &slipway.ListProjectsParams{PerPage: slipway.Ptr(2)}))
 	seen := map[string]bool{}
 	for _, p := range all {
 		seen[p.Id] = true
@@ -83,7 +83,7 @@ func TestProjects(t *testing.T) {
 	}
 	// Stopping early fetches no more.
 	n := 0
-	for _, err := range c.Projects.All(ctx, &slipway.ListProjectsParams{PerPage: ptr(1)}) {
+	for _, err := range c.Projects.All(ctx, &slipway.ListProjectsParams{PerPage: slipway.Ptr(1)}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestProjects(t *testing.T) {
 	}
 
 	paused := slipway.UpdateProjectStatus("paused")
-	p := must[*slipway.Project](t)(c.Projects.Update(ctx, ids[0], slipway.UpdateProject{Name: ptr("go-" + u + "-renamed"), Status: &paused}))
+	p := must[*slipway.Project](t)(c.Projects.Update(ctx, ids[0], slipway.UpdateProject{Name: slipway.Ptr("go-" + u + "-renamed"), Status: &paused}))
 	if p.Name != "go-"+u+"-renamed" || p.Status != "paused" {
 		t.Fatalf("updated = %+v", p)
 	}
@@ -117,12 +117,12 @@ func TestDeployments(t *testing.T) {
 		d := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, project.Id, slipway.CreateDeployment{Environment: env, Branch: fmt.Sprintf("feature/%d", i)}))
 		made = append(made, d.Id)
 	}
-	page := must[*slipway.DeploymentList](t)(c.Deployments.List(ctx, project.Id, &slipway.ListDeploymentsParams{PerPage: ptr(2)}))
+	page := must[*slipway.DeploymentList](t)(c.Deployments.List(ctx, project.Id, &slipway.ListDeploymentsParams{PerPage: slipway.Ptr(2)}))
 	if page.Pagination.Total != 5 || len(page.Data) != 2 {
 		t.Fatalf("page = %+v", page.Pagination)
 	}
 	var got []string
-	for _, d := range collect(t, c.Deployments.All(ctx, project.Id, &slipway.ListDeploymentsParams{PerPage: ptr(2)})) {
+	for _, d := range collect(t, c.Deployments.All(ctx, project.Id, &slipway.ListDeploymentsParams{PerPage: slipway.Ptr(2)})) {
 		got = append(got, d.Id)
 	}
 	slices.Sort(got)
@@ -130,7 +130,7 @@ func TestDeployments(t *testing.T) {
 	if !slices.Equal(got, made) {
 		t.Fatalf("All = %v, want %v", got, made)
 	}
-	staging := collect(t, c.Deployments.All(ctx, project.Id, &slipway.ListDeploymentsParams{Environment: ptr("staging"), PerPage: ptr(1)}))
+	staging := collect(t, c.Deployments.All(ctx, project.Id, &slipway.ListDeploymentsParams{Environment: slipway.Ptr("staging"), PerPage: slipway.Ptr(1)}))
 	if len(staging) != 2 {
 		t.Fatalf("staging = %d", len(staging))
 	}
@@ -149,18 +149,18 @@ func TestConfigurations(t *testing.T) {
 		cfg := must[*slipway.Configuration](t)(c.Configurations.Create(ctx, project.Id, slipway.CreateConfiguration{Environment: "production", Key: fmt.Sprintf("KEY_%d", i), Value: fmt.Sprint(i)}))
 		ids = append(ids, cfg.Id)
 	}
-	secret := must[*slipway.Configuration](t)(c.Configurations.Create(ctx, project.Id, slipway.CreateConfiguration{Environment: "production", Key: "DATABASE_URL", Value: "postgres://db", Secret: ptr(true)}))
+	secret := must[*slipway.Configuration](t)(c.Configurations.Create(ctx, project.Id, slipway.CreateConfiguration{Environment: "production", Key: "DATABASE_URL", Value: "postgres://db", Secret: slipway.Ptr(true)}))
 	if !secret.Secret || secret.Value != nil {
 		t.Fatalf("secret = %+v", secret)
 	}
-	revealed := must[*slipway.Configuration](t)(c.Configurations.Get(ctx, project.Id, secret.Id, &slipway.GetConfigurationParams{Reveal: ptr(true)}))
+	revealed := must[*slipway.Configuration](t)(c.Configurations.Get(ctx, project.Id, secret.Id, &slipway.GetConfigurationParams{Reveal: slipway.Ptr(true)}))
 	if revealed.Value == nil || *revealed.Value != "postgres://db" {
 		t.Fatalf("revealed = %+v", revealed)
 	}
-	if all := collect(t, c.Configurations.All(ctx, project.Id, &slipway.ListConfigurationsParams{PerPage: ptr(3)})); len(all) != 4 {
+	if all := collect(t, c.Configurations.All(ctx, project.Id, &slipway.ListConfigurationsParams{PerPage: slipway.Ptr(3)})); len(all) != 4 {
 		t.Fatalf("All = %d", len(all))
 	}
-	updated := must[*slipway.Configuration](t)(c.Configurations.Update(ctx, project.Id, ids[0], slipway.UpdateConfiguration{Value: ptr("new")}))
+	updated := must[*slipway.Configuration](t)(c.Configurations.Update(ctx, project.Id, ids[0], slipway.UpdateConfiguration{Value: slipway.Ptr("new")}))
 	if *updated.Value != "new" {
 		t.Fatalf("updated = %+v", updated)
 	}
@@ -187,13 +187,13 @@ func TestAPIKeys(t *testing.T) {
 	if p, err := reader.Projects.Get(ctx, project.Id); err != nil || p.Id != project.Id {
 		t.Fatalf("the new key: %v", err)
 	}
-	if all := collect(t, c.APIKeys.All(ctx, project.Id, &slipway.ListApiKeysParams{PerPage: ptr(2)})); len(all) != 3 {
+	if all := collect(t, c.APIKeys.All(ctx, project.Id, &slipway.ListApiKeysParams{PerPage: slipway.Ptr(2)})); len(all) != 3 {
 		t.Fatalf("All = %d", len(all))
 	}
 	if k := must[*slipway.ApiKey](t)(c.APIKeys.Get(ctx, project.Id, issued[0].Id)); k.Name != "ci 0" {
 		t.Fatalf("get = %+v", k)
 	}
-	rotated := must[*slipway.IssuedApiKey](t)(c.APIKeys.Rotate(ctx, project.Id, issued[1].Id, slipway.RotateApiKey{GracePeriodSeconds: ptr(0)}))
+	rotated := must[*slipway.IssuedApiKey](t)(c.APIKeys.Rotate(ctx, project.Id, issued[1].Id, slipway.RotateApiKey{GracePeriodSeconds: slipway.Ptr(0)}))
 	if rotated.Id != issued[1].Id || rotated.Key == nil || *rotated.Key == *issued[1].Key {
 		t.Fatalf("rotated = %+v", rotated)
 	}
@@ -209,16 +209,16 @@ func TestUsers(t *testing.T) {
 	u := unique()
 	var ids []string
 	for i := range 3 {
-		created := must[*slipway.CreatedUser](t)(c.Users.Create(ctx, slipway.CreateUser{Email: openapi_types.Email(fmt.Sprintf("go-%s-%d@example.com", u, i)), Name: "User", Role: "viewer", Password: ptr("correct horse battery staple")}))
+		created := must[*slipway.CreatedUser](t)(c.Users.Create(ctx, slipway.CreateUser{Email: openapi_types.Email(fmt.Sprintf("go-%s-%d@example.com", u, i)), Name: "User", Role: "viewer", Password: slipway.Ptr("correct horse battery staple")}))
 		ids = append(ids, created.Id)
 	}
-	first := must[*slipway.UserList](t)(c.Users.List(ctx, &slipway.ListUsersParams{PerPage: ptr(2)}))
-	all := collect(t, c.Users.All(ctx, &slipway.ListUsersParams{PerPage: ptr(2)}))
+	first := must[*slipway.UserList](t)(c.Users.List(ctx, &slipway.ListUsersParams{PerPage: slipway.Ptr(2)}))
+	all := collect(t, c.Users.All(ctx, &slipway.ListUsersParams{PerPage: slipway.Ptr(2)}))
 	if len(all) != first.Pagination.Total || len(all) < 5 {
 		t.Fatalf("All = %d, total %d", len(all), first.Pagination.Total)
 	}
 	developer := slipway.UpdateUserRole("developer")
-	updated := must[*slipway.User](t)(c.Users.Update(ctx, ids[0], slipway.UpdateUser{Name: ptr("Renamed"), Role: &developer}))
+	updated := must[*slipway.User](t)(c.Users.Update(ctx, ids[0], slipway.UpdateUser{Name: slipway.Ptr("Renamed"), Role: &developer}))
 	if updated.Name != "Renamed" || updated.Role != "developer" {
 		t.Fatalf("updated = %+v", updated)
 	}
@@ -243,8 +243,8 @@ func TestOAuthClients(t *testing.T) {
 	if conf.ClientSecret == nil || *conf.ClientSecret == "" {
 		t.Fatal("no client secret")
 	}
-	first := must[*slipway.OAuthClientList](t)(c.OAuthClients.List(ctx, &slipway.ListOAuthClientsParams{PerPage: ptr(2)}))
-	if all := collect(t, c.OAuthClients.All(ctx, &slipway.ListOAuthClientsParams{PerPage: ptr(2)})); len(all) != first.Pagination.Total || len(all) < 5 {
+	first := must[*slipway.OAuthClientList](t)(c.OAuthClients.List(ctx, &slipway.ListOAuthClientsParams{PerPage: slipway.Ptr(2)}))
+	if all := collect(t, c.OAuthClients.All(ctx, &slipway.ListOAuthClientsParams{PerPage: slipway.Ptr(2)})); len(all) != first.Pagination.Total || len(all) < 5 {
 		t.Fatalf("All = %d, total %d", len(all), first.Pagination.Total)
 	}
 	if got := must[*slipway.OAuthClient](t)(c.OAuthClients.Get(ctx, ids[0])); got.ClientName != fmt.Sprintf("go-%s-0", u) {
@@ -268,7 +268,7 @@ func TestEvents(t *testing.T) {
 	for i := range 3 {
 		must[*slipway.Deployment](t)(c.Deployments.Create(ctx, project.Id, slipway.CreateDeployment{Environment: "production", Branch: fmt.Sprintf("b%d", i)}))
 	}
-	events := collect(t, c.Events.All(ctx, &slipway.ListEventsParams{ProjectId: &project.Id, PerPage: ptr(2)}))
+	events := collect(t, c.Events.All(ctx, &slipway.ListEventsParams{ProjectId: &project.Id, PerPage: slipway.Ptr(2)}))
 	created := 0
 	for _, e := range events {
 		if e.ProjectId == nil || *e.ProjectId != project.Id {
@@ -281,7 +281,7 @@ func TestEvents(t *testing.T) {
 	if created != 3 || len(events) < 4 {
 		t.Fatalf("events = %d, deployment.created = %d", len(events), created)
 	}
-	page := must[*slipway.EventList](t)(c.Events.List(ctx, &slipway.ListEventsParams{ProjectId: &project.Id, PerPage: ptr(2)}))
+	page := must[*slipway.EventList](t)(c.Events.List(ctx, &slipway.ListEventsParams{ProjectId: &project.Id, PerPage: slipway.Ptr(2)}))
 	if page.Pagination.Total != len(events) {
 		t.Fatalf("total %d, iterated %d", page.Pagination.Total, len(events))
 	}
