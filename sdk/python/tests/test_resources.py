@@ -33,6 +33,7 @@ def test_projects(admin_client: Slipway, unique: str) -> None:
     assert first.has_next_page
     second = first.next_page()
     assert second is not None and second.pagination.page == 2
+    assert [p.id for p in second] == [p.id for p in second.data] and len(second) == 2
     assert {p.id for p in first.data}.isdisjoint(p.id for p in second.data)
 
     everything = list(admin_client.projects.list_all(per_page=2))

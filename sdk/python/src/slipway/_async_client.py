@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any, AsyncIterator, Mapping, TypeVar, overload
 
 import httpx
@@ -80,8 +81,6 @@ class AsyncSlipway:
         http_client: httpx.AsyncClient | None = None,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
-        import os
-
         self.base_url = resolve_base_url(base_url)
         given = [c for c in (api_key, access_token, oauth) if c is not None]
         if len(given) > 1:

@@ -7,7 +7,7 @@ import platform
 import random
 import uuid
 from dataclasses import dataclass
-from typing import Any, Generic, Mapping, TypeVar
+from typing import Any, Generic, Iterator, Mapping, TypeVar
 
 import httpx
 from pydantic import BaseModel
@@ -139,6 +139,10 @@ class BasePage(Generic[T]):
 
     def __len__(self) -> int:
         return len(self.data)
+
+    def __iter__(self) -> Iterator[T]:
+        """The items of this page only (``iter_all()`` continues over the next pages)."""
+        return iter(self.data)
 
     def __repr__(self) -> str:
         p = self.pagination

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Iterator, Mapping, TypeVar, overload
 
@@ -71,8 +72,6 @@ class Slipway:
         http_client: httpx.Client | None = None,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
-        import os
-
         self.base_url = resolve_base_url(base_url)
         given = [c for c in (api_key, access_token, oauth) if c is not None]
         if len(given) > 1:
