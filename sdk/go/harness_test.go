@@ -32,6 +32,10 @@ type harnessInfo struct {
 		ClientID    string `json:"client_id"`
 		RedirectURI string `json:"redirect_uri"`
 	} `json:"public_client"`
+	ConfidentialClient struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	} `json:"confidential_client"`
 	Project struct {
 		ID string `json:"id"`
 	} `json:"project"`

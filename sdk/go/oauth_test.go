@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 	slipway "slipway.dev/sdk/go"
 )
 
@@ -163,5 +164,22 @@ func TestAnAccessTokenTheAPIRefusesIsAnInvalidTokenError(t *testing.T) {
 	var apiErr *slipway.Error
 	if !errors.As(err, &apiErr) || apiErr.Status != 401 || apiErr.Code != "invalid_token" || apiErr.RequestID == "" {
 		t.Fatalf("err = %#v", err)
+	}
+}
+
+func TestAClientCredentialsTokenSourceWorks(t *testing.T) {
+	ctx := context.Background()
+	cc := clientcredentials.Config{
+		ClientID:     server.ConfidentialClient.ClientID,
+		ClientSecret: server.ConfidentialClient.ClientSecret,
+		TokenURL:     server.Issuer + "/token",
+		Scopes:       []string{"read"},
+	}
+	c, err := slipway.NewClient(server.BaseURL, slipway.WithTokenSource(cc.TokenSource(ctx)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := c.Projects.Get(ctx, server.Project.ID); err != nil || p.Id != server.Project.ID {
+		t.Fatalf("get = %v, %v", p, err)
 	}
 }
