@@ -102,3 +102,14 @@ async def test_retries_network_errors(monkeypatch: pytest.MonkeyPatch) -> None:
         with pytest.raises(slipway.APIConnectionError):
             await client.projects.get("proj_x")
     assert len(waits) == 2
+
+
+async def test_client_credentials(harness: Harness) -> None:
+    confidential = harness.info["confidential_client"]
+    oauth = AsyncOAuth(harness.issuer, confidential["client_id"], client_secret=confidential["client_secret"])
+    first = await oauth.client_credentials(scope="read")
+    async with AsyncSlipway(base_url=harness.base_url, oauth=oauth) as client:
+        oauth.token["expires_at"] = 1  # type: ignore[index]
+        assert (await client.projects.get(harness.info["project"]["id"])).id == harness.info["project"]["id"]
+    assert oauth.token is not None and oauth.token["access_token"] != first["access_token"]
+    await oauth.aclose()

@@ -125,3 +125,17 @@ def test_access_token_without_refresh_token_gets_authentication_error(harness: H
     assert caught.value.status == 401
     assert caught.value.code == "invalid_token"
     assert caught.value.request_id
+
+
+def test_client_credentials_for_a_confidential_client_renewed_on_expiry(harness: Harness) -> None:
+    transport = RecordingTransport()
+    confidential = harness.info["confidential_client"]
+    oauth = OAuth(harness.issuer, confidential["client_id"], client_secret=confidential["client_secret"], transport=transport)
+    first = oauth.client_credentials(scope="read")
+    with Slipway(base_url=harness.base_url, oauth=oauth) as client:
+        assert client.projects.get(harness.info["project"]["id"]).id == harness.info["project"]["id"]
+        oauth.token["expires_at"] = 1  # type: ignore[index]
+        assert client.projects.list().pagination.total >= 1
+    assert [r["grant_type"] for r in transport.token_requests] == [["client_credentials"], ["client_credentials"]]
+    assert transport.token_requests[0]["scope"] == ["read"]
+    assert oauth.token is not None and oauth.token["access_token"] != first["access_token"]

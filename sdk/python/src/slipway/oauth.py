@@ -74,6 +74,7 @@ class _OAuthBase:
         self.issuer = issuer.rstrip("/")
         self.client_id = client_id
         self._on_token = on_token
+        self._client_credentials_scope: str | None = None
 
     @property
     def authorization_endpoint(self) -> str:
@@ -146,33 +147,43 @@ class OAuth(_OAuthBase):
         self._updated(token)
         return token
 
+    def client_credentials(self, scope: str = DEFAULT_SCOPE) -> OAuth2Token:
+        """For a confidential client (``client_secret=``) acting for its own account: gets a token with
+        the client_credentials grant, and gets a new one the same way whenever it expires."""
+        with self._lock:
+            self._client_credentials_scope = scope
+            return self._renew(None)
+
+    def _renew(self, token: OAuth2Token | None) -> OAuth2Token:
+        try:
+            if token is not None and token.get("refresh_token"):
+                return self._session.refresh_token(self.token_endpoint, refresh_token=token["refresh_token"])
+            if self._client_credentials_scope is not None:
+                new = self._session.fetch_token(self.token_endpoint, grant_type="client_credentials", scope=self._client_credentials_scope)
+                self._updated(new)
+                return new
+        except Exception as err:  # authlib's errors, as OAuthError
+            raise _as_error(err) from err
+        raise AuthenticationError("The access token is no longer valid and there is no refresh token.", code="invalid_token", status=401)
+
     def refresh(self, *, if_access_token: str | None = None) -> OAuth2Token:
         """Refreshes now. With ``if_access_token``, only if that is still the current access token
         (another thread may have refreshed already: a rotated refresh token must not be reused)."""
         with self._lock:
             token = self._session.token
-            if token is None or not token.get("refresh_token"):
-                raise AuthenticationError("The access token is no longer valid and there is no refresh token.", code="invalid_token", status=401)
-            if if_access_token is not None and token.get("access_token") != if_access_token:
+            if token is not None and if_access_token is not None and token.get("access_token") != if_access_token:
                 return token
-            try:
-                return self._session.refresh_token(self.token_endpoint, refresh_token=token["refresh_token"])
-            except Exception as err:
-                raise _as_error(err) from err
+            return self._renew(token)
 
     def access_token(self) -> str:
-        """The current access token, refreshed first when it has expired (or is about to)."""
+        """The current access token, renewed first when it has expired (or is about to)."""
         with self._lock:
             token = self._session.token
             if token is None:
                 raise AuthenticationError("Not logged in: exchange a code first (or pass token=).", code="unauthorized", status=401)
-            expired = token.is_expired(leeway=self._session.leeway)
-            if expired and token.get("refresh_token"):
-                try:
-                    self._session.refresh_token(self.token_endpoint, refresh_token=token["refresh_token"])
-                except Exception as err:
-                    raise _as_error(err) from err
-            return str(self._session.token["access_token"])
+            if token.is_expired(leeway=self._session.leeway) and (token.get("refresh_token") or self._client_credentials_scope is not None):
+                token = self._renew(token)
+            return str(token["access_token"])
 
     def close(self) -> None:
         self._session.close()
@@ -225,29 +236,38 @@ class AsyncOAuth(_OAuthBase):
         await self._updated(token)
         return token
 
+    async def client_credentials(self, scope: str = DEFAULT_SCOPE) -> OAuth2Token:
+        async with self._lock:
+            self._client_credentials_scope = scope
+            return await self._renew(None)
+
+    async def _renew(self, token: OAuth2Token | None) -> OAuth2Token:
+        try:
+            if token is not None and token.get("refresh_token"):
+                return await self._session.refresh_token(self.token_endpoint, refresh_token=token["refresh_token"])
+            if self._client_credentials_scope is not None:
+                new = await self._session.fetch_token(self.token_endpoint, grant_type="client_credentials", scope=self._client_credentials_scope)
+                await self._updated(new)
+                return new
+        except Exception as err:
+            raise _as_error(err) from err
+        raise AuthenticationError("The access token is no longer valid and there is no refresh token.", code="invalid_token", status=401)
+
     async def refresh(self, *, if_access_token: str | None = None) -> OAuth2Token:
         async with self._lock:
             token = self._session.token
-            if token is None or not token.get("refresh_token"):
-                raise AuthenticationError("The access token is no longer valid and there is no refresh token.", code="invalid_token", status=401)
-            if if_access_token is not None and token.get("access_token") != if_access_token:
+            if token is not None and if_access_token is not None and token.get("access_token") != if_access_token:
                 return token
-            try:
-                return await self._session.refresh_token(self.token_endpoint, refresh_token=token["refresh_token"])
-            except Exception as err:
-                raise _as_error(err) from err
+            return await self._renew(token)
 
     async def access_token(self) -> str:
         async with self._lock:
             token = self._session.token
             if token is None:
                 raise AuthenticationError("Not logged in: exchange a code first (or pass token=).", code="unauthorized", status=401)
-            if token.is_expired(leeway=self._session.leeway) and token.get("refresh_token"):
-                try:
-                    await self._session.refresh_token(self.token_endpoint, refresh_token=token["refresh_token"])
-                except Exception as err:
-                    raise _as_error(err) from err
-            return str(self._session.token["access_token"])
+            if token.is_expired(leeway=self._session.leeway) and (token.get("refresh_token") or self._client_credentials_scope is not None):
+                token = await self._renew(token)
+            return str(token["access_token"])
 
     async def aclose(self) -> None:
         await self._session.aclose()
