@@ -178,7 +178,13 @@ export class ApiClient {
           signal: attempt.signal,
         });
         const text = await response.text();
-        body = text ? JSON.parse(text) : undefined;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch (err) {
+          // An error page from a proxy is still an error of its status; a success must be JSON.
+          if (response.ok) throw err;
+          body = undefined;
+        }
       } catch (err) {
         if (signal?.aborted) throw abortReason(signal);
         const error = timedOut

