@@ -1,9 +1,9 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # Regenerates types.gen.go from BASE_URL/openapi.json with the oapi-codegen pinned in go.mod (a
 # `tool` directive) and the options in oapi-codegen.yaml. Deterministic: the no-drift test checks it.
-set -euo pipefail
+set -eu
 if [ $# -ne 1 ]; then echo "usage: $0 BASE_URL" >&2; exit 2; fi
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "$0")/.."
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 curl -fsS "${1%/}/openapi.json" -o "$tmp/openapi.json"

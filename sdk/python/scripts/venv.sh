@@ -1,7 +1,6 @@
-# Sourced by generate.sh and test.sh: creates sdk/python/.venv from PyPI with the pinned tools
-# (requirements-dev.txt) and the SDK itself (editable), once; again only when those files change.
-set -euo pipefail
-SDK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Sourced (with SDK_DIR set) by generate.sh and test.sh: creates sdk/python/.venv from PyPI with the
+# pinned tools (requirements-dev.txt) and the SDK itself (editable), once; again only when those
+# files change. POSIX sh.
 VENV="$SDK_DIR/.venv"
 PYTHON_BIN="${PYTHON:-python3}"
 stamp="$(cat "$SDK_DIR/requirements-dev.txt" "$SDK_DIR/pyproject.toml" | sha256sum | cut -d' ' -f1)"
