@@ -36,6 +36,7 @@ type Client struct {
 	tokenSource   oauth2.TokenSource
 	maxRetries    int
 	maxRetryAfter time.Duration
+	timeout       time.Duration
 	userAgent     string
 	// sleep waits between retries; tests replace it to record the waits.
 	sleep func(ctx context.Context, d time.Duration) error
@@ -68,14 +69,9 @@ func WithTokenSource(ts oauth2.TokenSource) Option { return func(c *Client) { c.
 // WithHTTPClient sets the HTTP client (transport, proxy, timeout). Default: a client with a 30 s timeout.
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.httpClient = hc } }
 
-// WithTimeout bounds each attempt of a request (on the default HTTP client). Contexts bound whole calls.
-func WithTimeout(d time.Duration) Option {
-	return func(c *Client) {
-		hc := *c.httpClient
-		hc.Timeout = d
-		c.httpClient = &hc
-	}
-}
+// WithTimeout bounds each attempt of a request (default 30 s; it applies to a WithHTTPClient client
+// too, on a copy). The context.Context bounds the whole call, retries included.
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
 // WithMaxRetries sets how often a request is retried after 429, 503 or a network error (default 2; 0: never).
 func WithMaxRetries(n int) Option { return func(c *Client) { c.maxRetries = max(0, n) } }
@@ -105,6 +101,11 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	for _, opt := range opts {
 		opt(c)
+	}
+	if c.timeout > 0 {
+		hc := *c.httpClient
+		hc.Timeout = c.timeout
+		c.httpClient = &hc
 	}
 	if c.apiKey == "" && c.tokenSource == nil {
 		return nil, errors.New("slipway: no credential: use WithAPIKey, WithAccessToken or WithTokenSource")

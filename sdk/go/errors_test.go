@@ -304,6 +304,12 @@ func TestTimeoutAndCancellation(t *testing.T) {
 		t.Fatalf("timeout: %v", err)
 	}
 
+	// The timeout applies to an HTTP client of the caller's too, whatever the order of the options.
+	own, _ := slipway.NewClient(base, slipway.WithAPIKey("slw_x"), slipway.WithTimeout(200*time.Millisecond), slipway.WithHTTPClient(&http.Client{}), slipway.WithMaxRetries(0))
+	if _, err := own.Projects.List(context.Background(), nil); !errors.As(err, &netErr) || !netErr.Timeout() {
+		t.Fatalf("timeout with WithHTTPClient: %v", err)
+	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	c2, _ := slipway.NewClient(base, slipway.WithAPIKey("slw_x"))
