@@ -317,3 +317,21 @@ func TestTimeoutAndCancellation(t *testing.T) {
 		t.Fatalf("context: %v", err)
 	}
 }
+
+func TestForbiddenByRole(t *testing.T) {
+	ctx := context.Background()
+	// The viewer grants the app write, but a viewer's role allows reading only.
+	cfg := slipway.OAuthConfig(server.Issuer, server.PublicClient.ClientID, "", redirectURI, "read", "write")
+	req := slipway.NewAuthorizationRequest(cfg)
+	tok, err := slipway.Exchange(ctx, cfg, req, logIn(t, req.URL, server.Viewer.Email, server.Viewer.Password))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := slipway.NewClient(server.BaseURL, slipway.WithTokenSource(slipway.OAuthTokenSource(ctx, cfg, tok)))
+	must[*slipway.Project](t)(c.Projects.Get(ctx, server.Project.ID))
+	_, err = c.Projects.Create(ctx, slipway.CreateProject{Name: "not-for-viewers"})
+	var apiErr *slipway.Error
+	if !errors.As(err, &apiErr) || apiErr.Status != 403 || apiErr.Code != "forbidden" {
+		t.Fatalf("err = %#v", err)
+	}
+}

@@ -28,6 +28,9 @@ type harnessInfo struct {
 	Owner   struct {
 		ID, Email, Password string
 	} `json:"owner"`
+	Viewer struct {
+		ID, Email, Password string
+	} `json:"viewer"`
 	PublicClient struct {
 		ClientID    string `json:"client_id"`
 		RedirectURI string `json:"redirect_uri"`

@@ -18,6 +18,7 @@ from slipway import (
     APIConnectionError,
     APITimeoutError,
     NotFoundError,
+    OAuth,
     PermissionDeniedError,
     RateLimitError,
     Slipway,
@@ -25,7 +26,8 @@ from slipway import (
     ValidationError,
 )
 
-from .harness import Harness
+from .conftest import REDIRECT_URI
+from .harness import Harness, log_in
 
 
 def test_not_found(api_client: Slipway, info: dict[str, Any]) -> None:
@@ -225,3 +227,16 @@ def test_timeout() -> None:
         for conn in accepted:
             conn.close()
         listener.close()
+
+
+def test_forbidden_by_role(harness: Harness) -> None:
+    # The viewer grants the app `write`, but a viewer's role allows reading only.
+    oauth = OAuth(harness.issuer, harness.info["public_client"]["client_id"], redirect_uri=REDIRECT_URI)
+    request = oauth.authorization_url(scope="read write")
+    viewer = harness.info["viewer"]
+    oauth.exchange_code(log_in(request.url, viewer["email"], viewer["password"], REDIRECT_URI), state=request.state, code_verifier=request.code_verifier)
+    with Slipway(base_url=harness.base_url, oauth=oauth) as client:
+        assert client.projects.get(harness.info["project"]["id"]).id == harness.info["project"]["id"]
+        with pytest.raises(PermissionDeniedError) as caught:
+            client.projects.create(name="not-for-viewers")
+    assert (caught.value.status, caught.value.code) == (403, "forbidden")
