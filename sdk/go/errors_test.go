@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -332,6 +333,18 @@ func TestForbiddenByRole(t *testing.T) {
 	_, err = c.Projects.Create(ctx, slipway.CreateProject{Name: "not-for-viewers"})
 	var apiErr *slipway.Error
 	if !errors.As(err, &apiErr) || apiErr.Status != 403 || apiErr.Code != "forbidden" {
+		t.Fatalf("err = %#v", err)
+	}
+}
+
+func TestConflict(t *testing.T) {
+	ctx := context.Background()
+	c := adminClient(t)
+	name := "go-dup-" + unique()
+	must[*slipway.Project](t)(c.Projects.Create(ctx, slipway.CreateProject{Name: name}))
+	_, err := c.Projects.Create(ctx, slipway.CreateProject{Name: strings.ToUpper(name)}) // unique ignoring case
+	var apiErr *slipway.Error
+	if !errors.As(err, &apiErr) || apiErr.Status != 409 || apiErr.Code != "conflict" {
 		t.Fatalf("err = %#v", err)
 	}
 }

@@ -17,6 +17,7 @@ import slipway._client
 from slipway import (
     APIConnectionError,
     APITimeoutError,
+    ConflictError,
     NotFoundError,
     OAuth,
     PermissionDeniedError,
@@ -240,3 +241,10 @@ def test_forbidden_by_role(harness: Harness) -> None:
         with pytest.raises(PermissionDeniedError) as caught:
             client.projects.create(name="not-for-viewers")
     assert (caught.value.status, caught.value.code) == (403, "forbidden")
+
+
+def test_conflict(admin_client: Slipway, unique: str) -> None:
+    admin_client.projects.create(name=f"py-dup-{unique}")
+    with pytest.raises(ConflictError) as caught:
+        admin_client.projects.create(name=f"PY-DUP-{unique}")  # names are unique ignoring case
+    assert (caught.value.status, caught.value.code) == (409, "conflict")
