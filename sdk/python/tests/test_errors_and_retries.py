@@ -222,6 +222,12 @@ def test_timeout() -> None:
         base = f"http://127.0.0.1:{listener.getsockname()[1]}"
         with Slipway(base_url=base, api_key="slw_x", timeout=0.3, max_retries=0) as client, pytest.raises(APITimeoutError):
             client.projects.list()
+        # Per call: with_options shares the client and changes only the timeout and retries.
+        with Slipway(base_url=base, api_key="slw_x") as client:
+            quick = client.with_options(timeout=0.3, max_retries=0)
+            with pytest.raises(APITimeoutError):
+                quick.projects.list()
+            assert client.retry_policy.max_retries == 2 and quick._http is client._http
     finally:
         stop.set()
         thread.join(timeout=2)

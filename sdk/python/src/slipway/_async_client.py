@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import asyncio
 import os
 from typing import Any, AsyncIterator, Mapping, TypeVar, overload
@@ -97,6 +99,9 @@ class AsyncSlipway:
         self._timeout = timeout
         self._default_headers = dict(default_headers or {})
 
+        self._bind_resources()
+
+    def _bind_resources(self) -> None:
         self.projects = AsyncProjects(self)
         self.deployments = AsyncDeployments(self)
         self.configurations = AsyncConfigurations(self)
@@ -104,6 +109,18 @@ class AsyncSlipway:
         self.users = AsyncUsers(self)
         self.oauth_clients = AsyncOAuthClients(self)
         self.events = AsyncEvents(self)
+
+    def with_options(self, *, timeout: float | httpx.Timeout | None = None, max_retries: int | None = None) -> AsyncSlipway:
+        """A client with another ``timeout`` and/or ``max_retries`` for some calls, sharing this one's
+        credentials and connection pool: ``client.with_options(timeout=5).projects.list()``."""
+        clone = copy.copy(self)
+        clone._owns_http = False
+        if timeout is not None:
+            clone._timeout = timeout
+        if max_retries is not None:
+            clone.retry_policy = dataclasses.replace(self.retry_policy, max_retries=max_retries)
+        clone._bind_resources()
+        return clone
 
     # -- plumbing -----------------------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 import time
 from typing import Any, Iterator, Mapping, TypeVar, overload
@@ -88,6 +90,9 @@ class Slipway:
         self._timeout = timeout
         self._default_headers = dict(default_headers or {})
 
+        self._bind_resources()
+
+    def _bind_resources(self) -> None:
         self.projects = Projects(self)
         self.deployments = Deployments(self)
         self.configurations = Configurations(self)
@@ -95,6 +100,18 @@ class Slipway:
         self.users = Users(self)
         self.oauth_clients = OAuthClients(self)
         self.events = Events(self)
+
+    def with_options(self, *, timeout: float | httpx.Timeout | None = None, max_retries: int | None = None) -> Slipway:
+        """A client with another ``timeout`` and/or ``max_retries`` for some calls, sharing this one's
+        credentials and connection pool: ``client.with_options(timeout=5).projects.list()``."""
+        clone = copy.copy(self)
+        clone._owns_http = False
+        if timeout is not None:
+            clone._timeout = timeout
+        if max_retries is not None:
+            clone.retry_policy = dataclasses.replace(self.retry_policy, max_retries=max_retries)
+        clone._bind_resources()
+        return clone
 
     # -- plumbing -----------------------------------------------------------------------------
 
