@@ -1,0 +1,58 @@
+"""Official Python client for the Slipway API.
+
+    from slipway import Slipway
+
+    client = Slipway(base_url="https://slipway.example.com", api_key="slw_...")
+    deployment = client.deployments.create("proj_...", environment="production", branch="main")
+"""
+
+from . import models, webhooks
+from ._async_client import AsyncPage, AsyncSlipway
+from ._base import NOT_GIVEN, RetryPolicy
+from ._client import Page, Slipway
+from ._errors import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerError,
+    SlipwayError,
+    ValidationError,
+)
+from ._version import __version__
+from .oauth import AsyncOAuth, AuthorizationRequest, OAuth, OAuthError
+from .webhooks import SignatureVerificationError
+
+__all__ = [
+    "APIConnectionError",
+    "APIStatusError",
+    "APITimeoutError",
+    "AsyncOAuth",
+    "AsyncPage",
+    "AsyncSlipway",
+    "AuthenticationError",
+    "AuthorizationRequest",
+    "BadRequestError",
+    "ConflictError",
+    "NOT_GIVEN",
+    "NotFoundError",
+    "OAuth",
+    "OAuthError",
+    "Page",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "RetryPolicy",
+    "ServerError",
+    "SignatureVerificationError",
+    "Slipway",
+    "SlipwayError",
+    "ValidationError",
+    "__version__",
+    "models",
+    "webhooks",
+]

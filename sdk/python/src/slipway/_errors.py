@@ -1,0 +1,146 @@
+"""The exceptions the client raises: one class per kind of failure, all carrying the error body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+
+class SlipwayError(Exception):
+    """Base of every error this library raises.
+
+    ``code``, ``status``, ``message``, ``request_id`` and ``details`` come from the API's error body
+    (``{"error": {...}}``); ``status`` and ``code`` are ``None`` for errors that got no response.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        status: int | None = None,
+        request_id: str | None = None,
+        details: list[dict[str, Any]] | None = None,
+        headers: httpx.Headers | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.status = status
+        self.request_id = request_id
+        self.details = details or []
+        self.headers = headers or httpx.Headers()
+
+    def __str__(self) -> str:
+        parts = [f"{self.status} {self.code}: {self.message}" if self.status else self.message]
+        if self.request_id:
+            parts.append(f"(request {self.request_id})")
+        return " ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, status={self.status!r}, message={self.message!r}, request_id={self.request_id!r})"
+
+
+class APIConnectionError(SlipwayError):
+    """The request got no response: connection refused or reset, DNS failure, or a timeout."""
+
+
+class APITimeoutError(APIConnectionError):
+    """The request timed out (see the client's ``timeout``)."""
+
+
+class APIStatusError(SlipwayError):
+    """The API answered with an error status (4xx or 5xx)."""
+
+
+class BadRequestError(APIStatusError):
+    """400 ``invalid_request`` (or 413 / 415): the request is malformed."""
+
+
+class AuthenticationError(APIStatusError):
+    """401 ``unauthorized`` or ``invalid_token``: the credential is missing, wrong, expired or revoked."""
+
+
+class PermissionDeniedError(APIStatusError):
+    """403 ``insufficient_scope`` or ``forbidden``: the credential may not do this."""
+
+
+class NotFoundError(APIStatusError):
+    """404 ``not_found``."""
+
+
+class ConflictError(APIStatusError):
+    """409 ``conflict``, ``invalid_transition``, ``project_not_active``."""
+
+
+class ValidationError(APIStatusError):
+    """422 ``validation_failed`` (see ``details``: one entry per field) or ``idempotency_key_reused``."""
+
+
+class RateLimitError(APIStatusError):
+    """429 ``rate_limited``; ``retry_after`` is the server's Retry-After in seconds, when given."""
+
+    @property
+    def retry_after(self) -> float | None:
+        return parse_retry_after(self.headers.get("retry-after"))
+
+
+class ServerError(APIStatusError):
+    """5xx: ``internal_error``, or ``service_unavailable`` (503)."""
+
+
+_BY_STATUS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    413: BadRequestError,
+    415: BadRequestError,
+    422: ValidationError,
+    429: RateLimitError,
+}
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Retry-After as seconds: delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    from email.utils import parsedate_to_datetime
+    from datetime import datetime, timezone
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def error_from_response(response: httpx.Response) -> APIStatusError:
+    """Maps an error response to its exception, keeping whatever the body says."""
+    body: Any = None
+    try:
+        body = response.json()
+    except ValueError:
+        pass
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        error = {}
+    status = response.status_code
+    cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else APIStatusError)
+    details = error.get("details")
+    return cls(
+        str(error.get("message") or response.reason_phrase or f"HTTP {status}"),
+        code=error.get("code") if isinstance(error.get("code"), str) else None,
+        status=status,
+        request_id=error.get("request_id") or response.headers.get("x-request-id"),
+        details=details if isinstance(details, list) else None,
+        headers=response.headers,
+    )

@@ -1,0 +1,1 @@
+"""Code generated from /openapi.json by scripts/generate.sh; do not edit."""

@@ -1,0 +1,282 @@
+"""OAuth 2.0 for applications acting for a user: Authorization Code + PKCE (S256) with state, code
+exchange, and refresh, on authlib's httpx integration.
+
+Endpoints are the issuer's ``/authorize`` and ``/token`` (Slipway's issuer is ``{base_url}/oauth``).
+A refresh sends exactly ``grant_type=refresh_token``, ``refresh_token`` and ``client_id`` (no scope),
+as the API's specification says; Slipway rotates refresh tokens, so every refresh keeps the new one
+and reports it to ``on_token`` for the application to store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+import warnings
+
+import httpx
+
+# authlib announces, on import, that its httpx integration will move to httpx2; this SDK is built on
+# httpx, which authlib still supports. Keep that notice out of applications' logs.
+with warnings.catch_warnings():
+    import authlib.deprecate  # noqa: F401  (installs its own "always" filter; ours must come after it)
+
+    warnings.filterwarnings("ignore", message="The httpx module is deprecated")
+    from authlib.common.security import generate_token
+    from authlib.integrations.base_client.errors import OAuthError as _AuthlibOAuthError
+    from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuth2Client
+    from authlib.oauth2.rfc6749 import OAuth2Token
+
+from ._errors import AuthenticationError, SlipwayError
+
+DEFAULT_SCOPE = "read write"
+
+
+class OAuthError(SlipwayError):
+    """The authorization server refused a request (``code`` is the OAuth ``error``), or the callback
+    did not match (wrong ``state``, an ``error`` in the redirect)."""
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    """Where to send the user, and what to keep (server-side, per login) until the callback."""
+
+    url: str
+    state: str
+    code_verifier: str
+
+
+def _session_kwargs(issuer: str, client_id: str, client_secret: str | None, redirect_uri: str | None) -> dict[str, Any]:
+    # No `scope` here: authlib would add it to every refresh, and a refresh carries only the three
+    # parameters of SPEC §5.2.
+    return {
+        "client_id": client_id,
+        "client_secret": client_secret,
+        "token_endpoint_auth_method": "client_secret_basic" if client_secret else "none",
+        "redirect_uri": redirect_uri,
+        "code_challenge_method": "S256",
+        "token_endpoint": issuer.rstrip("/") + "/token",
+        "leeway": 30,
+    }
+
+
+def _as_error(err: Exception) -> OAuthError:
+    if isinstance(err, _AuthlibOAuthError):
+        return OAuthError(err.description or err.error or "OAuth error", code=err.error)
+    return OAuthError(str(err) or type(err).__name__)
+
+
+class _OAuthBase:
+    def __init__(self, issuer: str, client_id: str, on_token: Callable[[dict[str, Any]], Any] | None) -> None:
+        self.issuer = issuer.rstrip("/")
+        self.client_id = client_id
+        self._on_token = on_token
+        self._client_credentials_scope: str | None = None
+
+    @property
+    def authorization_endpoint(self) -> str:
+        return self.issuer + "/authorize"
+
+    @property
+    def token_endpoint(self) -> str:
+        return self.issuer + "/token"
+
+    def _authorization_request(self, session: OAuth2Client | AsyncOAuth2Client, scope: str, extra: dict[str, Any]) -> AuthorizationRequest:
+        verifier = generate_token(64)
+        url, state = session.create_authorization_url(self.authorization_endpoint, code_verifier=verifier, scope=scope, **extra)
+        return AuthorizationRequest(url=url, state=state, code_verifier=verifier)
+
+    @staticmethod
+    def _check_callback(callback_url: str) -> None:
+        params = httpx.URL(callback_url).params
+        if "error" in params:
+            raise OAuthError(params.get("error_description") or params["error"], code=params["error"])
+
+
+class OAuth(_OAuthBase):
+    """Synchronous OAuth helper; pass it to ``Slipway(oauth=...)`` to call the API as the user.
+
+    ``token`` is a token response you stored earlier (``access_token``, ``refresh_token``,
+    ``expires_at``); ``on_token(token)`` is called with every new token (exchange and refresh).
+    """
+
+    def __init__(
+        self,
+        issuer: str,
+        client_id: str,
+        *,
+        redirect_uri: str | None = None,
+        client_secret: str | None = None,
+        token: dict[str, Any] | None = None,
+        on_token: Callable[[dict[str, Any]], Any] | None = None,
+        timeout: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        super().__init__(issuer, client_id, on_token)
+        self._lock = threading.Lock()
+        self._session = OAuth2Client(
+            **_session_kwargs(self.issuer, client_id, client_secret, redirect_uri),
+            token=token,
+            update_token=self._updated,
+            timeout=timeout,
+            transport=transport,
+        )
+
+    def _updated(self, token: dict[str, Any], refresh_token: str | None = None, access_token: str | None = None) -> None:
+        if self._on_token:
+            self._on_token(dict(token))
+
+    @property
+    def token(self) -> OAuth2Token | None:
+        return self._session.token
+
+    def authorization_url(self, scope: str = DEFAULT_SCOPE, **extra: Any) -> AuthorizationRequest:
+        """Builds the authorization URL with a fresh ``state`` and PKCE S256 ``code_challenge``."""
+        return self._authorization_request(self._session, scope, extra)
+
+    def exchange_code(self, callback_url: str, *, state: str, code_verifier: str) -> OAuth2Token:
+        """Checks ``state`` in the callback URL and trades its ``code`` (with the verifier) for tokens."""
+        self._check_callback(callback_url)
+        try:
+            token = self._session.fetch_token(authorization_response=callback_url, state=state, code_verifier=code_verifier)
+        except Exception as err:  # authlib raises its own errors and MismatchingStateException
+            raise _as_error(err) from err
+        self._updated(token)
+        return token
+
+    def client_credentials(self, scope: str = DEFAULT_SCOPE) -> OAuth2Token:
+        """For a confidential client (``client_secret=``) acting for its own account: gets a token with
+        the client_credentials grant, and gets a new one the same way whenever it expires."""
+        with self._lock:
+            self._client_credentials_scope = scope
+            return self._renew(None)
+
+    def _renew(self, token: OAuth2Token | None) -> OAuth2Token:
+        try:
+            if token is not None and token.get("refresh_token"):
+                return self._session.refresh_token(self.token_endpoint, refresh_token=token["refresh_token"])
+            if self._client_credentials_scope is not None:
+                new = self._session.fetch_token(self.token_endpoint, grant_type="client_credentials", scope=self._client_credentials_scope)
+                self._updated(new)
+                return new
+        except Exception as err:  # authlib's errors, as OAuthError
+            raise _as_error(err) from err
+        raise AuthenticationError("The access token is no longer valid and there is no refresh token.", code="invalid_token", status=401)
+
+    def refresh(self, *, if_access_token: str | None = None) -> OAuth2Token:
+        """Refreshes now. With ``if_access_token``, only if that is still the current access token
+        (another thread may have refreshed already: a rotated refresh token must not be reused)."""
+        with self._lock:
+            token = self._session.token
+            if token is not None and if_access_token is not None and token.get("access_token") != if_access_token:
+                return token
+            return self._renew(token)
+
+    def access_token(self) -> str:
+        """The current access token, renewed first when it has expired (or is about to)."""
+        with self._lock:
+            token = self._session.token
+            if token is None:
+                raise AuthenticationError("Not logged in: exchange a code first (or pass token=).", code="unauthorized", status=401)
+            if token.is_expired(leeway=self._session.leeway) and (token.get("refresh_token") or self._client_credentials_scope is not None):
+                token = self._renew(token)
+            return str(token["access_token"])
+
+    def close(self) -> None:
+        self._session.close()
+
+
+class AsyncOAuth(_OAuthBase):
+    """The same as :class:`OAuth` for ``AsyncSlipway``; ``on_token`` may be a coroutine function."""
+
+    def __init__(
+        self,
+        issuer: str,
+        client_id: str,
+        *,
+        redirect_uri: str | None = None,
+        client_secret: str | None = None,
+        token: dict[str, Any] | None = None,
+        on_token: Callable[[dict[str, Any]], Any | Awaitable[Any]] | None = None,
+        timeout: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(issuer, client_id, on_token)
+        self._lock = asyncio.Lock()
+        self._session = AsyncOAuth2Client(
+            **_session_kwargs(self.issuer, client_id, client_secret, redirect_uri),
+            token=token,
+            update_token=self._updated,
+            timeout=timeout,
+            transport=transport,
+        )
+
+    async def _updated(self, token: dict[str, Any], refresh_token: str | None = None, access_token: str | None = None) -> None:
+        if self._on_token:
+            result = self._on_token(dict(token))
+            if asyncio.iscoroutine(result):
+                await result
+
+    @property
+    def token(self) -> OAuth2Token | None:
+        return self._session.token
+
+    def authorization_url(self, scope: str = DEFAULT_SCOPE, **extra: Any) -> AuthorizationRequest:
+        return self._authorization_request(self._session, scope, extra)
+
+    async def exchange_code(self, callback_url: str, *, state: str, code_verifier: str) -> OAuth2Token:
+        self._check_callback(callback_url)
+        try:
+            token = await self._session.fetch_token(authorization_response=callback_url, state=state, code_verifier=code_verifier)
+        except Exception as err:
+            raise _as_error(err) from err
+        await self._updated(token)
+        return token
+
+    async def client_credentials(self, scope: str = DEFAULT_SCOPE) -> OAuth2Token:
+        async with self._lock:
+            self._client_credentials_scope = scope
+            return await self._renew(None)
+
+    async def _renew(self, token: OAuth2Token | None) -> OAuth2Token:
+        try:
+            if token is not None and token.get("refresh_token"):
+                return await self._session.refresh_token(self.token_endpoint, refresh_token=token["refresh_token"])
+            if self._client_credentials_scope is not None:
+                new = await self._session.fetch_token(self.token_endpoint, grant_type="client_credentials", scope=self._client_credentials_scope)
+                await self._updated(new)
+                return new
+        except Exception as err:
+            raise _as_error(err) from err
+        raise AuthenticationError("The access token is no longer valid and there is no refresh token.", code="invalid_token", status=401)
+
+    async def refresh(self, *, if_access_token: str | None = None) -> OAuth2Token:
+        async with self._lock:
+            token = self._session.token
+            if token is not None and if_access_token is not None and token.get("access_token") != if_access_token:
+                return token
+            return await self._renew(token)
+
+    async def access_token(self) -> str:
+        async with self._lock:
+            token = self._session.token
+            if token is None:
+                raise AuthenticationError("Not logged in: exchange a code first (or pass token=).", code="unauthorized", status=401)
+            if token.is_expired(leeway=self._session.leeway) and (token.get("refresh_token") or self._client_credentials_scope is not None):
+                token = await self._renew(token)
+            return str(token["access_token"])
+
+    async def aclose(self) -> None:
+        await self._session.aclose()
+
+
+def expires_at_from(token: dict[str, Any]) -> float | None:
+    """When a token response's access token expires (epoch seconds), if it says."""
+    if "expires_at" in token:
+        return float(token["expires_at"])
+    if "expires_in" in token:
+        return time.time() + float(token["expires_in"])
+    return None

@@ -1,0 +1,67 @@
+"""Webhook signature verification: Slipway-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+
+import pytest
+
+from slipway import SignatureVerificationError, webhooks
+
+SECRET = "whsec_c2xpcHdheS10ZXN0LXNlY3JldA"
+BODY = '{"id":"evt_01jd8z9r3t5v7x9z1b3d5f7h9k","type":"webhook.ping"}'
+# From openssl: printf '%s.%s' 1700000000 "$BODY" | openssl dgst -sha256 -hmac "$SECRET"
+KNOWN_V1 = "4a5002a2bb4140286fb90d902a63771c0746c7902c46e3bfcffcd9712e7bd84e"
+T = 1700000000
+
+
+def test_accepts_a_known_signature() -> None:
+    webhooks.verify_signature(BODY, f"t={T},v1={KNOWN_V1}", SECRET, now=T + 10)
+    webhooks.verify_signature(BODY.encode(), f"t={T}, v1={KNOWN_V1}", SECRET, now=T - 10)
+
+
+def test_accepts_any_v1_during_a_secret_rotation() -> None:
+    other = hmac.new(b"whsec_new", f"{T}.{BODY}".encode(), hashlib.sha256).hexdigest()
+    webhooks.verify_signature(BODY, f"t={T},v1={other},v1={KNOWN_V1}", SECRET, now=T)
+    webhooks.verify_signature(BODY, f"t={T},v1={other},v1={KNOWN_V1}", "whsec_new", now=T)
+
+
+@pytest.mark.parametrize(
+    ("body", "header", "now"),
+    [
+        (BODY + " ", f"t={T},v1={KNOWN_V1}", T),  # body changed
+        (BODY, f"t={T + 1},v1={KNOWN_V1}", T),  # timestamp changed
+        (BODY, f"t={T},v1={KNOWN_V1}", T + 301),  # too old
+        (BODY, f"t={T},v1={KNOWN_V1}", T - 301),  # too far ahead
+        (BODY, f"v1={KNOWN_V1}", T),  # no timestamp
+        (BODY, f"t={T}", T),  # no signature
+        (BODY, None, T),  # no header
+    ],
+)
+def test_refuses(body: str, header: str | None, now: int) -> None:
+    with pytest.raises(SignatureVerificationError):
+        webhooks.verify_signature(body, header, SECRET, now=now)
+
+
+def test_refuses_another_secret() -> None:
+    with pytest.raises(SignatureVerificationError):
+        webhooks.verify_signature(BODY, f"t={T},v1={KNOWN_V1}", "whsec_other", now=T)
+
+
+def test_construct_event_parses_a_verified_delivery() -> None:
+    body = json.dumps(
+        {
+            "id": "evt_01jd8z9r3t5v7x9z1b3d5f7h9k",
+            "type": "deployment.status_changed",
+            "actor": {"type": "api_key", "id": "key_01jd8z4c8p6r0t2v4x6z8b0d2f"},
+            "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+            "data": {"from": "deploying", "to": "succeeded"},
+            "created_at": "2026-01-15T09:30:00.000Z",
+        }
+    )
+    t = 1768469400
+    v1 = hmac.new(SECRET.encode(), f"{t}.{body}".encode(), hashlib.sha256).hexdigest()
+    event = webhooks.construct_event(body.encode(), f"t={t},v1={v1}", SECRET, now=t)
+    assert event.type == "deployment.status_changed" and event.data["to"] == "succeeded"
