@@ -249,7 +249,7 @@ describe('navigation at 390 px', () => {
     const nav = p.getByRole('navigation', { name: 'Dashboard' });
     expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'Account']);
     await nav.locator('summary').click();
-    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'API Keys', 'Users', 'OAuth Apps', 'Account']);
+    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'API Keys', 'Users', 'OAuth Apps', 'Webhooks', 'Account']);
     await narrowLayout(p, 'nav-menu-open');
     await Promise.all([p.waitForURL(`${server.url}/dashboard/settings/users`), nav.getByRole('link', { name: 'Users' }).click()]);
     // On a Settings page the menu is marked as the current section; the page's link is aria-current.
@@ -257,7 +257,7 @@ describe('navigation at 390 px', () => {
     expect(await nav.locator('[aria-current="page"]:visible').getAttribute('href')).toBe('/dashboard/settings/users');
     // At desktop width the group is inline instead.
     await p.setViewportSize({ width: 1280, height: 800 });
-    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'API Keys', 'Users', 'OAuth Apps', 'Account']);
+    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'API Keys', 'Users', 'OAuth Apps', 'Webhooks', 'Account']);
     await noScript.close();
   });
 });
