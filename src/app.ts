@@ -3,6 +3,7 @@ import mount from 'koa-mount';
 import type { Db } from 'mongodb';
 import type Provider from 'oidc-provider';
 import type { Config } from './config/index.ts';
+import { singleHeaders } from './http/edge.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import type { Metrics } from './http/metrics.ts';
 import { requestContext } from './http/requestContext.ts';
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(requestContext(logger, metrics));
   app.use(securityHeaders());
+  app.use(singleHeaders());
 
   const system = createSystemRouter(deps);
   app.use(system.routes());

@@ -45,8 +45,18 @@ export const ConfigSchema = z
      * or rotated on another instance, takes effect within this bound.
      */
     principalCacheSeconds: z.coerce.number().min(0).max(30),
+
+    // HTTP edge (server timeouts)
+    /** Time a client has to send a request's complete headers; a slower connection gets 408 and is closed. */
+    httpHeadersTimeoutMs: z.coerce.number().int().min(100).max(300_000),
+    /** Time a client has to send a whole request (headers and body); at least the headers timeout. */
+    httpRequestTimeoutMs: z.coerce.number().int().min(100).max(600_000),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.httpRequestTimeoutMs >= c.httpHeadersTimeoutMs, {
+    path: ['httpRequestTimeoutMs'],
+    message: 'must be at least httpHeadersTimeoutMs',
+  });
 
 export type Config = z.infer<typeof ConfigSchema> & {
   /** Root of the project (where package.json, config/ and keys/ live). */
@@ -74,6 +84,9 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   API_RATE_LIMIT_PER_HOUR: 'apiRateLimitPerHour',
   REVOCATION_REFRESH_SECONDS: 'revocationRefreshSeconds',
   PRINCIPAL_CACHE_SECONDS: 'principalCacheSeconds',
+  // HTTP edge (server timeouts)
+  HTTP_HEADERS_TIMEOUT_MS: 'httpHeadersTimeoutMs',
+  HTTP_REQUEST_TIMEOUT_MS: 'httpRequestTimeoutMs',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);

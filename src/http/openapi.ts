@@ -62,11 +62,13 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Not allowed',
   404: 'Not found',
   405: 'Method not allowed',
+  408: 'Request not received in time',
   409: 'Conflicts with the current state',
   413: 'Body too large',
   415: 'Body is not JSON',
   422: 'Request not acceptable',
   429: 'Rate limited',
+  431: 'Request headers too large',
   500: 'Internal error',
   503: 'Database unreachable',
 };
