@@ -1,11 +1,11 @@
 import type { Next } from 'koa';
 import { credentialBucket } from '../auth/authenticate.ts';
-import { conflict, idempotencyKeyReused, invalidRequest } from '../errors.ts';
+import { conflict, idempotencyKeyReused } from '../errors.ts';
 import type { IdempotencyDoc, IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
 import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
+import { IDEMPOTENCY_KEY_SCHEMA, idempotencyKeyOf } from './idempotencyKeyHeader.ts';
 import { sha256Hex } from '../lib/hash.ts';
 
-const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 const WAIT_FOR_FIRST_MS = 10_000;
 
 
@@ -56,9 +56,8 @@ export function idempotent(repo: IdempotencyKeyRepository, options: IdempotencyO
   const secretRequestFields = options.secretRequestFields ?? [];
   const shownOnce = options.shownOnceResponseFields ?? [];
   const middleware = async (ctx: ApiContext, next: Next) => {
-    const key = ctx.get('Idempotency-Key');
-    if (!key) return await next();
-    if (!KEY_SHAPE.test(key)) throw invalidRequest('Idempotency-Key must be 1–255 visible ASCII characters.');
+    const key = idempotencyKeyOf(ctx);
+    if (key === undefined) return await next();
     const id = sha256Hex(`${ctx.state.principal.accountId}\n${credentialBucket(ctx.state.principal)}\n${key}`);
     const fingerprinted = withoutFields(ctx.request.body ?? {}, secretRequestFields, (v) => (v === undefined || v === null ? v : '(secret)'));
     const fingerprint = sha256Hex(`${ctx.method} ${ctx.path}\n${canonical(fingerprinted)}`);
@@ -98,7 +97,7 @@ export function idempotent(repo: IdempotencyKeyRepository, options: IdempotencyO
       description:
         'Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new.' +
         (shownOnce.length ? ` A replay answers ${shownOnce.map((f) => `\`${f}\``).join(', ')} as \`null\`: a secret is shown once.` : ''),
-      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      schema: IDEMPOTENCY_KEY_SCHEMA,
     });
     op.errors.add('idempotency_key_reused').add('invalid_request').add('conflict');
   });

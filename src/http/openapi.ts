@@ -149,6 +149,8 @@ export function generateDocument(registry: OpenAPIRegistry, config: Config): Ope
         `Scopes are nested: ${SCOPE_ORDER.join(' ⊂ ')}. A user's credential may do what both its scope and the user's role allow.`,
         'Lists take `page` (≥ 1) and `per_page` (1–100, default 20) and answer `{data, pagination}` with an RFC 8288 `Link` header.',
         'Bodies are `application/json`, at most 100 KiB. Every response carries `X-Request-Id` and `RateLimit-*` headers.',
+        'A method a path does not list here answers 405 `method_not_allowed` with `Allow` naming the methods it does list (plus HEAD where GET is); OPTIONS answers 204 with the same `Allow`.',
+        'Before a request reaches a route: headers over 16 KiB → 431 `headers_too_large`; a request not received in time → 408 `request_timeout`; an `Authorization`, `Content-Type` or `Idempotency-Key` header sent twice, or a JSON body that is not valid UTF-8 or holds a lone surrogate → 400 `invalid_request`.',
       ].join('\n'),
     },
     servers: [{ url: config.publicUrl }],
