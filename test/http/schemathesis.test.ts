@@ -68,6 +68,7 @@ function fuzz(name: string, token: string, own: { clientId: string; userId: stri
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: process.env.HOME ?? '/tmp',
         NO_COLOR: '1',
+        PYTHONDONTWRITEBYTECODE: '1',
         PYTHONPATH: path.join(PROJECT_ROOT, 'test', 'support'),
         SCHEMATHESIS_HOOKS: 'schemathesis_hooks',
         SLIPWAY_FUZZ_CLIENT_ID: own.clientId,
