@@ -7,9 +7,9 @@ import { z } from 'zod';
  */
 
 /**
- * The end of the input. In Python `$` also matches before a final newline; every pattern here excludes
- * newlines from the characters it allows, so both readings agree (and generators such as schemathesis
- * read a closing `$` as the end of the string anyway).
+ * The end of the input (ECMA-262 `$`, as JSON Schema reads it). Python's `$` also matches before a final
+ * newline; generators such as schemathesis read a closing `$` as the end of the string, and a trailing
+ * newline is either refused by the character classes here or trimmed whitespace on both readings.
  */
 const END = '$';
 

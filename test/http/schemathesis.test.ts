@@ -16,7 +16,7 @@ import type { Tokens, TestUser } from '../support/tokens.ts';
  * number of examples per operation.
  */
 const SEED = 20261123;
-const MAX_EXAMPLES = 12;
+const MAX_EXAMPLES = 25;
 const SCRIPT = path.join(PROJECT_ROOT, 'scripts', 'schemathesis.sh');
 const REPORTS = path.join(PROJECT_ROOT, 'test-artifacts', 'schemathesis');
 
