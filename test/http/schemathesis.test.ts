@@ -35,12 +35,19 @@ beforeAll(() => {
 }, 320_000);
 
 /** Runs schemathesis against the server as `token`; resolves with its exit code and output. */
-function fuzz(name: string, token: string, own: { clientId: string; userId: string }): Promise<{ code: number | null; output: string }> {
+function fuzz(
+  name: string,
+  token: string,
+  own: { clientId: string; userId: string },
+  options: { schema?: string; extra?: string[] } = {},
+): Promise<{ code: number | null; output: string }> {
   const args = [
     '--config-file',
     path.join(PROJECT_ROOT, 'test', 'support', 'schemathesis.toml'),
     'run',
-    `${server.url}/openapi.json`,
+    options.schema ?? `${server.url}/openapi.json`,
+    ...(options.schema ? ['--url', server.url] : []),
+    ...(options.extra ?? []),
     '--checks',
     'all',
     '--seed',
@@ -106,5 +113,17 @@ describe('schemathesis against the live server', () => {
     expect(output).not.toMatch(/\d+ (failures?|errors?)\b.* in [\d.]+s/);
     // The credential was good to the end: the run was authenticated throughout.
     expect((await api.get('/v1/projects', { token })).status).toBe(200);
+  });
+
+  it('fails when the document is looser than the server (here: PATCH /v1/projects/{id} without minProperties)', { timeout: 120_000 }, async () => {
+    const document = structuredClone(api.document);
+    delete document.components.schemas.UpdateProject.minProperties;
+    const loose = path.join(REPORTS, 'loose-openapi.json');
+    await mkdir(REPORTS, { recursive: true });
+    await writeFile(loose, JSON.stringify(document));
+    const clientId = await tokens.publicClient(owner.accountId);
+    const { code, output } = await fuzz('loose', adminToken, { clientId, userId: owner.id }, { schema: loose, extra: ['--include-operation-id', 'updateProject'] });
+    expect(code, output.slice(-5000)).not.toBe(0);
+    expect(output).toMatch(/Schema-valid request rejected/);
   });
 });
