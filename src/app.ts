@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import type Provider from 'oidc-provider';
 import type { Config } from './config/index.ts';
 import { apiCors, CorsOrigins } from './http/cors.ts';
+import { singleHeaders } from './http/edge.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import type { Metrics } from './http/metrics.ts';
 import { requestContext } from './http/requestContext.ts';
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): Koa {
     logger,
   });
   app.use(apiCors({ origins: corsOrigins, ownOrigin: new URL(config.publicUrl).origin }));
+  app.use(singleHeaders());
 
   const system = createSystemRouter(deps);
   app.use(system.routes());

@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   forbidden: { status: 403, example: 'Your role does not allow this operation.' },
   not_found: { status: 404, example: 'The requested resource does not exist.' },
   method_not_allowed: { status: 405, example: 'DELETE is not allowed here; allowed: GET, POST.' },
+  request_timeout: { status: 408, example: 'The request was not received in time.' },
   conflict: { status: 409, example: 'A project with this name already exists.' },
   invalid_transition: { status: 409, example: 'A project cannot move from archived to paused.' },
   project_not_active: { status: 409, example: 'The project is paused; it accepts no new deployments.' },
@@ -51,6 +52,7 @@ export const ERROR_CODES = {
   validation_failed: { status: 422, example: 'The request is not valid.' },
   idempotency_key_reused: { status: 422, example: 'This Idempotency-Key was used with a different request.' },
   rate_limited: { status: 429, example: 'Rate limit exceeded; retry after 120 seconds.' },
+  headers_too_large: { status: 431, example: 'The request headers are larger than 16 KiB.' },
   internal_error: { status: 500, example: 'An unexpected error occurred.' },
   service_unavailable: { status: 503, example: 'The service is temporarily unavailable. Try again shortly.' },
 } as const satisfies Record<string, { status: number; example: string }>;

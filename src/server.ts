@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type Provider from 'oidc-provider';
 import { createApp } from './app.ts';
 import type { Config } from './config/index.ts';
+import { httpServerOptions, onClientError } from './http/edge.ts';
 import { createMetrics } from './http/metrics.ts';
 import { metricsExposure, startMetricsListener, watchDatabaseCommands } from './http/metricsEndpoint.ts';
 import type { Logger } from './logger.ts';
@@ -42,10 +43,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   const app = createApp({ config, logger, db: database.db, repos, provider, metrics, keys, sessions, isShuttingDown: () => shuttingDown });
 
-  const server = http.createServer(app.callback());
+  const server = http.createServer(httpServerOptions(config), app.callback());
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
+  server.on('clientError', onClientError(logger));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

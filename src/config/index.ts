@@ -95,8 +95,17 @@ export const ConfigSchema = z
     metricsListen: z.union([z.literal(''), z.string().regex(/^[^\s]+:\d{1,5}$/, 'must be host:port, or empty')]),
     /** Bearer token /metrics requires when set (at least 32 characters); '' for none. */
     metricsToken: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters, or empty')]),
+    // HTTP edge (server timeouts)
+    /** Time a client has to send a request's complete headers; a slower connection gets 408 and is closed. */
+    httpHeadersTimeoutMs: z.coerce.number().int().min(100).max(300_000),
+    /** Time a client has to send a whole request (headers and body); at least the headers timeout. */
+    httpRequestTimeoutMs: z.coerce.number().int().min(100).max(600_000),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.httpRequestTimeoutMs >= c.httpHeadersTimeoutMs, {
+    path: ['httpRequestTimeoutMs'],
+    message: 'must be at least httpHeadersTimeoutMs',
+  });
 
 export type Config = z.infer<typeof ConfigSchema> & {
   /** Root of the project (where package.json, config/ and keys/ live). */
@@ -143,6 +152,9 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   CORS_REFRESH_SECONDS: 'corsRefreshSeconds',
   METRICS_LISTEN: 'metricsListen',
   METRICS_TOKEN: 'metricsToken',
+  // HTTP edge (server timeouts)
+  HTTP_HEADERS_TIMEOUT_MS: 'httpHeadersTimeoutMs',
+  HTTP_REQUEST_TIMEOUT_MS: 'httpRequestTimeoutMs',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);

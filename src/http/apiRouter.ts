@@ -41,6 +41,8 @@ export class ApiRouter {
   readonly router: Router<ApiState>;
   readonly registry: OpenAPIRegistry;
   readonly prefix: string;
+  /** Every path template (split into segments, `:param` for a parameter) and its methods. */
+  readonly #templates = new Map<string, { segments: string[]; methods: Set<string> }>();
 
   constructor(registry: OpenAPIRegistry, prefix = '/v1') {
     this.registry = registry;
@@ -66,8 +68,30 @@ export class ApiRouter {
 
   private add(method: Method, path: string, doc: RouteDoc, chain: ApiMiddleware[]): this {
     this.router.register(path, [method.toUpperCase()], chain as unknown as RouterMiddleware<ApiState>[]);
+    const template = this.#templates.get(path) ?? { segments: path.split('/').slice(1), methods: new Set<string>() };
+    template.methods.add(method.toUpperCase());
+    if (method === 'get') template.methods.add('HEAD');
+    this.#templates.set(path, template);
     this.registry.registerPath(this.describe(method, path, doc, chain));
     return this;
+  }
+
+  /**
+   * The methods of the route a request path belongs to, or undefined for a path no route serves. When
+   * several templates match, the most specific one wins (a literal segment beats a parameter, from the
+   * left): `/users/me` is its own resource, not `/users/:user_id` with the id "me". So a 405 and its
+   * `Allow`, and an OPTIONS answer, name only methods that exist for that path.
+   */
+  allowedMethods(requestPath: string): string[] | undefined {
+    if (!requestPath.startsWith(`${this.prefix}/`)) return undefined;
+    const segments = requestPath.slice(this.prefix.length).replace(/(.)\/$/, '$1').split('/').slice(1);
+    let best: { segments: string[]; methods: Set<string> } | undefined;
+    for (const template of this.#templates.values()) {
+      if (template.segments.length !== segments.length) continue;
+      if (!template.segments.every((t, i) => (t.startsWith(':') ? segments[i] !== '' : t === segments[i]))) continue;
+      if (!best || moreSpecific(template.segments, best.segments)) best = template;
+    }
+    return best ? [...best.methods] : undefined;
   }
 
   private describe(method: Method, path: string, doc: RouteDoc, chain: ApiMiddleware[]): RouteConfig {
@@ -102,4 +126,14 @@ export class ApiRouter {
       responses: { [String(doc.success.status)]: success, ...errorResponses(draft.errors) },
     };
   }
+}
+
+/** `a` is more specific than `b`: at the first position where one has a parameter and the other not, `a` has the literal. */
+function moreSpecific(a: string[], b: string[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const aParam = a[i]!.startsWith(':');
+    const bParam = b[i]!.startsWith(':');
+    if (aParam !== bParam) return bParam;
+  }
+  return false;
 }

@@ -1,11 +1,11 @@
 import type { Next } from 'koa';
 import { credentialBucket } from '../auth/authenticate.ts';
-import { AppError, idempotencyKeyReused, invalidRequest } from '../errors.ts';
+import { AppError, idempotencyKeyReused } from '../errors.ts';
 import { claimedAt, type IdempotencyDoc, type IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
 import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
+import { IDEMPOTENCY_KEY_SCHEMA, idempotencyKeyOf } from './idempotencyKeyHeader.ts';
 import { sha256Hex } from '../lib/hash.ts';
 
-const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /** JSON with sorted keys: the same body in another key order or spacing is the same request. */
 function canonical(value: unknown): string {
@@ -87,9 +87,8 @@ export function idempotent(repo: IdempotencyKeyRepository, timings: IdempotencyT
   const secretRequestFields = options.secretRequestFields ?? [];
   const shownOnce = options.shownOnceResponseFields ?? [];
   const middleware = async (ctx: ApiContext, next: Next) => {
-    const key = ctx.get('Idempotency-Key');
-    if (!key) return await next();
-    if (!KEY_SHAPE.test(key)) throw invalidRequest('Idempotency-Key must be 1–255 visible ASCII characters.');
+    const key = idempotencyKeyOf(ctx);
+    if (key === undefined) return await next();
     const id = sha256Hex(`${ctx.state.principal.accountId}\n${credentialBucket(ctx.state.principal)}\n${key}`);
     const fingerprinted = withoutFields(ctx.request.body ?? {}, secretRequestFields, (v) => (v === undefined || v === null ? v : '(secret)'));
     const fingerprint = sha256Hex(`${ctx.method} ${ctx.path}\n${canonical(fingerprinted)}`);
@@ -149,7 +148,7 @@ export function idempotent(repo: IdempotencyKeyRepository, timings: IdempotencyT
       description:
         'Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt\'s outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key.' +
         (shownOnce.length ? ` A replay answers ${shownOnce.map((f) => `\`${f}\``).join(', ')} as \`null\`: a secret is shown once.` : ''),
-      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      schema: IDEMPOTENCY_KEY_SCHEMA,
     });
     op.errors.add('idempotency_key_reused').add('invalid_request').add('conflict');
   });

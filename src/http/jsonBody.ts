@@ -1,39 +1,80 @@
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import type { Context } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import getRawBody from 'raw-body';
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from '../errors.ts';
 
 /** PRODUCT §6: request bodies are at most 100 KiB. */
 export const MAX_BODY_BYTES = 100 * 1024;
 
-const parse = koaBody({
-  json: true,
-  jsonLimit: MAX_BODY_BYTES,
-  jsonStrict: true,
-  text: false,
-  urlencoded: false,
-  multipart: false,
-  parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-  onError(err) {
-    const { status, type } = err as Error & { status?: number; type?: string };
-    if (status === 413 || type === 'entity.too.large') throw payloadTooLarge(MAX_BODY_BYTES);
-    if (status === 415 || type === 'charset.unsupported' || type === 'encoding.unsupported')
-      throw unsupportedMediaType('The request body must be UTF-8 application/json.');
-    throw invalidRequest('The request body is not valid JSON (an object is expected).');
-  },
-});
+/** The request stream, decompressed as its Content-Encoding says (none, gzip, deflate, br). */
+function decodedStream(ctx: Context): Readable {
+  const encoding = (ctx.get('Content-Encoding') || 'identity').trim().toLowerCase();
+  switch (encoding) {
+    case 'identity':
+      return ctx.req;
+    case 'gzip':
+    case 'x-gzip':
+      return ctx.req.pipe(zlib.createGunzip());
+    case 'deflate':
+      return ctx.req.pipe(zlib.createInflate());
+    case 'br':
+      return ctx.req.pipe(zlib.createBrotliDecompress());
+    default:
+      throw unsupportedMediaType(`Content-Encoding ${encoding} is not supported.`);
+  }
+}
+
+/**
+ * Strict UTF-8: an invalid byte sequence is refused instead of silently becoming U+FFFD. The BOM is
+ * kept, so a body starting with one is not JSON (JSON text must not start with a BOM, RFC 8259 §8.1).
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** True when every string (and key) in `value` is well-formed Unicode: no lone surrogate such as `"\ud800"`. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed();
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (value && typeof value === 'object') return Object.entries(value).every(([k, v]) => k.isWellFormed() && wellFormed(v));
+  return true;
+}
 
 /**
  * Reads the JSON body: absent or empty → `{}` (so the schema reports what is missing); present but not
- * `application/json` → 415; over 100 KiB → 413; malformed or not an object/array → 400.
+ * `application/json` → 415; over 100 KiB → 413; malformed, not an object/array, not valid UTF-8 or
+ * holding a lone surrogate (raw or as a `\ud800`-style escape) → 400. Also sets `ctx.request.body`.
  */
 export async function readJsonBody(ctx: Context): Promise<unknown> {
   if (!ctx.get('Transfer-Encoding') && !ctx.request.length) return {};
   if (!ctx.request.is('application/json')) throw unsupportedMediaType();
   const charset = ctx.request.charset;
   if (charset && !/^utf-?8$/i.test(charset)) throw unsupportedMediaType('The request body must be UTF-8 application/json.');
+  const stream = decodedStream(ctx);
+  let bytes: Buffer;
+  try {
+    // The declared length is checked only for an uncompressed body (a compressed one inflates past it).
+    bytes = await getRawBody(stream, { limit: MAX_BODY_BYTES, length: stream === ctx.req ? ctx.request.length : null });
+  } catch (err) {
+    const { type } = err as { type?: string };
+    if (type === 'entity.too.large') throw payloadTooLarge(MAX_BODY_BYTES);
+    throw invalidRequest('The request body could not be read.');
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw invalidRequest('The request body is not valid UTF-8.');
+  }
+  const request = ctx.request as { body?: unknown };
+  if (!text) return (request.body = {});
+  if (!/^[ \t\r\n]*[{[]/.test(text)) throw invalidRequest('The request body is not valid JSON (an object is expected).');
   let parsed: unknown;
-  await parse(ctx, async () => {
-    parsed = ctx.request.body;
-  });
-  return parsed ?? {};
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalidRequest('The request body is not valid JSON (an object is expected).');
+  }
+  if (!wellFormed(parsed)) throw invalidRequest('The request body holds a lone surrogate (e.g. "\\ud800"): strings must be valid Unicode.');
+  request.body = parsed;
+  return parsed;
 }

@@ -37,6 +37,21 @@ export function redirectUriProblem(uri: string): string | undefined {
   return 'must be https, http on loopback, or a private-use scheme like com.example.app:/callback';
 }
 
+const hasGrant = (grant: ClientGrantType) => ({ required: ['grant_types'], properties: { grant_types: { contains: { const: grant } } } });
+const needsRedirectUris = { required: ['redirect_uris'], properties: { redirect_uris: { minItems: 1 } } };
+
+/**
+ * The rules between fields of a new client, as JSON Schema for the API's document; the superRefine
+ * below is the same list as code. Without `grant_types`, the default is authorization_code +
+ * refresh_token.
+ */
+export const CLIENT_FIELD_RULES = [
+  { if: { not: { required: ['grant_types'] } }, then: needsRedirectUris },
+  { if: hasGrant('authorization_code'), then: needsRedirectUris },
+  { if: hasGrant('client_credentials'), then: { required: ['token_endpoint_auth_method'], properties: { token_endpoint_auth_method: { const: 'client_secret_basic' } } } },
+  { if: hasGrant('refresh_token'), then: hasGrant('authorization_code') },
+];
+
 export const CreateClientInput = z
   .object({
     account_id: z.string().min(1),

@@ -86,7 +86,13 @@ export class Api {
       expect(response.body.error.request_id, `${where}: request_id`).toBe(response.headers.get('x-request-id'));
     }
     const pathOnly = path.split('?')[0]!;
-    const op = this.#operations.find((o) => o.method === method && o.pattern.test(pathOnly));
+    // The path's own template: a literal segment beats a parameter (`/users/me` is not `/users/{user_id}`).
+    const literals = (template: string) => template.split('/').map((segment) => (segment.startsWith('{') ? '0' : '1')).join('');
+    const template = this.#operations
+      .filter((o) => o.pattern.test(pathOnly))
+      .map((o) => o.template)
+      .sort((a, b) => literals(b).localeCompare(literals(a)))[0];
+    const op = this.#operations.find((o) => o.method === method && o.template === template);
     if (!op) return;
     const documented = op.responses[String(response.status)];
     expect(documented, `${where}: status not documented for ${op.method} ${op.template}`).toBeDefined();

@@ -89,6 +89,19 @@ export function createV1Api({ config, repos, keys, sessions }: { config: Config;
 
   const routes = api.router.routes() as Middleware;
   const allowedMethods = api.router.allowedMethods() as Middleware;
-  const middleware: Middleware = (ctx, next) => boundary(ctx, () => routes(ctx, () => allowedMethods(ctx, next)));
+  /**
+   * A method the path's own route lacks → 405 (OPTIONS → 204), both with `Allow`, before any route
+   * runs: a more general route (`/users/:user_id`) must not answer for `/users/me`.
+   */
+  const dispatch: Middleware = async (ctx, next) => {
+    const allowed = api.allowedMethods(ctx.path);
+    if (allowed && !allowed.includes(ctx.method)) {
+      ctx.set('Allow', allowed.join(', '));
+      ctx.status = ctx.method === 'OPTIONS' ? 204 : 405;
+      return;
+    }
+    await routes(ctx, () => allowedMethods(ctx, next));
+  };
+  const middleware: Middleware = (ctx, next) => boundary(ctx, () => dispatch(ctx, next));
   return { middleware, document: generateDocument(registry, config), services };
 }

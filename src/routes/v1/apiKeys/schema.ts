@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trimmedText } from '../../../http/schemaRules.ts';
 import { pageOf } from '../../../http/openapi.ts';
 import { PageQuery } from '../../../http/pagination.ts';
 import { MAX_GRACE_PERIOD_SECONDS } from '../../../services/apiKeys.ts';
@@ -16,7 +17,7 @@ const ScopeName = z.enum(['read', 'write', 'admin']);
 
 export const CreateApiKeyBody = z
   .object({
-    name: z.string().trim().min(1, 'must not be empty').max(100).meta({ description: 'What the key is for, 1–100 characters.', example: 'GitHub Actions deploy' }),
+    name: trimmedText(100, { controlCharacters: true }).meta({ description: 'What the key is for, 1–100 characters after trimming.', example: 'GitHub Actions deploy' }),
     scopes: z
       .array(ScopeName)
       .min(1)

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageOf } from '../../../http/openapi.ts';
 import { PageQuery } from '../../../http/pagination.ts';
+import { atLeastOneField } from '../../../http/schemaRules.ts';
 import { ConfigurationKey, MAX_VALUE_BYTES } from '../../../services/configurations.ts';
 import { Environment } from '../deployments/schema.ts';
 import { ProjectId, Timestamp } from '../projects/schema.ts';
@@ -40,14 +41,14 @@ export const CreateConfigurationBody = z
   .meta({ id: 'CreateConfiguration' });
 export type CreateConfigurationBody = z.output<typeof CreateConfigurationBody>;
 
-export const UpdateConfigurationBody = z
-  .object({
-    value: Value.optional(),
-    secret: Secret.optional(),
-  })
-  .strict()
-  .refine((v) => v.value !== undefined || v.secret !== undefined, 'send at least one of value, secret')
-  .meta({
+export const UpdateConfigurationBody = atLeastOneField(
+  z
+    .object({
+      value: Value.optional(),
+      secret: Secret.optional(),
+    })
+    .strict(),
+).meta({
     id: 'UpdateConfiguration',
     description: '`key` and `environment` are fixed. `{"secret": true}` encrypts the current value; `{"secret": false}` on a secret is refused.',
   });

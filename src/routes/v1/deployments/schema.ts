@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { branchNameProblem } from '../../../lib/gitRef.ts';
+import { BRANCH_PATTERN, documentedPattern, HTTP_URL_PATTERN } from '../../../http/schemaRules.ts';
 import { pageOf } from '../../../http/openapi.ts';
 import { PageQuery } from '../../../http/pagination.ts';
 import { DEPLOYMENT_STATUSES } from '../../../repositories/deployments.ts';
@@ -20,10 +21,8 @@ export const Environment = z
 
 export const Branch = z
   .string()
-  .superRefine((value, ctx) => {
-    const problem = branchNameProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
+  .regex(BRANCH_PATTERN, { error: (issue) => branchNameProblem(String(issue.input)) ?? 'must be a valid git branch name' })
+  .meta(documentedPattern(BRANCH_PATTERN))
   .meta({ description: 'Source branch: a valid git ref name (`git check-ref-format --branch`), at most 255 characters.', example: 'main', maxLength: 255 });
 
 export const CommitSha = z
@@ -50,14 +49,12 @@ export type CreateDeploymentBody = z.output<typeof CreateDeploymentBody>;
 const DeploymentUrl = z
   .string()
   .max(2048)
-  .refine((v) => {
-    try {
-      return ['http:', 'https:'].includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s) URL')
-  .meta({ description: 'Where the deployment can be reached.', example: 'https://checkout-7f3a.example.app' });
+  .regex(HTTP_URL_PATTERN, 'must be an absolute http(s) URL')
+  .meta(documentedPattern(HTTP_URL_PATTERN))
+  .meta({
+    description: 'Where the deployment can be reached: an absolute http(s) URL with a host name or IPv4 address, no user name or password, non-ASCII percent-encoded; at most 2,048 characters.',
+    example: 'https://checkout-7f3a.example.app',
+  });
 
 export const UpdateDeploymentBody = z
   .object({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { pageOf } from '../../../http/openapi.ts';
 import { PageQuery } from '../../../http/pagination.ts';
-import { redirectUriProblem } from '../../../services/oauthClients.ts';
+import { documentedPattern, REDIRECT_URI_PATTERN, SCOPE_LIST_PATTERN, trimmedText } from '../../../http/schemaRules.ts';
+import { CLIENT_FIELD_RULES, redirectUriProblem } from '../../../services/oauthClients.ts';
 import { Timestamp } from '../projects/schema.ts';
 
 export const ClientId = z
@@ -21,11 +22,12 @@ const GrantType = z.enum(['authorization_code', 'refresh_token', 'client_credent
 const RedirectUri = z
   .string()
   .max(2048)
-  .superRefine((value, ctx) => {
-    const problem = redirectUriProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .meta({ description: 'Matched exactly. https; http only to a loopback host (any port, RFC 8252); or a private-use scheme such as `com.example.app:/callback`.' });
+  .regex(REDIRECT_URI_PATTERN, { error: (issue) => redirectUriProblem(String(issue.input)) ?? 'must be https, http on loopback, or a private-use scheme like com.example.app:/callback, with no user name, fragment or wildcard' })
+  .meta({
+    ...documentedPattern(REDIRECT_URI_PATTERN),
+    description:
+      'Matched exactly. https; http only to a loopback host (any port, RFC 8252); or a private-use scheme such as `com.example.app:/callback`. No fragment, wildcard, user name or password; non-ASCII percent-encoded.',
+  });
 
 /**
  * RFC 7591 client metadata names. `first_party` (skips the consent page) is the operator's to grant
@@ -33,7 +35,7 @@ const RedirectUri = z
  */
 export const RegisterClientBody = z
   .object({
-    client_name: z.string().trim().min(1, 'must not be empty').max(100).meta({ example: 'Release dashboard' }),
+    client_name: trimmedText(100, { controlCharacters: true }).meta({ description: '1–100 characters after trimming.', example: 'Release dashboard' }),
     redirect_uris: z
       .array(RedirectUri)
       .max(20)
@@ -45,14 +47,20 @@ export const RegisterClientBody = z
       .min(1)
       .optional()
       .meta({ description: 'Default `["authorization_code", "refresh_token"]`. `client_credentials` needs a confidential client.', example: ['authorization_code', 'refresh_token'] }),
-    scope: z.string().max(100).optional().meta({ description: 'Space-separated scopes the client may ask for; default `read write admin`.', example: 'read write' }),
+    scope: z
+      .string()
+      .max(100)
+      .regex(SCOPE_LIST_PATTERN, 'scopes must be read, write or admin')
+      .meta(documentedPattern(SCOPE_LIST_PATTERN))
+      .optional()
+      .meta({ description: 'Space-separated scopes the client may ask for (`read`, `write`, `admin`); default `read write admin`.', example: 'read write' }),
     first_party: z
       .literal(false, { error: 'only the operator can register a first-party client (slipway clients create --first-party)' })
       .optional()
       .meta({ description: 'Always false here: first-party clients (no consent page) are registered by the operator with the CLI.' }),
   })
   .strict()
-  .meta({ id: 'RegisterOAuthClient' });
+  .meta({ id: 'RegisterOAuthClient', allOf: CLIENT_FIELD_RULES });
 export type RegisterClientBody = z.output<typeof RegisterClientBody>;
 
 export const ListClientsQuery = PageQuery;

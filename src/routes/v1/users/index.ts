@@ -45,7 +45,14 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
   // Before /users/:user_id, so "me" is never taken for an id.
   api.get(
     '/users/me',
-    { operationId: 'getCurrentUser', summary: 'Get the signed-in user', tags, success: { status: 200, description: 'The user the credential acts for.', schema: User } },
+    {
+      operationId: 'getCurrentUser',
+      summary: 'Get the signed-in user',
+      description: 'A user removed a moment ago may still hold a working credential for a few seconds; reading them then is `not_found`.',
+      tags,
+      success: { status: 200, description: 'The user the credential acts for.', schema: User },
+      errors: ['not_found'],
+    },
     authenticate,
     usersOnly,
     requireScope('read'),

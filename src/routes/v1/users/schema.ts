@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageOf } from '../../../http/openapi.ts';
 import { PageQuery } from '../../../http/pagination.ts';
+import { atLeastOneField, documentedPattern, EMAIL_PATTERN, trimmedText } from '../../../http/schemaRules.ts';
 import { ROLES } from '../../../repositories/users.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../services/passwords.ts';
 import { Timestamp } from '../projects/schema.ts';
@@ -18,8 +19,14 @@ export const Role = z.enum(ROLES).meta({
   example: 'developer',
 });
 
-const Email = z.string().trim().toLowerCase().email().max(254).meta({ description: 'Unique; stored lower-case.', example: 'ada@example.com' });
-const Name = z.string().trim().min(1, 'must not be empty').max(100).meta({ description: '1–100 characters.', example: 'Ada Lovelace' });
+const Email = z
+  .string()
+  .regex(EMAIL_PATTERN, 'Invalid email address')
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .meta({ ...documentedPattern(EMAIL_PATTERN), description: 'Unique; stored lower-case. At most 254 characters after trimming.', example: 'ada@example.com' });
+const Name = trimmedText(100, { controlCharacters: true }).meta({ description: '1–100 characters after trimming.', example: 'Ada Lovelace' });
 const Password = z
   .string()
   .min(PASSWORD_MIN_LENGTH)
@@ -37,11 +44,7 @@ export const CreateUserBody = z
   .meta({ id: 'CreateUser' });
 export type CreateUserBody = z.output<typeof CreateUserBody>;
 
-export const UpdateUserBody = z
-  .object({ name: Name.optional(), role: Role.optional() })
-  .strict()
-  .refine((v) => v.name !== undefined || v.role !== undefined, 'send at least one of name, role')
-  .meta({ id: 'UpdateUser', description: 'The last owner cannot be demoted (`conflict`).' });
+export const UpdateUserBody = atLeastOneField(z.object({ name: Name.optional(), role: Role.optional() }).strict()).meta({ id: 'UpdateUser', description: 'The last owner cannot be demoted (`conflict`).' });
 export type UpdateUserBody = z.output<typeof UpdateUserBody>;
 
 export const ChangePasswordBody = z
