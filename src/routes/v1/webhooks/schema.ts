@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageOf } from '../../../http/openapi.ts';
 import { PageQuery } from '../../../http/pagination.ts';
+import { atLeastOneField, documentedPattern, HTTP_URL_PATTERN } from '../../../http/schemaRules.ts';
 import { DELIVERY_STATUSES } from '../../../repositories/webhookDeliveries.ts';
 import { WEBHOOK_STATUSES } from '../../../repositories/webhooks.ts';
 import { EVENT_TYPES } from '../../../services/events.ts';
@@ -28,6 +29,7 @@ export type DeliveryParams = z.output<typeof DeliveryParams>;
 const WebhookUrl = z
   .string()
   .max(MAX_URL_LENGTH)
+  .regex(HTTP_URL_PATTERN, 'must be an absolute http(s) URL without user name or password')
   .superRefine((value, ctx) => {
     const problem = webhookUrlProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
@@ -37,6 +39,7 @@ const WebhookUrl = z
       'Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.',
     example: 'https://ci.example.com/hooks/slipway',
     maxLength: MAX_URL_LENGTH,
+    ...documentedPattern(HTTP_URL_PATTERN),
   });
 
 export const WebhookEventType = z.enum(['*', ...EVENT_TYPES]).meta({ description: 'An event type, or `*` for every type.' });
@@ -64,11 +67,9 @@ export const CreateWebhookBody = z
   .meta({ id: 'CreateWebhook' });
 export type CreateWebhookBody = z.output<typeof CreateWebhookBody>;
 
-export const UpdateWebhookBody = z
-  .object({ url: WebhookUrl.optional(), events: Events.optional(), description: Description.optional(), status: WebhookStatus.optional() })
-  .strict()
-  .refine((v) => Object.keys(v).length > 0, 'send at least one of url, events, description, status')
-  .meta({ id: 'UpdateWebhook', minProperties: 1 });
+export const UpdateWebhookBody = atLeastOneField(
+  z.object({ url: WebhookUrl.optional(), events: Events.optional(), description: Description.optional(), status: WebhookStatus.optional() }).strict(),
+).meta({ id: 'UpdateWebhook' });
 export type UpdateWebhookBody = z.output<typeof UpdateWebhookBody>;
 
 export const ListWebhooksQuery = PageQuery;
