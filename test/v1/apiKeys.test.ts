@@ -3,6 +3,7 @@ import { apiKeyChecksum } from '../../src/lib/apiKeyFormat.ts';
 import { Api, type ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { createProject, expectRefused, useApiServer } from '../support/fixtures.ts';
+import { waitFor } from '../support/processes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
@@ -295,6 +296,8 @@ describe('rotation, revocation and expiry', () => {
     const project = await newProject();
     const a = await newKey(project, ['write']);
     expect((await api.get(`/v1/projects/${project}`, { token: a.key })).status).toBe(200);
+    // The use is recorded in the background (last_used_at); let it land so the two answers compare alike.
+    await waitFor('last_used_at recorded', async () => (await api.get(`/v1/projects/${project}/api_keys/${a.id}`, { token: admin })).body.last_used_at);
     const revoked = await api.delete(`/v1/projects/${project}/api_keys/${a.id}`, { token: admin });
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ id: a.id, status: 'revoked' });
