@@ -4,7 +4,7 @@ import type Provider from 'oidc-provider';
 import { createApp } from './app.ts';
 import type { Config } from './config/index.ts';
 import { httpServerOptions, onClientError } from './http/edge.ts';
-import { createMetrics } from './http/metrics.ts';
+import { createMetrics, metrics as operatorMetrics } from './http/metrics.ts';
 import { metricsExposure, startMetricsListener, watchDatabaseCommands } from './http/metricsEndpoint.ts';
 import type { Logger } from './logger.ts';
 import { ensureDashboardClient } from './dashboard/auth.ts';
@@ -75,7 +75,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   sweep.unref();
 
   // Webhook deliveries: every instance polls the queue; leases decide who makes each attempt.
-  const webhooks = new WebhookDispatcher({ config, logger, repos, secretBox: createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) }) });
+  const webhooks = new WebhookDispatcher({
+    config,
+    logger,
+    repos,
+    secretBox: createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) }),
+    onAttempt: (outcome, seconds) => operatorMetrics.webhookDelivery(outcome, seconds),
+  });
   webhooks.start();
 
   logger.info({ url: `http://${config.host}:${port}`, public_url: config.publicUrl, issuer: config.issuer }, 'slipway listening');

@@ -17,11 +17,16 @@ const BATCH = 50;
 /** Attempts at once per instance: enough that a few slow receivers do not hold up the rest, few enough to leave the database to the API. */
 const MAX_IN_FLIGHT = 8;
 
+/** How one delivery attempt ended, for metrics: `gave_up` is a failure that ended its retry window. */
+export type DeliveryOutcome = 'success' | 'failure' | 'timeout' | 'gave_up';
+
 export interface DispatcherDeps {
   config: Config;
   logger: Logger;
   repos: Repositories;
   secretBox: SecretBox;
+  /** Told of every attempt made by this instance (the metrics of src/http/metrics.ts). */
+  onAttempt?: (outcome: DeliveryOutcome, seconds: number) => void;
 }
 
 /** Exponential backoff with ±25 % jitter: base · 2^(n−1), at most an hour. `n` is the attempt that just failed. */
@@ -147,7 +152,10 @@ export class WebhookDispatcher {
       'webhook delivery attempt',
     );
     const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
+    const report = (outcome: DeliveryOutcome) => this.#deps.onAttempt?.(outcome, result.duration_ms / 1000);
+    const failure: DeliveryOutcome = result.status_code === null && result.error?.startsWith('timed out') ? 'timeout' : 'failure';
     if (ok) {
+      report('success');
       await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'succeeded', next_attempt_at: null, succeeded_at: new Date() });
       return await repos.webhookQueue.remove(entry._id);
     }
@@ -155,9 +163,11 @@ export class WebhookDispatcher {
     const next = new Date(Date.now() + retryDelayMs(config.webhookRetryBaseMs, attemptNumber));
     const windowEnd = entry.window_started_at.getTime() + config.webhookRetryWindowSeconds * 1000;
     if (next.getTime() <= windowEnd) {
+      report(failure);
       await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'pending', next_attempt_at: next });
       return await repos.webhookQueue.reschedule(entry._id, entry.seq, next);
     }
+    report('gave_up');
     await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'failed', next_attempt_at: null });
     await repos.webhookQueue.remove(entry._id);
     // A whole retry window of failures, and nothing delivered to the endpoint meanwhile: disable it.

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/index.ts';
 import { AuthorizeError, authorizeOverHttp, CookieJar, obtainTokens, tokenRequest } from '../../bench/lib/authorize.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';
+import { sample } from '../support/metrics.ts';
 import { startTestServer } from '../support/server.ts';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
@@ -14,11 +15,6 @@ async function scrape(url = server.metricsUrl!, init?: RequestInit): Promise<str
   return await response.text();
 }
 
-/** The value of one sample (`name{labels}`), 0 when it has not been recorded yet. */
-function sample(text: string, series: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.slice(series.length + 1)) : 0;
-}
 
 describe('metrics an on-call engineer reads', () => {
   it('a failed login, a successful one, the code exchange, a refresh and a refresh-token reuse each move their counter', async () => {

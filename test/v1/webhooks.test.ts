@@ -4,6 +4,7 @@ import { verifySignature } from '../../src/services/webhookSigning.ts';
 import type { Api, ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { createProject, expectRefused, useApiServer } from '../support/fixtures.ts';
+import { sample } from '../support/metrics.ts';
 import { waitFor } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import type { TestServer } from '../support/server.ts';
@@ -144,6 +145,8 @@ describe('deliveries', () => {
   });
 
   it('500, 500, then 200: three attempts with growing gaps in the log; redeliver sends again with the same delivery id', async () => {
+    const scrape = async () => await (await fetch(server.metricsUrl!)).text();
+    const metricsBefore = await scrape();
     const r = await receiver((i) => (i < 2 ? 500 : 200));
     const { id } = await createWebhook({ url: r.url, events: QUIET });
     const ping = await api.post(`/v1/webhooks/${id}/ping`, { token: admin });
@@ -162,6 +165,11 @@ describe('deliveries', () => {
     // Backoff base·2^(n−1) with ±25 % jitter: the first gap at least 0.75·base, the second longer than the first.
     expect(gap1).toBeGreaterThanOrEqual(RETRY_BASE_MS * 0.75 - 5);
     expect(gap2).toBeGreaterThan(gap1);
+    // The on-call metrics count each attempt by its outcome (other tests' deliveries may add to them).
+    const metricsAfter = await scrape();
+    const moved = (outcome: string) => sample(metricsAfter, `slipway_webhook_deliveries_total{outcome="${outcome}"}`) - sample(metricsBefore, `slipway_webhook_deliveries_total{outcome="${outcome}"}`);
+    expect(moved('failure')).toBeGreaterThanOrEqual(2);
+    expect(moved('success')).toBeGreaterThanOrEqual(1);
 
     const again = await api.post(`/v1/webhooks/${id}/deliveries/${ping.body.id}/redeliver`, { token: admin });
     expect(again.status).toBe(200);
