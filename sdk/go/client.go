@@ -48,6 +48,7 @@ type Client struct {
 	Users          *UsersService
 	OAuthClients   *OAuthClientsService
 	Events         *EventsService
+	Webhooks       *WebhooksService
 }
 
 // Option configures a Client.
@@ -120,6 +121,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	c.Users = &UsersService{c}
 	c.OAuthClients = &OAuthClientsService{c}
 	c.Events = &EventsService{c}
+	c.Webhooks = &WebhooksService{c}
 	return c, nil
 }
 

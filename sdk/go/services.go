@@ -260,6 +260,77 @@ func (s *EventsService) All(ctx context.Context, params *ListEventsParams) iter.
 	return all[Event](ctx, s.c, "/v1/events", encodeQuery(params))
 }
 
+// WebhooksService: /v1/webhooks, the account's webhook endpoints (admin scope, not with an API key).
+// Verify what they receive with VerifyWebhookSignature or ConstructWebhookEvent.
+type WebhooksService struct{ c *Client }
+
+func webhookPath(webhookID string) string { return "/v1/webhooks/" + pathEscape(webhookID) }
+
+// List returns one page of the account's webhooks, oldest first (params may be nil). Secrets are never listed.
+func (s *WebhooksService) List(ctx context.Context, params *ListWebhooksParams) (*WebhookList, error) {
+	var out WebhookList
+	return done(&out, s.c.do(ctx, "GET", "/v1/webhooks", encodeQuery(params), nil, &out))
+}
+
+// All iterates over every webhook of the account (params may be nil; Page is where it starts).
+func (s *WebhooksService) All(ctx context.Context, params *ListWebhooksParams) iter.Seq2[Webhook, error] {
+	return all[Webhook](ctx, s.c, "/v1/webhooks", encodeQuery(params))
+}
+
+// Create registers an endpoint for the given event types; its signing Secret (whsec_…) is in this
+// response only: keep it to verify deliveries.
+func (s *WebhooksService) Create(ctx context.Context, params CreateWebhook) (*WebhookWithSecret, error) {
+	var out WebhookWithSecret
+	return done(&out, s.c.do(ctx, "POST", "/v1/webhooks", nil, params, &out))
+}
+
+// Get returns a webhook (never its secret).
+func (s *WebhooksService) Get(ctx context.Context, webhookID string) (*Webhook, error) {
+	var out Webhook
+	return done(&out, s.c.do(ctx, "GET", webhookPath(webhookID), nil, nil, &out))
+}
+
+// Update changes a webhook's URL, events, description or status (enabled | disabled).
+func (s *WebhooksService) Update(ctx context.Context, webhookID string, params UpdateWebhook) (*Webhook, error) {
+	var out Webhook
+	return done(&out, s.c.do(ctx, "PATCH", webhookPath(webhookID), nil, params, &out))
+}
+
+// Delete removes a webhook with its delivery log; pending deliveries are dropped.
+func (s *WebhooksService) Delete(ctx context.Context, webhookID string) error {
+	return s.c.do(ctx, "DELETE", webhookPath(webhookID), nil, nil, nil)
+}
+
+// RotateSecret issues a new signing secret (in this response only); the previous one keeps signing
+// beside it for 24 h, so receivers can roll over.
+func (s *WebhooksService) RotateSecret(ctx context.Context, webhookID string) (*WebhookWithSecret, error) {
+	var out WebhookWithSecret
+	return done(&out, s.c.do(ctx, "POST", webhookPath(webhookID)+"/rotate_secret", nil, nil, &out))
+}
+
+// Ping queues a webhook.ping event to the endpoint and returns the queued delivery.
+func (s *WebhooksService) Ping(ctx context.Context, webhookID string) (*WebhookDelivery, error) {
+	var out WebhookDelivery
+	return done(&out, s.c.do(ctx, "POST", webhookPath(webhookID)+"/ping", nil, nil, &out))
+}
+
+// ListDeliveries returns one page of a webhook's delivery log, newest first (params may be nil).
+func (s *WebhooksService) ListDeliveries(ctx context.Context, webhookID string, params *ListWebhookDeliveriesParams) (*WebhookDeliveryList, error) {
+	var out WebhookDeliveryList
+	return done(&out, s.c.do(ctx, "GET", webhookPath(webhookID)+"/deliveries", encodeQuery(params), nil, &out))
+}
+
+// AllDeliveries iterates over every delivery of a webhook, newest first (params may be nil).
+func (s *WebhooksService) AllDeliveries(ctx context.Context, webhookID string, params *ListWebhookDeliveriesParams) iter.Seq2[WebhookDelivery, error] {
+	return all[WebhookDelivery](ctx, s.c, webhookPath(webhookID)+"/deliveries", encodeQuery(params))
+}
+
+// Redeliver sends a delivery again (same Slipway-Delivery id and body, a new signature).
+func (s *WebhooksService) Redeliver(ctx context.Context, webhookID, deliveryID string) (*WebhookDelivery, error) {
+	var out WebhookDelivery
+	return done(&out, s.c.do(ctx, "POST", webhookPath(webhookID)+"/deliveries/"+pathEscape(deliveryID)+"/redeliver", nil, nil, &out))
+}
+
 // done returns (nil, err) on error so callers never see a half-filled value.
 func done[T any](out *T, err error) (*T, error) {
 	if err != nil {

@@ -165,6 +165,111 @@ func (e CreateUserRole) Valid() bool {
 	}
 }
 
+// Defines values for CreateWebhookEvents.
+const (
+	CreateWebhookEventsApiKeyCreated            CreateWebhookEvents = "api_key.created"
+	CreateWebhookEventsApiKeyRevoked            CreateWebhookEvents = "api_key.revoked"
+	CreateWebhookEventsApiKeyRotated            CreateWebhookEvents = "api_key.rotated"
+	CreateWebhookEventsAsterisk                 CreateWebhookEvents = "*"
+	CreateWebhookEventsConfigurationCreated     CreateWebhookEvents = "configuration.created"
+	CreateWebhookEventsConfigurationDeleted     CreateWebhookEvents = "configuration.deleted"
+	CreateWebhookEventsConfigurationUpdated     CreateWebhookEvents = "configuration.updated"
+	CreateWebhookEventsDeploymentCreated        CreateWebhookEvents = "deployment.created"
+	CreateWebhookEventsDeploymentStatusChanged  CreateWebhookEvents = "deployment.status_changed"
+	CreateWebhookEventsOauthClientCreated       CreateWebhookEvents = "oauth_client.created"
+	CreateWebhookEventsOauthClientDeleted       CreateWebhookEvents = "oauth_client.deleted"
+	CreateWebhookEventsOauthClientSecretRotated CreateWebhookEvents = "oauth_client.secret_rotated"
+	CreateWebhookEventsProjectCreated           CreateWebhookEvents = "project.created"
+	CreateWebhookEventsProjectDeleted           CreateWebhookEvents = "project.deleted"
+	CreateWebhookEventsProjectUpdated           CreateWebhookEvents = "project.updated"
+	CreateWebhookEventsUserCreated              CreateWebhookEvents = "user.created"
+	CreateWebhookEventsUserDeleted              CreateWebhookEvents = "user.deleted"
+	CreateWebhookEventsUserPasswordChanged      CreateWebhookEvents = "user.password_changed"
+	CreateWebhookEventsUserPasswordSet          CreateWebhookEvents = "user.password_set"
+	CreateWebhookEventsUserUpdated              CreateWebhookEvents = "user.updated"
+	CreateWebhookEventsWebhookCreated           CreateWebhookEvents = "webhook.created"
+	CreateWebhookEventsWebhookDeleted           CreateWebhookEvents = "webhook.deleted"
+	CreateWebhookEventsWebhookDisabled          CreateWebhookEvents = "webhook.disabled"
+	CreateWebhookEventsWebhookSecretRotated     CreateWebhookEvents = "webhook.secret_rotated"
+	CreateWebhookEventsWebhookUpdated           CreateWebhookEvents = "webhook.updated"
+)
+
+// Valid indicates whether the value is a known member of the CreateWebhookEvents enum.
+func (e CreateWebhookEvents) Valid() bool {
+	switch e {
+	case CreateWebhookEventsApiKeyCreated:
+		return true
+	case CreateWebhookEventsApiKeyRevoked:
+		return true
+	case CreateWebhookEventsApiKeyRotated:
+		return true
+	case CreateWebhookEventsAsterisk:
+		return true
+	case CreateWebhookEventsConfigurationCreated:
+		return true
+	case CreateWebhookEventsConfigurationDeleted:
+		return true
+	case CreateWebhookEventsConfigurationUpdated:
+		return true
+	case CreateWebhookEventsDeploymentCreated:
+		return true
+	case CreateWebhookEventsDeploymentStatusChanged:
+		return true
+	case CreateWebhookEventsOauthClientCreated:
+		return true
+	case CreateWebhookEventsOauthClientDeleted:
+		return true
+	case CreateWebhookEventsOauthClientSecretRotated:
+		return true
+	case CreateWebhookEventsProjectCreated:
+		return true
+	case CreateWebhookEventsProjectDeleted:
+		return true
+	case CreateWebhookEventsProjectUpdated:
+		return true
+	case CreateWebhookEventsUserCreated:
+		return true
+	case CreateWebhookEventsUserDeleted:
+		return true
+	case CreateWebhookEventsUserPasswordChanged:
+		return true
+	case CreateWebhookEventsUserPasswordSet:
+		return true
+	case CreateWebhookEventsUserUpdated:
+		return true
+	case CreateWebhookEventsWebhookCreated:
+		return true
+	case CreateWebhookEventsWebhookDeleted:
+		return true
+	case CreateWebhookEventsWebhookDisabled:
+		return true
+	case CreateWebhookEventsWebhookSecretRotated:
+		return true
+	case CreateWebhookEventsWebhookUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateWebhookStatus.
+const (
+	CreateWebhookStatusDisabled CreateWebhookStatus = "disabled"
+	CreateWebhookStatusEnabled  CreateWebhookStatus = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the CreateWebhookStatus enum.
+func (e CreateWebhookStatus) Valid() bool {
+	switch e {
+	case CreateWebhookStatusDisabled:
+		return true
+	case CreateWebhookStatusEnabled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreatedUserRole.
 const (
 	CreatedUserRoleAdmin     CreatedUserRole = "admin"
@@ -438,6 +543,21 @@ func (e ProjectStatus) Valid() bool {
 	}
 }
 
+// Defines values for RegisterOAuthClientFirstParty.
+const (
+	False RegisterOAuthClientFirstParty = false
+)
+
+// Valid indicates whether the value is a known member of the RegisterOAuthClientFirstParty enum.
+func (e RegisterOAuthClientFirstParty) Valid() bool {
+	switch e {
+	case False:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RegisterOAuthClientGrantTypes.
 const (
 	RegisterOAuthClientGrantTypesAuthorizationCode RegisterOAuthClientGrantTypes = "authorization_code"
@@ -639,6 +759,111 @@ func (e UpdateUserRole) Valid() bool {
 	}
 }
 
+// Defines values for UpdateWebhookEvents.
+const (
+	UpdateWebhookEventsApiKeyCreated            UpdateWebhookEvents = "api_key.created"
+	UpdateWebhookEventsApiKeyRevoked            UpdateWebhookEvents = "api_key.revoked"
+	UpdateWebhookEventsApiKeyRotated            UpdateWebhookEvents = "api_key.rotated"
+	UpdateWebhookEventsAsterisk                 UpdateWebhookEvents = "*"
+	UpdateWebhookEventsConfigurationCreated     UpdateWebhookEvents = "configuration.created"
+	UpdateWebhookEventsConfigurationDeleted     UpdateWebhookEvents = "configuration.deleted"
+	UpdateWebhookEventsConfigurationUpdated     UpdateWebhookEvents = "configuration.updated"
+	UpdateWebhookEventsDeploymentCreated        UpdateWebhookEvents = "deployment.created"
+	UpdateWebhookEventsDeploymentStatusChanged  UpdateWebhookEvents = "deployment.status_changed"
+	UpdateWebhookEventsOauthClientCreated       UpdateWebhookEvents = "oauth_client.created"
+	UpdateWebhookEventsOauthClientDeleted       UpdateWebhookEvents = "oauth_client.deleted"
+	UpdateWebhookEventsOauthClientSecretRotated UpdateWebhookEvents = "oauth_client.secret_rotated"
+	UpdateWebhookEventsProjectCreated           UpdateWebhookEvents = "project.created"
+	UpdateWebhookEventsProjectDeleted           UpdateWebhookEvents = "project.deleted"
+	UpdateWebhookEventsProjectUpdated           UpdateWebhookEvents = "project.updated"
+	UpdateWebhookEventsUserCreated              UpdateWebhookEvents = "user.created"
+	UpdateWebhookEventsUserDeleted              UpdateWebhookEvents = "user.deleted"
+	UpdateWebhookEventsUserPasswordChanged      UpdateWebhookEvents = "user.password_changed"
+	UpdateWebhookEventsUserPasswordSet          UpdateWebhookEvents = "user.password_set"
+	UpdateWebhookEventsUserUpdated              UpdateWebhookEvents = "user.updated"
+	UpdateWebhookEventsWebhookCreated           UpdateWebhookEvents = "webhook.created"
+	UpdateWebhookEventsWebhookDeleted           UpdateWebhookEvents = "webhook.deleted"
+	UpdateWebhookEventsWebhookDisabled          UpdateWebhookEvents = "webhook.disabled"
+	UpdateWebhookEventsWebhookSecretRotated     UpdateWebhookEvents = "webhook.secret_rotated"
+	UpdateWebhookEventsWebhookUpdated           UpdateWebhookEvents = "webhook.updated"
+)
+
+// Valid indicates whether the value is a known member of the UpdateWebhookEvents enum.
+func (e UpdateWebhookEvents) Valid() bool {
+	switch e {
+	case UpdateWebhookEventsApiKeyCreated:
+		return true
+	case UpdateWebhookEventsApiKeyRevoked:
+		return true
+	case UpdateWebhookEventsApiKeyRotated:
+		return true
+	case UpdateWebhookEventsAsterisk:
+		return true
+	case UpdateWebhookEventsConfigurationCreated:
+		return true
+	case UpdateWebhookEventsConfigurationDeleted:
+		return true
+	case UpdateWebhookEventsConfigurationUpdated:
+		return true
+	case UpdateWebhookEventsDeploymentCreated:
+		return true
+	case UpdateWebhookEventsDeploymentStatusChanged:
+		return true
+	case UpdateWebhookEventsOauthClientCreated:
+		return true
+	case UpdateWebhookEventsOauthClientDeleted:
+		return true
+	case UpdateWebhookEventsOauthClientSecretRotated:
+		return true
+	case UpdateWebhookEventsProjectCreated:
+		return true
+	case UpdateWebhookEventsProjectDeleted:
+		return true
+	case UpdateWebhookEventsProjectUpdated:
+		return true
+	case UpdateWebhookEventsUserCreated:
+		return true
+	case UpdateWebhookEventsUserDeleted:
+		return true
+	case UpdateWebhookEventsUserPasswordChanged:
+		return true
+	case UpdateWebhookEventsUserPasswordSet:
+		return true
+	case UpdateWebhookEventsUserUpdated:
+		return true
+	case UpdateWebhookEventsWebhookCreated:
+		return true
+	case UpdateWebhookEventsWebhookDeleted:
+		return true
+	case UpdateWebhookEventsWebhookDisabled:
+		return true
+	case UpdateWebhookEventsWebhookSecretRotated:
+		return true
+	case UpdateWebhookEventsWebhookUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpdateWebhookStatus.
+const (
+	UpdateWebhookStatusDisabled UpdateWebhookStatus = "disabled"
+	UpdateWebhookStatusEnabled  UpdateWebhookStatus = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the UpdateWebhookStatus enum.
+func (e UpdateWebhookStatus) Valid() bool {
+	switch e {
+	case UpdateWebhookStatusDisabled:
+		return true
+	case UpdateWebhookStatusEnabled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UserRole.
 const (
 	UserRoleAdmin     UserRole = "admin"
@@ -663,81 +888,339 @@ func (e UserRole) Valid() bool {
 	}
 }
 
+// Defines values for WebhookEvents.
+const (
+	WebhookEventsApiKeyCreated            WebhookEvents = "api_key.created"
+	WebhookEventsApiKeyRevoked            WebhookEvents = "api_key.revoked"
+	WebhookEventsApiKeyRotated            WebhookEvents = "api_key.rotated"
+	WebhookEventsAsterisk                 WebhookEvents = "*"
+	WebhookEventsConfigurationCreated     WebhookEvents = "configuration.created"
+	WebhookEventsConfigurationDeleted     WebhookEvents = "configuration.deleted"
+	WebhookEventsConfigurationUpdated     WebhookEvents = "configuration.updated"
+	WebhookEventsDeploymentCreated        WebhookEvents = "deployment.created"
+	WebhookEventsDeploymentStatusChanged  WebhookEvents = "deployment.status_changed"
+	WebhookEventsOauthClientCreated       WebhookEvents = "oauth_client.created"
+	WebhookEventsOauthClientDeleted       WebhookEvents = "oauth_client.deleted"
+	WebhookEventsOauthClientSecretRotated WebhookEvents = "oauth_client.secret_rotated"
+	WebhookEventsProjectCreated           WebhookEvents = "project.created"
+	WebhookEventsProjectDeleted           WebhookEvents = "project.deleted"
+	WebhookEventsProjectUpdated           WebhookEvents = "project.updated"
+	WebhookEventsUserCreated              WebhookEvents = "user.created"
+	WebhookEventsUserDeleted              WebhookEvents = "user.deleted"
+	WebhookEventsUserPasswordChanged      WebhookEvents = "user.password_changed"
+	WebhookEventsUserPasswordSet          WebhookEvents = "user.password_set"
+	WebhookEventsUserUpdated              WebhookEvents = "user.updated"
+	WebhookEventsWebhookCreated           WebhookEvents = "webhook.created"
+	WebhookEventsWebhookDeleted           WebhookEvents = "webhook.deleted"
+	WebhookEventsWebhookDisabled          WebhookEvents = "webhook.disabled"
+	WebhookEventsWebhookSecretRotated     WebhookEvents = "webhook.secret_rotated"
+	WebhookEventsWebhookUpdated           WebhookEvents = "webhook.updated"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEvents enum.
+func (e WebhookEvents) Valid() bool {
+	switch e {
+	case WebhookEventsApiKeyCreated:
+		return true
+	case WebhookEventsApiKeyRevoked:
+		return true
+	case WebhookEventsApiKeyRotated:
+		return true
+	case WebhookEventsAsterisk:
+		return true
+	case WebhookEventsConfigurationCreated:
+		return true
+	case WebhookEventsConfigurationDeleted:
+		return true
+	case WebhookEventsConfigurationUpdated:
+		return true
+	case WebhookEventsDeploymentCreated:
+		return true
+	case WebhookEventsDeploymentStatusChanged:
+		return true
+	case WebhookEventsOauthClientCreated:
+		return true
+	case WebhookEventsOauthClientDeleted:
+		return true
+	case WebhookEventsOauthClientSecretRotated:
+		return true
+	case WebhookEventsProjectCreated:
+		return true
+	case WebhookEventsProjectDeleted:
+		return true
+	case WebhookEventsProjectUpdated:
+		return true
+	case WebhookEventsUserCreated:
+		return true
+	case WebhookEventsUserDeleted:
+		return true
+	case WebhookEventsUserPasswordChanged:
+		return true
+	case WebhookEventsUserPasswordSet:
+		return true
+	case WebhookEventsUserUpdated:
+		return true
+	case WebhookEventsWebhookCreated:
+		return true
+	case WebhookEventsWebhookDeleted:
+		return true
+	case WebhookEventsWebhookDisabled:
+		return true
+	case WebhookEventsWebhookSecretRotated:
+		return true
+	case WebhookEventsWebhookUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookStatus.
+const (
+	WebhookStatusDisabled WebhookStatus = "disabled"
+	WebhookStatusEnabled  WebhookStatus = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the WebhookStatus enum.
+func (e WebhookStatus) Valid() bool {
+	switch e {
+	case WebhookStatusDisabled:
+		return true
+	case WebhookStatusEnabled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookDeliveryStatus.
+const (
+	WebhookDeliveryStatusFailed    WebhookDeliveryStatus = "failed"
+	WebhookDeliveryStatusPending   WebhookDeliveryStatus = "pending"
+	WebhookDeliveryStatusSucceeded WebhookDeliveryStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryStatus enum.
+func (e WebhookDeliveryStatus) Valid() bool {
+	switch e {
+	case WebhookDeliveryStatusFailed:
+		return true
+	case WebhookDeliveryStatusPending:
+		return true
+	case WebhookDeliveryStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookPayloadActorType.
+const (
+	WebhookPayloadActorTypeApiKey WebhookPayloadActorType = "api_key"
+	WebhookPayloadActorTypeClient WebhookPayloadActorType = "client"
+	WebhookPayloadActorTypeSystem WebhookPayloadActorType = "system"
+	WebhookPayloadActorTypeUser   WebhookPayloadActorType = "user"
+)
+
+// Valid indicates whether the value is a known member of the WebhookPayloadActorType enum.
+func (e WebhookPayloadActorType) Valid() bool {
+	switch e {
+	case WebhookPayloadActorTypeApiKey:
+		return true
+	case WebhookPayloadActorTypeClient:
+		return true
+	case WebhookPayloadActorTypeSystem:
+		return true
+	case WebhookPayloadActorTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookWithSecretEvents.
+const (
+	WebhookWithSecretEventsApiKeyCreated            WebhookWithSecretEvents = "api_key.created"
+	WebhookWithSecretEventsApiKeyRevoked            WebhookWithSecretEvents = "api_key.revoked"
+	WebhookWithSecretEventsApiKeyRotated            WebhookWithSecretEvents = "api_key.rotated"
+	WebhookWithSecretEventsAsterisk                 WebhookWithSecretEvents = "*"
+	WebhookWithSecretEventsConfigurationCreated     WebhookWithSecretEvents = "configuration.created"
+	WebhookWithSecretEventsConfigurationDeleted     WebhookWithSecretEvents = "configuration.deleted"
+	WebhookWithSecretEventsConfigurationUpdated     WebhookWithSecretEvents = "configuration.updated"
+	WebhookWithSecretEventsDeploymentCreated        WebhookWithSecretEvents = "deployment.created"
+	WebhookWithSecretEventsDeploymentStatusChanged  WebhookWithSecretEvents = "deployment.status_changed"
+	WebhookWithSecretEventsOauthClientCreated       WebhookWithSecretEvents = "oauth_client.created"
+	WebhookWithSecretEventsOauthClientDeleted       WebhookWithSecretEvents = "oauth_client.deleted"
+	WebhookWithSecretEventsOauthClientSecretRotated WebhookWithSecretEvents = "oauth_client.secret_rotated"
+	WebhookWithSecretEventsProjectCreated           WebhookWithSecretEvents = "project.created"
+	WebhookWithSecretEventsProjectDeleted           WebhookWithSecretEvents = "project.deleted"
+	WebhookWithSecretEventsProjectUpdated           WebhookWithSecretEvents = "project.updated"
+	WebhookWithSecretEventsUserCreated              WebhookWithSecretEvents = "user.created"
+	WebhookWithSecretEventsUserDeleted              WebhookWithSecretEvents = "user.deleted"
+	WebhookWithSecretEventsUserPasswordChanged      WebhookWithSecretEvents = "user.password_changed"
+	WebhookWithSecretEventsUserPasswordSet          WebhookWithSecretEvents = "user.password_set"
+	WebhookWithSecretEventsUserUpdated              WebhookWithSecretEvents = "user.updated"
+	WebhookWithSecretEventsWebhookCreated           WebhookWithSecretEvents = "webhook.created"
+	WebhookWithSecretEventsWebhookDeleted           WebhookWithSecretEvents = "webhook.deleted"
+	WebhookWithSecretEventsWebhookDisabled          WebhookWithSecretEvents = "webhook.disabled"
+	WebhookWithSecretEventsWebhookSecretRotated     WebhookWithSecretEvents = "webhook.secret_rotated"
+	WebhookWithSecretEventsWebhookUpdated           WebhookWithSecretEvents = "webhook.updated"
+)
+
+// Valid indicates whether the value is a known member of the WebhookWithSecretEvents enum.
+func (e WebhookWithSecretEvents) Valid() bool {
+	switch e {
+	case WebhookWithSecretEventsApiKeyCreated:
+		return true
+	case WebhookWithSecretEventsApiKeyRevoked:
+		return true
+	case WebhookWithSecretEventsApiKeyRotated:
+		return true
+	case WebhookWithSecretEventsAsterisk:
+		return true
+	case WebhookWithSecretEventsConfigurationCreated:
+		return true
+	case WebhookWithSecretEventsConfigurationDeleted:
+		return true
+	case WebhookWithSecretEventsConfigurationUpdated:
+		return true
+	case WebhookWithSecretEventsDeploymentCreated:
+		return true
+	case WebhookWithSecretEventsDeploymentStatusChanged:
+		return true
+	case WebhookWithSecretEventsOauthClientCreated:
+		return true
+	case WebhookWithSecretEventsOauthClientDeleted:
+		return true
+	case WebhookWithSecretEventsOauthClientSecretRotated:
+		return true
+	case WebhookWithSecretEventsProjectCreated:
+		return true
+	case WebhookWithSecretEventsProjectDeleted:
+		return true
+	case WebhookWithSecretEventsProjectUpdated:
+		return true
+	case WebhookWithSecretEventsUserCreated:
+		return true
+	case WebhookWithSecretEventsUserDeleted:
+		return true
+	case WebhookWithSecretEventsUserPasswordChanged:
+		return true
+	case WebhookWithSecretEventsUserPasswordSet:
+		return true
+	case WebhookWithSecretEventsUserUpdated:
+		return true
+	case WebhookWithSecretEventsWebhookCreated:
+		return true
+	case WebhookWithSecretEventsWebhookDeleted:
+		return true
+	case WebhookWithSecretEventsWebhookDisabled:
+		return true
+	case WebhookWithSecretEventsWebhookSecretRotated:
+		return true
+	case WebhookWithSecretEventsWebhookUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookWithSecretStatus.
+const (
+	WebhookWithSecretStatusDisabled WebhookWithSecretStatus = "disabled"
+	WebhookWithSecretStatusEnabled  WebhookWithSecretStatus = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the WebhookWithSecretStatus enum.
+func (e WebhookWithSecretStatus) Valid() bool {
+	switch e {
+	case WebhookWithSecretStatusDisabled:
+		return true
+	case WebhookWithSecretStatusEnabled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListEventsParamsType.
 const (
-	ApiKeyCreated            ListEventsParamsType = "api_key.created"
-	ApiKeyRevoked            ListEventsParamsType = "api_key.revoked"
-	ApiKeyRotated            ListEventsParamsType = "api_key.rotated"
-	ConfigurationCreated     ListEventsParamsType = "configuration.created"
-	ConfigurationDeleted     ListEventsParamsType = "configuration.deleted"
-	ConfigurationUpdated     ListEventsParamsType = "configuration.updated"
-	DeploymentCreated        ListEventsParamsType = "deployment.created"
-	DeploymentStatusChanged  ListEventsParamsType = "deployment.status_changed"
-	OauthClientCreated       ListEventsParamsType = "oauth_client.created"
-	OauthClientDeleted       ListEventsParamsType = "oauth_client.deleted"
-	OauthClientSecretRotated ListEventsParamsType = "oauth_client.secret_rotated"
-	ProjectCreated           ListEventsParamsType = "project.created"
-	ProjectDeleted           ListEventsParamsType = "project.deleted"
-	ProjectUpdated           ListEventsParamsType = "project.updated"
-	UserCreated              ListEventsParamsType = "user.created"
-	UserDeleted              ListEventsParamsType = "user.deleted"
-	UserPasswordChanged      ListEventsParamsType = "user.password_changed"
-	UserPasswordSet          ListEventsParamsType = "user.password_set"
-	UserUpdated              ListEventsParamsType = "user.updated"
-	WebhookCreated           ListEventsParamsType = "webhook.created"
-	WebhookDeleted           ListEventsParamsType = "webhook.deleted"
-	WebhookSecretRotated     ListEventsParamsType = "webhook.secret_rotated"
-	WebhookUpdated           ListEventsParamsType = "webhook.updated"
+	ListEventsParamsTypeApiKeyCreated            ListEventsParamsType = "api_key.created"
+	ListEventsParamsTypeApiKeyRevoked            ListEventsParamsType = "api_key.revoked"
+	ListEventsParamsTypeApiKeyRotated            ListEventsParamsType = "api_key.rotated"
+	ListEventsParamsTypeConfigurationCreated     ListEventsParamsType = "configuration.created"
+	ListEventsParamsTypeConfigurationDeleted     ListEventsParamsType = "configuration.deleted"
+	ListEventsParamsTypeConfigurationUpdated     ListEventsParamsType = "configuration.updated"
+	ListEventsParamsTypeDeploymentCreated        ListEventsParamsType = "deployment.created"
+	ListEventsParamsTypeDeploymentStatusChanged  ListEventsParamsType = "deployment.status_changed"
+	ListEventsParamsTypeOauthClientCreated       ListEventsParamsType = "oauth_client.created"
+	ListEventsParamsTypeOauthClientDeleted       ListEventsParamsType = "oauth_client.deleted"
+	ListEventsParamsTypeOauthClientSecretRotated ListEventsParamsType = "oauth_client.secret_rotated"
+	ListEventsParamsTypeProjectCreated           ListEventsParamsType = "project.created"
+	ListEventsParamsTypeProjectDeleted           ListEventsParamsType = "project.deleted"
+	ListEventsParamsTypeProjectUpdated           ListEventsParamsType = "project.updated"
+	ListEventsParamsTypeUserCreated              ListEventsParamsType = "user.created"
+	ListEventsParamsTypeUserDeleted              ListEventsParamsType = "user.deleted"
+	ListEventsParamsTypeUserPasswordChanged      ListEventsParamsType = "user.password_changed"
+	ListEventsParamsTypeUserPasswordSet          ListEventsParamsType = "user.password_set"
+	ListEventsParamsTypeUserUpdated              ListEventsParamsType = "user.updated"
+	ListEventsParamsTypeWebhookCreated           ListEventsParamsType = "webhook.created"
+	ListEventsParamsTypeWebhookDeleted           ListEventsParamsType = "webhook.deleted"
+	ListEventsParamsTypeWebhookDisabled          ListEventsParamsType = "webhook.disabled"
+	ListEventsParamsTypeWebhookSecretRotated     ListEventsParamsType = "webhook.secret_rotated"
+	ListEventsParamsTypeWebhookUpdated           ListEventsParamsType = "webhook.updated"
 )
 
 // Valid indicates whether the value is a known member of the ListEventsParamsType enum.
 func (e ListEventsParamsType) Valid() bool {
 	switch e {
-	case ApiKeyCreated:
+	case ListEventsParamsTypeApiKeyCreated:
 		return true
-	case ApiKeyRevoked:
+	case ListEventsParamsTypeApiKeyRevoked:
 		return true
-	case ApiKeyRotated:
+	case ListEventsParamsTypeApiKeyRotated:
 		return true
-	case ConfigurationCreated:
+	case ListEventsParamsTypeConfigurationCreated:
 		return true
-	case ConfigurationDeleted:
+	case ListEventsParamsTypeConfigurationDeleted:
 		return true
-	case ConfigurationUpdated:
+	case ListEventsParamsTypeConfigurationUpdated:
 		return true
-	case DeploymentCreated:
+	case ListEventsParamsTypeDeploymentCreated:
 		return true
-	case DeploymentStatusChanged:
+	case ListEventsParamsTypeDeploymentStatusChanged:
 		return true
-	case OauthClientCreated:
+	case ListEventsParamsTypeOauthClientCreated:
 		return true
-	case OauthClientDeleted:
+	case ListEventsParamsTypeOauthClientDeleted:
 		return true
-	case OauthClientSecretRotated:
+	case ListEventsParamsTypeOauthClientSecretRotated:
 		return true
-	case ProjectCreated:
+	case ListEventsParamsTypeProjectCreated:
 		return true
-	case ProjectDeleted:
+	case ListEventsParamsTypeProjectDeleted:
 		return true
-	case ProjectUpdated:
+	case ListEventsParamsTypeProjectUpdated:
 		return true
-	case UserCreated:
+	case ListEventsParamsTypeUserCreated:
 		return true
-	case UserDeleted:
+	case ListEventsParamsTypeUserDeleted:
 		return true
-	case UserPasswordChanged:
+	case ListEventsParamsTypeUserPasswordChanged:
 		return true
-	case UserPasswordSet:
+	case ListEventsParamsTypeUserPasswordSet:
 		return true
-	case UserUpdated:
+	case ListEventsParamsTypeUserUpdated:
 		return true
-	case WebhookCreated:
+	case ListEventsParamsTypeWebhookCreated:
 		return true
-	case WebhookDeleted:
+	case ListEventsParamsTypeWebhookDeleted:
 		return true
-	case WebhookSecretRotated:
+	case ListEventsParamsTypeWebhookDisabled:
 		return true
-	case WebhookUpdated:
+	case ListEventsParamsTypeWebhookSecretRotated:
+		return true
+	case ListEventsParamsTypeWebhookUpdated:
 		return true
 	default:
 		return false
@@ -954,6 +1437,27 @@ type CreateUser struct {
 
 // CreateUserRole `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
 type CreateUserRole string
+
+// CreateWebhook defines model for CreateWebhook.
+type CreateWebhook struct {
+	// Description Free text, at most 500 characters.
+	Description *string `json:"description,omitempty"`
+
+	// Events The event types delivered.
+	Events []CreateWebhookEvents `json:"events"`
+
+	// Status `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+	Status *CreateWebhookStatus `json:"status,omitempty"`
+
+	// Url Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
+	Url string `json:"url"`
+}
+
+// CreateWebhookEvents An event type, or `*` for every type.
+type CreateWebhookEvents string
+
+// CreateWebhookStatus `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+type CreateWebhookStatus string
 
 // CreatedUser defines model for CreatedUser.
 type CreatedUser struct {
@@ -1192,8 +1696,8 @@ type ProjectList struct {
 type RegisterOAuthClient struct {
 	ClientName string `json:"client_name"`
 
-	// FirstParty First-party clients skip the consent page. Default false.
-	FirstParty *bool `json:"first_party,omitempty"`
+	// FirstParty Always false here: first-party clients (no consent page) are registered by the operator with the CLI.
+	FirstParty *RegisterOAuthClientFirstParty `json:"first_party,omitempty"`
 
 	// GrantTypes Default `["authorization_code", "refresh_token"]`. `client_credentials` needs a confidential client.
 	GrantTypes *[]RegisterOAuthClientGrantTypes `json:"grant_types,omitempty"`
@@ -1207,6 +1711,9 @@ type RegisterOAuthClient struct {
 	// TokenEndpointAuthMethod Default `none` (public).
 	TokenEndpointAuthMethod *RegisterOAuthClientTokenEndpointAuthMethod `json:"token_endpoint_auth_method,omitempty"`
 }
+
+// RegisterOAuthClientFirstParty Always false here: first-party clients (no consent page) are registered by the operator with the CLI.
+type RegisterOAuthClientFirstParty bool
 
 // RegisterOAuthClientGrantTypes defines model for RegisterOAuthClient.GrantTypes.
 type RegisterOAuthClientGrantTypes string
@@ -1305,6 +1812,27 @@ type UpdateUser struct {
 // UpdateUserRole `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
 type UpdateUserRole string
 
+// UpdateWebhook defines model for UpdateWebhook.
+type UpdateWebhook struct {
+	// Description Free text, at most 500 characters.
+	Description *string `json:"description,omitempty"`
+
+	// Events The event types delivered.
+	Events *[]UpdateWebhookEvents `json:"events,omitempty"`
+
+	// Status `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+	Status *UpdateWebhookStatus `json:"status,omitempty"`
+
+	// Url Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
+	Url *string `json:"url,omitempty"`
+}
+
+// UpdateWebhookEvents An event type, or `*` for every type.
+type UpdateWebhookEvents string
+
+// UpdateWebhookStatus `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+type UpdateWebhookStatus string
+
 // User defines model for User.
 type User struct {
 	AccountId string `json:"account_id"`
@@ -1336,6 +1864,132 @@ type UserList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
+// Webhook defines model for Webhook.
+type Webhook struct {
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	CreatedAt   time.Time       `json:"created_at"`
+	Description *string         `json:"description"`
+	Events      []WebhookEvents `json:"events"`
+
+	// Id Webhook id.
+	Id string `json:"id"`
+
+	// Status `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+	Status WebhookStatus `json:"status"`
+
+	// UpdatedAt ISO 8601 UTC with milliseconds.
+	UpdatedAt time.Time `json:"updated_at"`
+	Url       string    `json:"url"`
+}
+
+// WebhookEvents An event type, or `*` for every type.
+type WebhookEvents string
+
+// WebhookStatus `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+type WebhookStatus string
+
+// WebhookDelivery defines model for WebhookDelivery.
+type WebhookDelivery struct {
+	AttemptCount int                      `json:"attempt_count"`
+	Attempts     []WebhookDeliveryAttempt `json:"attempts"`
+
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	CreatedAt time.Time `json:"created_at"`
+	EventId   string    `json:"event_id"`
+	EventType string    `json:"event_type"`
+
+	// Id Delivery id: the `Slipway-Delivery` header, the same on every retry and redelivery.
+	Id string `json:"id"`
+
+	// NextAttemptAt ISO 8601 UTC with milliseconds.
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+
+	// Status `pending` while attempts remain, `succeeded` on a 2xx, `failed` when retries ran out.
+	Status WebhookDeliveryStatus `json:"status"`
+
+	// UpdatedAt ISO 8601 UTC with milliseconds.
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// WebhookId Webhook id.
+	WebhookId string `json:"webhook_id"`
+}
+
+// WebhookDeliveryStatus `pending` while attempts remain, `succeeded` on a 2xx, `failed` when retries ran out.
+type WebhookDeliveryStatus string
+
+// WebhookDeliveryAttempt defines model for WebhookDeliveryAttempt.
+type WebhookDeliveryAttempt struct {
+	// At ISO 8601 UTC with milliseconds.
+	At         time.Time `json:"at"`
+	Attempt    int       `json:"attempt"`
+	DurationMs int       `json:"duration_ms"`
+	Error      *string   `json:"error"`
+
+	// StatusCode The receiver's HTTP status; null when it did not answer (timeout, connection or address refused).
+	StatusCode *int `json:"status_code"`
+}
+
+// WebhookDeliveryList defines model for WebhookDeliveryList.
+type WebhookDeliveryList struct {
+	Data       []WebhookDelivery `json:"data"`
+	Pagination Pagination        `json:"pagination"`
+}
+
+// WebhookList defines model for WebhookList.
+type WebhookList struct {
+	Data       []Webhook  `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// WebhookPayload defines model for WebhookPayload.
+type WebhookPayload struct {
+	Actor struct {
+		Id   string                  `json:"id"`
+		Type WebhookPayloadActorType `json:"type"`
+	} `json:"actor"`
+
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	CreatedAt time.Time `json:"created_at"`
+
+	// Data What changed; never secret values.
+	Data      map[string]interface{} `json:"data"`
+	Id        string                 `json:"id"`
+	ProjectId *string                `json:"project_id"`
+
+	// Type An event type, or `webhook.ping` for a ping.
+	Type string `json:"type"`
+}
+
+// WebhookPayloadActorType defines model for WebhookPayload.Actor.Type.
+type WebhookPayloadActorType string
+
+// WebhookWithSecret defines model for WebhookWithSecret.
+type WebhookWithSecret struct {
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	CreatedAt   time.Time                 `json:"created_at"`
+	Description *string                   `json:"description"`
+	Events      []WebhookWithSecretEvents `json:"events"`
+
+	// Id Webhook id.
+	Id string `json:"id"`
+
+	// Secret The signing secret (`whsec_…`), shown in this response only (Slipway keeps it encrypted). `null` in an `Idempotency-Key` replay. Deliveries carry `Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" keyed with this whole string>`.
+	Secret *string `json:"secret"`
+
+	// Status `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+	Status WebhookWithSecretStatus `json:"status"`
+
+	// UpdatedAt ISO 8601 UTC with milliseconds.
+	UpdatedAt time.Time `json:"updated_at"`
+	Url       string    `json:"url"`
+}
+
+// WebhookWithSecretEvents An event type, or `*` for every type.
+type WebhookWithSecretEvents string
+
+// WebhookWithSecretStatus `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+type WebhookWithSecretStatus string
+
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
 	// Page Page number, from 1.
@@ -1365,13 +2019,13 @@ type ListOAuthClientsParams struct {
 
 // RegisterOAuthClientParams defines parameters for RegisterOAuthClient.
 type RegisterOAuthClientParams struct {
-	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `client_secret` as `null`: a secret is shown once.
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `client_secret` as `null`: a secret is shown once.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // RotateOAuthClientSecretParams defines parameters for RotateOAuthClientSecret.
 type RotateOAuthClientSecretParams struct {
-	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `client_secret` as `null`: a secret is shown once.
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `client_secret` as `null`: a secret is shown once.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1386,7 +2040,7 @@ type ListProjectsParams struct {
 
 // CreateProjectParams defines parameters for CreateProject.
 type CreateProjectParams struct {
-	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new.
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1407,13 +2061,13 @@ type ListApiKeysParamsStatus string
 
 // CreateApiKeyParams defines parameters for CreateApiKey.
 type CreateApiKeyParams struct {
-	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `key` as `null`: a secret is shown once.
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `key` as `null`: a secret is shown once.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // RotateApiKeyParams defines parameters for RotateApiKey.
 type RotateApiKeyParams struct {
-	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `key` as `null`: a secret is shown once.
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `key` as `null`: a secret is shown once.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1434,7 +2088,7 @@ type ListConfigurationsParams struct {
 
 // CreateConfigurationParams defines parameters for CreateConfiguration.
 type CreateConfigurationParams struct {
-	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new.
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1467,7 +2121,7 @@ type ListDeploymentsParamsStatus string
 
 // CreateDeploymentParams defines parameters for CreateDeployment.
 type CreateDeploymentParams struct {
-	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new.
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1482,7 +2136,37 @@ type ListUsersParams struct {
 
 // CreateUserParams defines parameters for CreateUser.
 type CreateUserParams struct {
-	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `setup_url` as `null`: a secret is shown once.
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `setup_url` as `null`: a secret is shown once.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ListWebhooksParams defines parameters for ListWebhooks.
+type ListWebhooksParams struct {
+	// Page Page number, from 1.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Items per page, 1–100.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+}
+
+// CreateWebhookParams defines parameters for CreateWebhook.
+type CreateWebhookParams struct {
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `secret` as `null`: a secret is shown once.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// Page Page number, from 1.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Items per page, 1–100.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+}
+
+// RotateWebhookSecretParams defines parameters for RotateWebhookSecret.
+type RotateWebhookSecretParams struct {
+	// IdempotencyKey Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `secret` as `null`: a secret is shown once.
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1521,3 +2205,12 @@ type ChangeOwnPasswordJSONRequestBody = ChangePassword
 
 // UpdateUserJSONRequestBody defines body for UpdateUser for application/json ContentType.
 type UpdateUserJSONRequestBody = UpdateUser
+
+// CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
+type CreateWebhookJSONRequestBody = CreateWebhook
+
+// UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
+type UpdateWebhookJSONRequestBody = UpdateWebhook
+
+// WebhookDeliveryJSONRequestBody defines body for WebhookDelivery for application/json ContentType.
+type WebhookDeliveryJSONRequestBody = WebhookPayload

@@ -12,6 +12,8 @@
  * - `--rate-limit N`: /v1 requests per hour per credential (apiRateLimitPerHour), for 429 tests.
  * - `--rate-limit-reset-in S`: the current rate-limit window ends S seconds after the JSON line is
  *   printed, so a 429's Retry-After is at most S (see shiftClockToWindowEnd).
+ * - Webhooks: URLs on loopback (plain http) are allowed and due deliveries are sent every 50 ms, so a
+ *   test can receive deliveries on a local HTTP server (the server's defaults refuse loopback).
  * - Stops cleanly (server, database, temporary directory) when stdin closes, or on SIGTERM/SIGINT.
  * - Commands, one per line on stdin, for tests of an unavailable database (embedded FerretDB only):
  *   `database stop` and `database start` (same port and data); each is answered by one JSON line on
@@ -61,6 +63,9 @@ const { values } = parseArgs({
   },
   strict: true,
 });
+
+/** How often the harness's server looks for due webhook deliveries (the server's default is 1000 ms). */
+const WEBHOOK_POLL_INTERVAL_MS = 50;
 
 /** The /v1 rate limiter counts in fixed windows of one hour aligned to the clock (src/http/rateLimit.ts). */
 const RATE_LIMIT_WINDOW_MS = 3_600_000;
@@ -155,6 +160,9 @@ async function main(): Promise<void> {
       dataDir: path.join(tmp, 'data'),
       logLevel: 'info',
       shutdownGraceMs: 2000,
+      // Webhook tests deliver to a receiver on loopback, and should not wait a second for each delivery.
+      webhookAllowLoopback: true,
+      webhookPollIntervalMs: WEBHOOK_POLL_INTERVAL_MS,
       ...(rateLimit ? { apiRateLimitPerHour: Number(rateLimit) } : {}),
     },
   });

@@ -104,3 +104,112 @@ export function operationExamples(doc: OpenAPIObject, method: string, path: stri
   if (request !== undefined) lines.push(`-d ${shellQuote(JSON.stringify(request))}`);
   return { url, ...(request !== undefined ? { request } : {}), response, curl: lines.join(' \\\n  ') };
 }
+
+/** A common task, shown in each official client library on /docs (`sdk/<language>`). */
+export interface SdkExample {
+  language: 'typescript' | 'python' | 'go';
+  label: string;
+  /** The package, as a reader installs it. */
+  install: string;
+  /** Where the library's README lives in the repository (everything else it does). */
+  readme: string;
+  /** `deployment`: create a deployment with an API key; `login`: log a user in with PKCE. */
+  tasks: { deployment: string; login: string };
+}
+
+/**
+ * The client libraries' snippets for /docs, written against each SDK's real API (every SDK's suite
+ * fetches /docs from a live server and typechecks or compiles these snippets, so a renamed method
+ * fails there). `baseUrl` is where Slipway runs, `issuer` its authorization server.
+ */
+export function sdkExamples(baseUrl: string, issuer: string): SdkExample[] {
+  const redirectUri = 'http://127.0.0.1:53682/callback';
+  return [
+    {
+      language: 'typescript',
+      label: 'TypeScript / JavaScript',
+      install: 'npm install @slipway/sdk',
+      readme: 'sdk/typescript/README.md',
+      tasks: {
+        deployment: `import { Slipway } from '@slipway/sdk';
+
+const slipway = new Slipway({ baseUrl: '${baseUrl}', apiKey: process.env.SLIPWAY_API_KEY });
+// Retried safely: every create carries a generated Idempotency-Key.
+const deployment = await slipway.projects.deployments.create('proj_…', { environment: 'production', branch: 'main' });
+await slipway.projects.deployments.update('proj_…', deployment.id, { status: 'building' });`,
+        login: `import { Slipway, SlipwayOAuth } from '@slipway/sdk';
+
+const oauth = new SlipwayOAuth({ baseUrl: '${baseUrl}', clientId: 'cli_…', redirectUri: '${redirectUri}' });
+// 1. Send the browser to url; keep state and codeVerifier until it comes back.
+const { url, state, codeVerifier } = await oauth.authorizationUrl({ scope: 'read write' });
+// 2. On the redirect URI: check the callback and exchange the code.
+const tokens = await oauth.exchangeCode(callbackUrl, { state, codeVerifier });
+// 3. Call the API as the user; the session refreshes the access token itself.
+const slipway = new Slipway({ baseUrl: '${baseUrl}', auth: oauth.session(tokens) });
+console.log(url, (await slipway.users.me()).email);`,
+      },
+    },
+    {
+      language: 'python',
+      label: 'Python',
+      install: 'pip install slipway',
+      readme: 'sdk/python/README.md',
+      tasks: {
+        deployment: `import os
+
+from slipway import Slipway
+
+client = Slipway(base_url="${baseUrl}", api_key=os.environ["SLIPWAY_API_KEY"])
+# Retried safely: every create carries a generated Idempotency-Key.
+deployment = client.deployments.create("proj_...", environment="production", branch="main")
+client.deployments.update("proj_...", deployment.id, status="building")`,
+        login: `from slipway import OAuth, Slipway
+
+oauth = OAuth("${issuer}", "cli_...", redirect_uri="${redirectUri}")
+# 1. Send the browser to request.url; keep request.state and request.code_verifier until it comes back.
+request = oauth.authorization_url(scope="read write")
+# 2. On the redirect URI: check the callback and exchange the code.
+oauth.exchange_code(callback_url, state=request.state, code_verifier=request.code_verifier)
+# 3. Call the API as the user; the client refreshes the access token itself.
+client = Slipway(base_url="${baseUrl}", oauth=oauth)
+print(client.users.me().email)`,
+      },
+    },
+    {
+      language: 'go',
+      label: 'Go',
+      install: 'go get slipway.dev/sdk/go',
+      readme: 'sdk/go/README.md',
+      tasks: {
+        deployment: `client, err := slipway.NewClient("${baseUrl}", slipway.WithAPIKey(os.Getenv("SLIPWAY_API_KEY")))
+if err != nil {
+	log.Fatal(err)
+}
+// Retried safely: every create carries a generated Idempotency-Key.
+d, err := client.Deployments.Create(ctx, "proj_...", slipway.CreateDeployment{Environment: "production", Branch: "main"})
+if err != nil {
+	log.Fatal(err)
+}
+fmt.Println(d.Id, d.Status)`,
+        login: `cfg := slipway.OAuthConfig("${issuer}", "cli_...", "", "${redirectUri}", "read", "write")
+// 1. Send the browser to req.URL; keep req.State and req.Verifier until it comes back.
+req := slipway.NewAuthorizationRequest(cfg)
+// 2. On the redirect URI: check the callback and exchange the code.
+tok, err := slipway.Exchange(ctx, cfg, req, callbackURL)
+if err != nil {
+	log.Fatal(err)
+}
+// 3. Call the API as the user; the token source refreshes the access token itself.
+client, err := slipway.NewClient("${baseUrl}", slipway.WithTokenSource(slipway.OAuthTokenSource(ctx, cfg, tok)))
+if err != nil {
+	log.Fatal(err)
+}
+me, err := client.Users.Me(ctx)
+if err != nil {
+	log.Fatal(err)
+}
+fmt.Println(me.Email)`,
+      },
+    },
+  ];
+}

@@ -1,6 +1,6 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { escape, pageHead } from '../oauth/views.ts';
-import { operationExamples } from './docsExamples.ts';
+import { operationExamples, sdkExamples } from './docsExamples.ts';
 
 /**
  * /docs: the OpenAPI document rendered on the server as one HTML page (no scripts: the pages' CSP
@@ -213,6 +213,28 @@ ${block(`HTTP/1.1 200\nContent-Type: application/json\n\n${JSON.stringify({ acti
 </section>`;
 }
 
+const SDK_TASKS: [keyof ReturnType<typeof sdkExamples>[number]['tasks'], string][] = [
+  ['deployment', 'Create a deployment with an API key'],
+  ['login', 'Log a user in with PKCE'],
+];
+
+/** The official client libraries (sdk/<language>): the common tasks in each, and where to read on. */
+function sdkSection(doc: OpenAPIObject): string {
+  const languages = sdkExamples(doc.servers?.[0]?.url ?? '', issuerOf(doc));
+  return `<section id="client-libraries" aria-labelledby="client-libraries-title">
+<h2 id="client-libraries-title">Client libraries</h2>
+<p>Official clients for TypeScript, Python and Go wrap every operation below with typed models, API keys and OAuth (PKCE, refresh), lazy pagination, typed errors, and retries that never create twice. Each lives in the repository with a README covering the rest (pagination, errors, retries, webhooks).</p>
+${languages
+  .map(
+    (sdk) => `<section class="op" id="sdk-${sdk.language}"><h3>${escape(sdk.label)}</h3>
+<p><code>${escape(sdk.install)}</code> · README: <code>${escape(sdk.readme)}</code></p>
+${SDK_TASKS.map(([task, title]) => `<h4>${escape(title)}</h4><pre class="example" data-example="sdk" data-language="${sdk.language}" data-task="${task}"><code>${escape(sdk.tasks[task])}</code></pre>`).join('\n')}
+</section>`,
+  )
+  .join('\n')}
+</section>`;
+}
+
 export function renderDocsPage(doc: OpenAPIObject): string {
   const byTag = new Map<string, string[]>();
   const toc = new Map<string, string[]>();
@@ -237,6 +259,8 @@ export function renderDocsPage(doc: OpenAPIObject): string {
 <h2><a href="#authentication">Authentication</a></h2>
 <h2><a href="#oauth">OAuth 2.0</a></h2>
 <ul>${OAUTH_TOPICS.map(([id, label]) => `<li><a href="#${id}">${escape(label)}</a></li>`).join('')}</ul>
+<h2><a href="#client-libraries">Client libraries</a></h2>
+<ul><li><a href="#sdk-typescript">TypeScript</a></li><li><a href="#sdk-python">Python</a></li><li><a href="#sdk-go">Go</a></li></ul>
 ${[...toc].map(([tag, items]) => `<h2><a href="#tag-${anchor(tag)}">${escape(tag)}</a></h2><ul>${items.join('')}</ul>`).join('')}
 <h2><a href="#schemas">Schemas</a></h2>
 </nav>
@@ -247,6 +271,7 @@ ${prose(doc.info.description)}
 <p>Send <code>Authorization: Bearer &lt;token&gt;</code> with an OAuth 2.0 access token, an API key (<code>slw_…</code>) or a session token (<code>slws_…</code>). Missing → <code>401 unauthorized</code>; invalid, expired or revoked → <code>401 invalid_token</code>. Every operation below has a <code>curl</code> example, the body it sends and the response it gets; set <code>TOKEN</code> first.</p>
 ${block(`export TOKEN=slw_…   # an API key, or an OAuth access token\ncurl -H "Authorization: Bearer $TOKEN" ${doc.servers?.[0]?.url ?? ''}/v1/projects`)}
 ${oauthSection(doc)}
+${sdkSection(doc)}
 ${[...byTag].map(([tag, ops]) => `<h2 class="tag" id="tag-${anchor(tag)}">${escape(tag)}</h2>${ops.join('')}`).join('')}
 <h2 id="schemas">Schemas</h2>
 ${schemas}

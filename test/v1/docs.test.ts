@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import type { OpenAPIObject, OperationObject } from 'openapi3-ts/oas31';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
-import { operationExamples } from '../../src/http/docsExamples.ts';
+import { operationExamples, sdkExamples } from '../../src/http/docsExamples.ts';
 import { escape } from '../../src/oauth/views.ts';
 import { Api } from '../support/api.ts';
 import { useTestServer } from '../support/fixtures.ts';
@@ -111,5 +111,48 @@ describe('/docs examples', () => {
     for (const tag of new Set(operations().map(({ op }) => op.tags?.[0]))) expect(targets).toContain(`tag-${tag!.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`);
     for (const target of targets) expect(page, `#${target}`).toContain(`id="${target}"`);
     expect(page).not.toMatch(/<script/i);
+  });
+
+  it('shows each client library (TypeScript, Python, Go) creating a deployment with an API key and logging a user in with PKCE, with a pointer to its README', () => {
+    const libraries = page.slice(page.indexOf('<section id="client-libraries"'), page.indexOf('<h2 class="tag"'));
+    expect(libraries).toContain('<h2 id="client-libraries-title">Client libraries</h2>');
+    const unescape = (html: string) => html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+    const snippet = (language: string, task: string) => {
+      const match = new RegExp(`<pre class="example" data-example="sdk" data-language="${language}" data-task="${task}"><code>([^]*?)</code></pre>`).exec(libraries);
+      expect(match, `${language} ${task}`).not.toBeNull();
+      return unescape(match![1]!);
+    };
+    // The calls each SDK really has (each SDK's own suite typechecks or compiles these snippets from a live /docs).
+    const expected = {
+      typescript: {
+        readme: 'sdk/typescript/README.md',
+        deployment: [`new Slipway({ baseUrl: '${server.url}', apiKey: process.env.SLIPWAY_API_KEY })`, 'slipway.projects.deployments.create(', 'slipway.projects.deployments.update('],
+        login: ['new SlipwayOAuth({', 'oauth.authorizationUrl({', 'oauth.exchangeCode(callbackUrl, { state, codeVerifier })', 'auth: oauth.session(tokens)'],
+      },
+      python: {
+        readme: 'sdk/python/README.md',
+        deployment: [`Slipway(base_url="${server.url}", api_key=`, 'client.deployments.create("proj_...", environment="production", branch="main")'],
+        login: [`OAuth("${server.url}/oauth", `, 'oauth.authorization_url(scope=', 'oauth.exchange_code(callback_url, state=request.state, code_verifier=request.code_verifier)', 'Slipway(base_url=', 'oauth=oauth)'],
+      },
+      go: {
+        readme: 'sdk/go/README.md',
+        deployment: [`slipway.NewClient("${server.url}", slipway.WithAPIKey(`, 'client.Deployments.Create(ctx, "proj_...", slipway.CreateDeployment{'],
+        login: [`slipway.OAuthConfig("${server.url}/oauth", `, 'slipway.NewAuthorizationRequest(cfg)', 'slipway.Exchange(ctx, cfg, req, callbackURL)', 'slipway.WithTokenSource(slipway.OAuthTokenSource(ctx, cfg, tok))'],
+      },
+    };
+    const generated = sdkExamples(server.url, `${server.url}/oauth`);
+    expect(generated.map((g) => g.language)).toEqual(['typescript', 'python', 'go']);
+    for (const [language, want] of Object.entries(expected)) {
+      const section = libraries.slice(libraries.indexOf(`<section class="op" id="sdk-${language}">`));
+      expect(section, language).toContain(`README: <code>${want.readme}</code>`);
+      const mine = generated.find((g) => g.language === language)!;
+      for (const task of ['deployment', 'login'] as const) {
+        const code = snippet(language, task);
+        expect(code).toBe(mine.tasks[task]);
+        for (const call of want[task]) expect(code, `${language} ${task}`).toContain(call);
+      }
+    }
+    const nav = page.slice(page.indexOf('<nav aria-label="Contents">'), page.indexOf('</nav>'));
+    for (const target of ['client-libraries', 'sdk-typescript', 'sdk-python', 'sdk-go']) expect(nav).toContain(`href="#${target}"`);
   });
 });

@@ -24,8 +24,8 @@ def transform(source: str) -> str:
     out = re.sub(r"\bPage\[", "AsyncPage[", out)
     out = re.sub(r"\bIterator\[", "AsyncIterator[", out)
     out = re.sub(r"^class (?!_)(\w+)\(", r"class Async\1(", out, flags=re.M)
-    # Every method but list_all (which returns an async generator) becomes a coroutine.
-    out = re.sub(r"^    def (?!list_all\b|__init__\b)", "    async def ", out, flags=re.M)
+    # Every method but the list_all* ones (which return async generators) becomes a coroutine.
+    out = re.sub(r"^    def (?!list_all\w*\(|__init__\b)", "    async def ", out, flags=re.M)
     out = re.sub(r"return self\._client\._(request|get_page)\(", r"return await self._client._\1(", out)
     return out
 

@@ -3,6 +3,7 @@ import { Events } from './resources/events.js';
 import { OAuthClients } from './resources/oauthClients.js';
 import { Projects } from './resources/projects.js';
 import { Users } from './resources/users.js';
+import { Webhooks } from './resources/webhooks.js';
 
 /**
  * The Slipway API client.
@@ -15,6 +16,7 @@ export class Slipway {
   readonly users: Users;
   readonly oauthClients: OAuthClients;
   readonly events: Events;
+  readonly webhooks: Webhooks;
   readonly #api: ApiClient;
 
   constructor(options: ClientOptions) {
@@ -23,6 +25,7 @@ export class Slipway {
     this.users = new Users(this.#api);
     this.oauthClients = new OAuthClients(this.#api);
     this.events = new Events(this.#api);
+    this.webhooks = new Webhooks(this.#api);
   }
 
   get baseUrl(): string {

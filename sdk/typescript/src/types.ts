@@ -46,6 +46,14 @@ export type RegisterOAuthClientParams = Schemas['RegisterOAuthClient'];
 export type Event = Schemas['Event'];
 export type ListEventsParams = QueryOf<'listEvents'>;
 
+export type Webhook = Schemas['Webhook'];
+export type WebhookWithSecret = Schemas['WebhookWithSecret'];
+export type CreateWebhookParams = Schemas['CreateWebhook'];
+export type UpdateWebhookParams = Schemas['UpdateWebhook'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+/** What a webhook delivery's body holds (the event), e.g. for `constructWebhookEvent<WebhookPayload>`. */
+export type WebhookPayload = Schemas['WebhookPayload'];
+
 /** `page` (from 1) and `per_page` (1–100, default 20) of a single-page list call. */
 export interface PageParams {
   page?: number;

@@ -1,6 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { WebhookSignatureError, constructWebhookEvent, verifyWebhookSignature } from '../src/index.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NotFoundError, Slipway, WebhookSignatureError, constructWebhookEvent, verifyWebhookSignature, type WebhookDelivery, type WebhookPayload } from '../src/index.ts';
+import { harness, login, recordingFetch, unique } from './support/env.ts';
 
 // Signed the way PRODUCT §7 and the server's webhook signer define it, with Node's own HMAC.
 const secret = `whsec_${randomBytes(32).toString('base64url')}`;
@@ -34,5 +37,171 @@ describe('webhook signature verification (Slipway-Signature: t=…,v1=…)', () 
       expect(await verifyWebhookSignature({ payload: body, header: bad, secret }), String(bad)).toBe(false);
     }
     await expect(constructWebhookEvent({ payload: body, header: `t=${now},v1=${'0'.repeat(64)}`, secret })).rejects.toBeInstanceOf(WebhookSignatureError);
+  });
+});
+
+/** One delivery that reached the receiver, checked with the SDK's own `constructWebhookEvent`. */
+interface Received {
+  deliveryId: string | undefined;
+  eventType: string | undefined;
+  event?: WebhookPayload;
+  error?: unknown;
+}
+
+/**
+ * A real HTTP server on loopback that Slipway delivers to (the harness allows loopback URLs). It
+ * verifies every delivery's raw body against each secret it trusts, and answers 204 or 401.
+ */
+async function startReceiver() {
+  const secrets: string[] = [];
+  const queue: Received[] = [];
+  const waiting: ((r: Received) => void)[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const payload = new Uint8Array(Buffer.concat(chunks));
+        const header = req.headers['slipway-signature'] as string | undefined;
+        const got: Received = { deliveryId: req.headers['slipway-delivery'] as string | undefined, eventType: req.headers['slipway-event'] as string | undefined };
+        try {
+          if (secrets.length === 0) throw new Error('no secret');
+          // During a rotation the header carries a v1 per secret: each must verify.
+          for (const secret of secrets) got.event = await constructWebhookEvent<WebhookPayload>({ payload, header, secret });
+        } catch (error) {
+          got.error = error;
+        }
+        res.writeHead(got.error ? 401 : 204).end();
+        const waiter = waiting.shift();
+        if (waiter) waiter(got);
+        else queue.push(got);
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/slipway`,
+    trust: (...keys: string[]) => secrets.splice(0, secrets.length, ...keys),
+    /** The next delivery, within 30 s. */
+    next: () =>
+      new Promise<Received>((resolve, reject) => {
+        const queued = queue.shift();
+        if (queued) return resolve(queued);
+        const timer = setTimeout(() => reject(new Error('no delivery reached the receiver within 30 s')), 30_000);
+        waiting.push((r) => {
+          clearTimeout(timer);
+          resolve(r);
+        });
+      }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('client.webhooks against the live server', () => {
+  let slipway: Slipway;
+  beforeAll(async () => {
+    slipway = new Slipway({ baseUrl: harness().base_url, accessToken: (await login(harness(), 'read write admin')).accessToken, maxRetries: 0 });
+  });
+
+  it('create (secret once), list over more than one page, get, update, rotate the secret, delete', async () => {
+    const tag = unique('hooks');
+    const created = [];
+    // Loopback URLs (the harness allows them); nothing listens there, and nothing is pinged.
+    for (let i = 0; i < 3; i += 1) created.push(await slipway.webhooks.create({ url: `http://127.0.0.1:9/${tag}/${i}`, events: ['deployment.status_changed'], description: tag }));
+    for (const w of created) expect(w).toMatchObject({ status: 'enabled', description: tag, secret: expect.stringMatching(/^whsec_/) });
+
+    const page = await slipway.webhooks.list({ per_page: 2 });
+    expect(page.data).toHaveLength(2);
+    expect(page.pagination.total).toBeGreaterThanOrEqual(3);
+    const recorder = recordingFetch();
+    const counted = new Slipway({ baseUrl: harness().base_url, accessToken: (await login(harness(), 'read write admin')).accessToken, fetch: recorder.fetch });
+    const all = [];
+    for await (const w of counted.webhooks.listAll({ per_page: 2 })) all.push(w);
+    expect(recorder.calls.length).toBeGreaterThanOrEqual(2);
+    for (const w of created) expect(all.map((x) => x.id)).toContain(w.id);
+    expect(all.every((w) => !('secret' in w))).toBe(true);
+
+    const got = await slipway.webhooks.get(created[0]!.id);
+    expect(got).toMatchObject({ id: created[0]!.id, url: created[0]!.url, events: ['deployment.status_changed'] });
+    expect('secret' in got).toBe(false);
+    const updated = await slipway.webhooks.update(created[0]!.id, { events: ['*'], status: 'disabled', description: null });
+    expect(updated).toMatchObject({ events: ['*'], status: 'disabled', description: null });
+
+    const rotated = await slipway.webhooks.rotateSecret(created[1]!.id);
+    expect(rotated.id).toBe(created[1]!.id);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(created[1]!.secret);
+
+    for (const w of created) await slipway.webhooks.delete(w.id);
+    await expect(slipway.webhooks.get(created[0]!.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('a ping and a deployment status change reach a loopback receiver, signed with the secret returned at creation; deliveries are listed and redelivered', async () => {
+    const receiver = await startReceiver();
+    const hook = await slipway.webhooks.create({ url: receiver.url, events: ['deployment.status_changed'] });
+    try {
+      receiver.trust(hook.secret!);
+      const ping = await slipway.webhooks.ping(hook.id);
+      expect(ping).toMatchObject({ webhook_id: hook.id, event_type: 'webhook.ping', status: 'pending' });
+      const pinged = await receiver.next();
+      expect(pinged.error).toBeUndefined();
+      expect(pinged).toMatchObject({ deliveryId: ping.id, eventType: 'webhook.ping', event: { id: ping.event_id, type: 'webhook.ping' } });
+
+      // A deployment moved by CI with an API key: the endpoint hears of it. Other test files change
+      // deployments of the same account meanwhile, so the receiver looks for this one.
+      const info = harness();
+      const ci = new Slipway({ baseUrl: info.base_url, apiKey: info.api_key.key });
+      const deployment = await ci.projects.deployments.create(info.api_key.project_id, { environment: 'staging', branch: unique('hooked') });
+      await ci.projects.deployments.update(info.api_key.project_id, deployment.id, { status: 'building' });
+      let changed: Received | undefined;
+      for (let i = 0; i < 50 && !changed; i += 1) {
+        const r = await receiver.next();
+        expect(r.error).toBeUndefined();
+        if (r.event?.data.deployment_id === deployment.id) changed = r;
+      }
+      expect(changed).toMatchObject({ eventType: 'deployment.status_changed', event: { type: 'deployment.status_changed', project_id: info.api_key.project_id, data: { from: 'queued', to: 'building' } } });
+
+      // After a rotation both secrets sign (a v1 each) for a while.
+      const rotated = await slipway.webhooks.rotateSecret(hook.id);
+      receiver.trust(hook.secret!, rotated.secret!);
+      const second = await slipway.webhooks.ping(hook.id);
+      let secondGot: Received | undefined;
+      for (let i = 0; i < 50 && !secondGot; i += 1) {
+        const r = await receiver.next();
+        expect(r.error).toBeUndefined();
+        if (r.deliveryId === second.id) secondGot = r;
+      }
+      expect(secondGot?.event?.type).toBe('webhook.ping');
+
+      // The log, newest first, over pages of one: wait (bounded) until the last delivery is recorded as succeeded.
+      let log: WebhookDelivery[] = [];
+      for (let i = 0; i < 100; i += 1) {
+        log = [];
+        for await (const d of slipway.webhooks.listAllDeliveries(hook.id, { per_page: 1 })) log.push(d);
+        if (log.length >= 3 && log.every((d) => d.status === 'succeeded')) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(log[0]!.id).toBe(second.id);
+      expect(log.map((d) => d.id)).toContain(ping.id);
+      expect(log.find((d) => d.id === ping.id)).toMatchObject({ status: 'succeeded', attempt_count: 1, attempts: [{ attempt: 1, status_code: 204 }] });
+      const first = await slipway.webhooks.listDeliveries(hook.id, { per_page: 1 });
+      expect(first.data).toHaveLength(1);
+      expect(first.pagination.total).toBe(log.length);
+
+      // A redelivery: the same Slipway-Delivery id and event, signed anew.
+      const again = await slipway.webhooks.redeliver(hook.id, ping.id);
+      expect(again).toMatchObject({ id: ping.id, status: 'pending' });
+      let redelivered: Received | undefined;
+      for (let i = 0; i < 50 && !redelivered; i += 1) {
+        const r = await receiver.next();
+        expect(r.error).toBeUndefined();
+        if (r.deliveryId === ping.id) redelivered = r;
+      }
+      expect(redelivered?.event?.id).toBe(ping.event_id);
+    } finally {
+      await slipway.webhooks.delete(hook.id);
+      await receiver.close();
+    }
   });
 });

@@ -31,6 +31,7 @@ from ._async_resources import (
     AsyncOAuthClients,
     AsyncProjects,
     AsyncUsers,
+    AsyncWebhooks,
 )
 
 T = TypeVar("T", bound=BaseModel)
@@ -109,6 +110,7 @@ class AsyncSlipway:
         self.users = AsyncUsers(self)
         self.oauth_clients = AsyncOAuthClients(self)
         self.events = AsyncEvents(self)
+        self.webhooks = AsyncWebhooks(self)
 
     def with_options(self, *, timeout: float | httpx.Timeout | None = None, max_retries: int | None = None) -> AsyncSlipway:
         """A client with another ``timeout`` and/or ``max_retries`` for some calls, sharing this one's

@@ -24,6 +24,9 @@ from ._generated.models import (
     Project,
     RegisteredOAuthClient,
     User,
+    Webhook,
+    WebhookDelivery,
+    WebhookWithSecret,
 )
 
 if TYPE_CHECKING:
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 
 Scope = Literal["read", "write", "admin"]
 Role = Literal["viewer", "developer", "admin", "owner"]
+WebhookStatus = Literal["enabled", "disabled"]
 
 
 def _id(value: str) -> str:
@@ -205,3 +209,50 @@ class AsyncEvents(_Resource):
 
     def list_all(self, *, type: str | None = None, project_id: str | None = None, per_page: int | None = None) -> AsyncIterator[Event]:
         return self._client._iterate("/v1/events", Event, query(type=type, project_id=project_id, per_page=per_page))
+
+
+class AsyncWebhooks(_Resource):
+    """The account's webhook endpoints (``admin`` scope, never an API key). Check what they receive with
+    :func:`slipway.webhooks.construct_event` and the secret :meth:`create` returned."""
+
+    async def list(self, *, page: int | None = None, per_page: int | None = None) -> AsyncPage[Webhook]:
+        return await self._client._get_page("/v1/webhooks", Webhook, query(page=page, per_page=per_page))
+
+    def list_all(self, *, per_page: int | None = None) -> AsyncIterator[Webhook]:
+        return self._client._iterate("/v1/webhooks", Webhook, query(per_page=per_page))
+
+    async def create(self, *, url: str, events: Sequence[str], description: str | None = NOT_GIVEN, status: WebhookStatus = NOT_GIVEN) -> WebhookWithSecret:
+        """Registers an endpoint; the returned ``secret`` (``whsec_...``) signs its deliveries and is shown this once."""
+        payload = body(url=url, events=list(events), description=description, status=status)
+        return await self._client._request("POST", "/v1/webhooks", WebhookWithSecret, json=payload)
+
+    async def get(self, webhook_id: str) -> Webhook:
+        return await self._client._request("GET", f"/v1/webhooks/{_id(webhook_id)}", Webhook)
+
+    async def update(self, webhook_id: str, *, url: str = NOT_GIVEN, events: Sequence[str] = NOT_GIVEN, description: str | None = NOT_GIVEN, status: WebhookStatus = NOT_GIVEN) -> Webhook:
+        payload = body(url=url, events=list(events) if events is not NOT_GIVEN else NOT_GIVEN, description=description, status=status)
+        return await self._client._request("PATCH", f"/v1/webhooks/{_id(webhook_id)}", Webhook, json=payload)
+
+    async def delete(self, webhook_id: str) -> None:
+        """Removes the endpoint with its delivery log; pending deliveries are dropped."""
+        return await self._client._request("DELETE", f"/v1/webhooks/{_id(webhook_id)}", None)
+
+    async def rotate_secret(self, webhook_id: str) -> WebhookWithSecret:
+        """Issues a new ``secret`` (shown this once); the previous one keeps signing beside it for 24 hours."""
+        return await self._client._request("POST", f"/v1/webhooks/{_id(webhook_id)}/rotate_secret", WebhookWithSecret)
+
+    async def ping(self, webhook_id: str) -> WebhookDelivery:
+        """Queues a ``webhook.ping`` event to the endpoint; returns the queued delivery."""
+        return await self._client._request("POST", f"/v1/webhooks/{_id(webhook_id)}/ping", WebhookDelivery)
+
+    async def list_deliveries(self, webhook_id: str, *, page: int | None = None, per_page: int | None = None) -> AsyncPage[WebhookDelivery]:
+        """One page of the endpoint's delivery log, newest first."""
+        return await self._client._get_page(f"/v1/webhooks/{_id(webhook_id)}/deliveries", WebhookDelivery, query(page=page, per_page=per_page))
+
+    def list_all_deliveries(self, webhook_id: str, *, per_page: int | None = None) -> AsyncIterator[WebhookDelivery]:
+        return self._client._iterate(f"/v1/webhooks/{_id(webhook_id)}/deliveries", WebhookDelivery, query(per_page=per_page))
+
+    async def redeliver(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
+        """Sends a delivery again: the same ``Slipway-Delivery`` id and body, a new signature."""
+        path = f"/v1/webhooks/{_id(webhook_id)}/deliveries/{_id(delivery_id)}/redeliver"
+        return await self._client._request("POST", path, WebhookDelivery)

@@ -23,7 +23,7 @@ from ._base import (
 )
 from ._errors import APIConnectionError, APITimeoutError, SlipwayError
 from .oauth import OAuth
-from .resources import ApiKeys, Configurations, Deployments, Events, OAuthClients, Projects, Users
+from .resources import ApiKeys, Configurations, Deployments, Events, OAuthClients, Projects, Users, Webhooks
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -100,6 +100,7 @@ class Slipway:
         self.users = Users(self)
         self.oauth_clients = OAuthClients(self)
         self.events = Events(self)
+        self.webhooks = Webhooks(self)
 
     def with_options(self, *, timeout: float | httpx.Timeout | None = None, max_retries: int | None = None) -> Slipway:
         """A client with another ``timeout`` and/or ``max_retries`` for some calls, sharing this one's

@@ -318,7 +318,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a user
-         * @description Revokes everything that lets the user act: OAuth grants (their refresh tokens at once, their access tokens within 30 s), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).
+         * @description Revokes everything that lets the user act: OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).
          *
          *     Only for user and client credentials.
          */
@@ -380,7 +380,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an OAuth client
-         * @description Revokes every grant made to it: its refresh tokens stop working at once, its access tokens (user and client_credentials) within 30 s.
+         * @description Revokes every grant made to it: its refresh tokens stop working at once, and its access tokens (user and client_credentials) at once on the instance that deleted it and within `REVOCATION_REFRESH_SECONDS` (15 s) on the others.
          *
          *     Only for user and client credentials.
          */
@@ -434,10 +434,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description Oldest first. Secrets are never listed.
+         *
+         *     Only for user and client credentials.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description The signing `secret` is in this response only. Each delivery is a `POST` of the event object (`WebhookPayload`) as JSON with the headers `Slipway-Event` (the type), `Slipway-Delivery` (the delivery id, the same on every retry and redelivery), `User-Agent` and `Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the whole whsec_… secret>`. For 24 h after a rotation there is a second `v1=`, made with the previous secret: accept the request when any `v1` matches (compare in constant time) and `t` is recent. An answer other than 2xx within 10 s (redirects are not followed) is retried with exponential backoff and jitter for 24 h; after 24 h of failures the endpoint is disabled and a `webhook.disabled` event records it.
+         *
+         *     Only for user and client credentials.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook
+         * @description Never shows the secret.
+         *
+         *     Only for user and client credentials.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Removes it with its delivery log; pending deliveries are dropped.
+         *
+         *     Only for user and client credentials.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook
+         * @description Change `url` (checked again), `events`, `description` or `status` (`enabled` | `disabled`).
+         *
+         *     Only for user and client credentials.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description A new `secret`, in this response only. The previous secret keeps signing beside it for 24 h (a second `v1=` in `Slipway-Signature`), so receivers can roll over.
+         *
+         *     Only for user and client credentials.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a ping
+         * @description Queues a `webhook.ping` event to the endpoint, whatever it subscribes to. A disabled endpoint is `conflict`.
+         *
+         *     Only for user and client credentials.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries
+         * @description The delivery log, newest first: the event, each attempt (status code, duration, error) and the next attempt time.
+         *
+         *     Only for user and client credentials.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver
+         * @description Sends the delivery again: same `Slipway-Delivery` id and body, a new signature, retried like a new one. A delivery still pending, or an endpoint that is disabled, is `conflict`.
+         *
+         *     Only for user and client credentials.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivery to your endpoint
+         * @description Each delivery is a `POST` of the event object (`WebhookPayload`) as JSON with the headers `Slipway-Event` (the type), `Slipway-Delivery` (the delivery id, the same on every retry and redelivery), `User-Agent` and `Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the whole whsec_… secret>`. For 24 h after a rotation there is a second `v1=`, made with the previous secret: accept the request when any `v1` matches (compare in constant time) and `t` is recent. An answer other than 2xx within 10 s (redirects are not followed) is retried with exponential backoff and jitter for 24 h; after 24 h of failures the endpoint is disabled and a `webhook.disabled` event records it.
+         */
+        post: operations["webhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        WebhookPayload: {
+            /** @example evt_01jd8x4m2c7p9r1t3v5x7z9b1d */
+            id: string;
+            /**
+             * @description An event type, or `webhook.ping` for a ping.
+             * @example deployment.status_changed
+             */
+            type: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "client" | "system";
+                id: string;
+            };
+            project_id: string | null;
+            /** @description What changed; never secret values. */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+        };
         Error: {
             error: {
                 /**
@@ -1121,8 +1317,11 @@ export interface components {
              * @example read write
              */
             scope?: string;
-            /** @description First-party clients skip the consent page. Default false. */
-            first_party?: boolean;
+            /**
+             * @description Always false here: first-party clients (no consent page) are registered by the operator with the CLI.
+             * @enum {boolean}
+             */
+            first_party?: false;
         };
         EventList: {
             data: components["schemas"]["Event"][];
@@ -1174,6 +1373,176 @@ export interface components {
              * @example 2026-01-15T09:30:00.000Z
              */
             created_at: string;
+        };
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        Webhook: {
+            /**
+             * @description Webhook id.
+             * @example whk_01jd8x3k9q7m2v4t6r8w0y1z3b
+             */
+            id: string;
+            url: string;
+            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            description: string | null;
+            /**
+             * @description `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        WebhookWithSecret: {
+            /**
+             * @description Webhook id.
+             * @example whk_01jd8x3k9q7m2v4t6r8w0y1z3b
+             */
+            id: string;
+            url: string;
+            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            description: string | null;
+            /**
+             * @description `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The signing secret (`whsec_…`), shown in this response only (Slipway keeps it encrypted). `null` in an `Idempotency-Key` replay. Deliveries carry `Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" keyed with this whole string>`.
+             * @example whsec_Vb1q3ZrT7yNw0cXe5LmA9sDf2GhJ4kP6oQ8uRtY1zIw
+             */
+            secret: string | null;
+        };
+        CreateWebhook: {
+            /**
+             * @description Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
+             * @example https://ci.example.com/hooks/slipway
+             */
+            url: string;
+            /**
+             * @description The event types delivered.
+             * @example [
+             *       "deployment.status_changed"
+             *     ]
+             */
+            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            /**
+             * @description Free text, at most 500 characters.
+             * @example Release notifications
+             */
+            description?: string | null;
+            /**
+             * @description `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
+        };
+        UpdateWebhook: {
+            /**
+             * @description Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
+             * @example https://ci.example.com/hooks/slipway
+             */
+            url?: string;
+            /**
+             * @description The event types delivered.
+             * @example [
+             *       "deployment.status_changed"
+             *     ]
+             */
+            events?: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            /**
+             * @description Free text, at most 500 characters.
+             * @example Release notifications
+             */
+            description?: string | null;
+            /**
+             * @description `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
+        };
+        WebhookDelivery: {
+            /**
+             * @description Delivery id: the `Slipway-Delivery` header, the same on every retry and redelivery.
+             * @example dlv_01jd8x4m2c7p9r1t3v5x7z9b1d
+             */
+            id: string;
+            /**
+             * @description Webhook id.
+             * @example whk_01jd8x3k9q7m2v4t6r8w0y1z3b
+             */
+            webhook_id: string;
+            /** @example evt_01jd8x4m2c7p9r1t3v5x7z9b1d */
+            event_id: string;
+            /** @example deployment.status_changed */
+            event_type: string;
+            /**
+             * @description `pending` while attempts remain, `succeeded` on a 2xx, `failed` when retries ran out.
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            attempt_count: number;
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        WebhookDeliveryAttempt: {
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            at: string;
+            /** @description The receiver's HTTP status; null when it did not answer (timeout, connection or address refused). */
+            status_code: number | null;
+            duration_ms: number;
+            /** @example timed out after 10000 ms */
+            error: string | null;
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            pagination: components["schemas"]["Pagination"];
         };
     };
     responses: never;
@@ -1331,7 +1700,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. */
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2259,7 +2628,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. */
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3053,7 +3422,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. */
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4023,7 +4392,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `key` as `null`: a secret is shown once. */
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `key` as `null`: a secret is shown once. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4578,7 +4947,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `key` as `null`: a secret is shown once. */
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `key` as `null`: a secret is shown once. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4956,7 +5325,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `setup_url` as `null`: a secret is shown once. */
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `setup_url` as `null`: a secret is shown once. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6221,7 +6590,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `client_secret` as `null`: a secret is shown once. */
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `client_secret` as `null`: a secret is shown once. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6750,7 +7119,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new. A replay answers `client_secret` as `null`: a secret is shown once. */
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `client_secret` as `null`: a secret is shown once. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6949,7 +7318,7 @@ export interface operations {
                 /** @description Items per page, 1–100. */
                 per_page?: number;
                 /** @description What happened. */
-                type?: "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated";
+                type?: "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled";
                 /** @description Only events about this project. */
                 project_id?: string;
             };
@@ -7085,6 +7454,1623 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1–100. */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `secret` as `null`: a secret is shown once. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The new webhook with its secret. */
+            201: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description URL of the new webhook. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The updated webhook. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `secret` as `null`: a secret is shown once. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Webhook id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook with its new secret. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `idempotency_key_reused` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queued delivery. */
+            201: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1–100. */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Webhook id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id. */
+                webhook_id: string;
+                /** @description Delivery id: the `Slipway-Delivery` header, the same on every retry and redelivery. */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else, or no answer within 10 s, is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

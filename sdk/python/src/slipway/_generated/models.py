@@ -8,6 +8,29 @@ from typing import Annotated, Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
 
 
+class Actor(BaseModel):
+    type: Literal['user', 'api_key', 'client', 'system']
+    id: str
+
+
+class WebhookPayload(BaseModel):
+    id: Annotated[str, Field(examples=['evt_01jd8x4m2c7p9r1t3v5x7z9b1d'])]
+    type: Annotated[str, Field(examples=['deployment.status_changed'])]
+    """
+    An event type, or `webhook.ping` for a ping.
+    """
+    actor: Actor
+    project_id: str | None
+    data: dict[str, Any]
+    """
+    What changed; never secret values.
+    """
+    created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+
+
 class Detail(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -774,13 +797,13 @@ class RegisterOAuthClient(BaseModel):
     """
     Space-separated scopes the client may ask for; default `read write admin`.
     """
-    first_party: bool | None = None
+    first_party: Literal[False] | None = None
     """
-    First-party clients skip the consent page. Default false.
+    Always false here: first-party clients (no consent page) are registered by the operator with the CLI.
     """
 
 
-class Actor(BaseModel):
+class Actor1(BaseModel):
     """
     Who made the change: a user, an API key, an OAuth client, or the admin CLI (`system`).
     """
@@ -799,7 +822,7 @@ class Event(BaseModel):
     One of the types listed for the `type` filter; new types may be added.
     """
     actor: Annotated[
-        Actor,
+        Actor1,
         Field(examples=[{'type': 'api_key', 'id': 'key_01jd8z4c8p6r0t2v4x6z8b0d2f'}]),
     ]
     """
@@ -828,6 +851,142 @@ class Event(BaseModel):
     """
     ISO 8601 UTC with milliseconds.
     """
+
+
+class Webhook(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['whk_01jd8x3k9q7m2v4t6r8w0y1z3b'],
+            pattern='^whk_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Webhook id.
+    """
+    url: str
+    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']]
+    description: str | None
+    status: Literal['enabled', 'disabled']
+    """
+    `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+    """
+    created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    updated_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+
+
+class WebhookWithSecret(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['whk_01jd8x3k9q7m2v4t6r8w0y1z3b'],
+            pattern='^whk_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Webhook id.
+    """
+    url: str
+    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']]
+    description: str | None
+    status: Literal['enabled', 'disabled']
+    """
+    `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+    """
+    created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    updated_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    secret: Annotated[
+        str | None,
+        Field(examples=['whsec_Vb1q3ZrT7yNw0cXe5LmA9sDf2GhJ4kP6oQ8uRtY1zIw']),
+    ]
+    """
+    The signing secret (`whsec_…`), shown in this response only (Slipway keeps it encrypted). `null` in an `Idempotency-Key` replay. Deliveries carry `Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" keyed with this whole string>`.
+    """
+
+
+class CreateWebhook(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    url: Annotated[
+        str, Field(examples=['https://ci.example.com/hooks/slipway'], max_length=2048)
+    ]
+    """
+    Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
+    """
+    events: Annotated[
+        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']],
+        Field(examples=[['deployment.status_changed']], max_length=25, min_length=1),
+    ]
+    """
+    The event types delivered.
+    """
+    description: Annotated[
+        str | None, Field(examples=['Release notifications'], max_length=500)
+    ] = None
+    """
+    Free text, at most 500 characters.
+    """
+    status: Literal['enabled', 'disabled'] | None = None
+    """
+    `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+    """
+
+
+class UpdateWebhook(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    url: Annotated[
+        str | None,
+        Field(examples=['https://ci.example.com/hooks/slipway'], max_length=2048),
+    ] = None
+    """
+    Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
+    """
+    events: Annotated[
+        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']] | None,
+        Field(examples=[['deployment.status_changed']], max_length=25, min_length=1),
+    ] = None
+    """
+    The event types delivered.
+    """
+    description: Annotated[
+        str | None, Field(examples=['Release notifications'], max_length=500)
+    ] = None
+    """
+    Free text, at most 500 characters.
+    """
+    status: Literal['enabled', 'disabled'] | None = None
+    """
+    `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
+    """
+
+
+class WebhookDeliveryAttempt(BaseModel):
+    attempt: Annotated[int, Field(ge=1)]
+    at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    status_code: int | None
+    """
+    The receiver's HTTP status; null when it did not answer (timeout, connection or address refused).
+    """
+    duration_ms: Annotated[int, Field(ge=0)]
+    error: Annotated[str | None, Field(examples=['timed out after 10000 ms'])]
 
 
 class ProjectList(BaseModel):
@@ -862,4 +1021,59 @@ class OAuthClientList(BaseModel):
 
 class EventList(BaseModel):
     data: list[Event]
+    pagination: Pagination
+
+
+class WebhookList(BaseModel):
+    data: list[Webhook]
+    pagination: Pagination
+
+
+class WebhookDelivery(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['dlv_01jd8x4m2c7p9r1t3v5x7z9b1d'],
+            pattern='^dlv_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Delivery id: the `Slipway-Delivery` header, the same on every retry and redelivery.
+    """
+    webhook_id: Annotated[
+        str,
+        Field(
+            examples=['whk_01jd8x3k9q7m2v4t6r8w0y1z3b'],
+            pattern='^whk_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Webhook id.
+    """
+    event_id: Annotated[str, Field(examples=['evt_01jd8x4m2c7p9r1t3v5x7z9b1d'])]
+    event_type: Annotated[str, Field(examples=['deployment.status_changed'])]
+    status: Literal['pending', 'succeeded', 'failed']
+    """
+    `pending` while attempts remain, `succeeded` on a 2xx, `failed` when retries ran out.
+    """
+    attempt_count: Annotated[int, Field(ge=0)]
+    attempts: list[WebhookDeliveryAttempt]
+    next_attempt_at: Annotated[
+        AwareDatetime | None, Field(examples=['2026-01-15T09:30:00.000Z'])
+    ]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    updated_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+
+
+class WebhookDeliveryList(BaseModel):
+    data: list[WebhookDelivery]
     pagination: Pagination
