@@ -20,7 +20,26 @@ type Schema = SchemaObject | ReferenceObject;
 
 /** A sample for `schema`, resolving `$ref`s against the document. */
 function sampleOf(doc: OpenAPIObject, schema: Schema, options: { request: boolean }): unknown {
-  return sample(schema as never, { skipReadOnly: options.request, skipWriteOnly: !options.request, quiet: true }, doc);
+  return sample(withoutConditionals(resolved(doc, schema)) as never, { skipReadOnly: options.request, skipWriteOnly: !options.request, quiet: true }, doc);
+}
+
+/** A top-level `$ref` to a component, replaced by that component (nested references stay for the sampler). */
+function resolved(doc: OpenAPIObject, schema: Schema): Schema {
+  const ref = schema && typeof schema === 'object' && '$ref' in schema ? schema.$ref : undefined;
+  const name = ref?.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined;
+  return (name && doc.components?.schemas?.[name]) || schema;
+}
+
+/**
+ * The schema without its `if`/`then`/`else` rules (e.g. "client_credentials needs a confidential
+ * client"): openapi-sampler merges both branches into the properties and samples nonsense from them,
+ * while the plain properties already make a valid example.
+ */
+function withoutConditionals(schema: Schema): Schema {
+  if (!schema || typeof schema !== 'object' || !('allOf' in schema) || !Array.isArray(schema.allOf)) return schema;
+  const allOf = schema.allOf.filter((part) => !(part && typeof part === 'object' && 'if' in part));
+  const { allOf: _dropped, ...rest } = schema;
+  return (allOf.length ? { ...rest, allOf } : rest) as Schema;
 }
 
 /** Single-quoted for a POSIX shell. */
