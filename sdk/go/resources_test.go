@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	openapi_types "github.com/oapi-codegen/runtime/types"
 	slipway "slipway.dev/sdk/go"
 )
 
@@ -209,7 +208,7 @@ func TestUsers(t *testing.T) {
 	u := unique()
 	var ids []string
 	for i := range 3 {
-		created := must[*slipway.CreatedUser](t)(c.Users.Create(ctx, slipway.CreateUser{Email: openapi_types.Email(fmt.Sprintf("go-%s-%d@example.com", u, i)), Name: "User", Role: "viewer", Password: slipway.Ptr("correct horse battery staple")}))
+		created := must[*slipway.CreatedUser](t)(c.Users.Create(ctx, slipway.CreateUser{Email: fmt.Sprintf("go-%s-%d@example.com", u, i), Name: "User", Role: "viewer", Password: slipway.Ptr("correct horse battery staple")}))
 		ids = append(ids, created.Id)
 	}
 	first := must[*slipway.UserList](t)(c.Users.List(ctx, &slipway.ListUsersParams{PerPage: slipway.Ptr(2)}))

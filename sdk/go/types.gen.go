@@ -5,8 +5,6 @@ package slipway
 
 import (
 	"time"
-
-	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for ApiKeyCreatedByType.
@@ -1371,7 +1369,7 @@ type CreateApiKey struct {
 	// ExpiresAt When the key stops working (ISO 8601, in the future); `null` or absent: never.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 
-	// Name What the key is for, 1–100 characters.
+	// Name What the key is for, 1–100 characters after trimming.
 	Name string `json:"name"`
 
 	// Scopes Scopes nest (`write` includes `read`, `admin` includes both).
@@ -1413,7 +1411,7 @@ type CreateProject struct {
 	// DeployTarget The platform the project deploys to.
 	DeployTarget *CreateProjectDeployTarget `json:"deploy_target,omitempty"`
 
-	// Name Unique in the account, ignoring case. 1–100 characters after trimming.
+	// Name Unique in the account, ignoring case. 1–100 characters after trimming, no control characters.
 	Name string `json:"name"`
 }
 
@@ -1422,10 +1420,10 @@ type CreateProjectDeployTarget string
 
 // CreateUser defines model for CreateUser.
 type CreateUser struct {
-	// Email Unique; stored lower-case.
-	Email openapi_types.Email `json:"email"`
+	// Email Unique; stored lower-case. At most 254 characters after trimming.
+	Email string `json:"email"`
 
-	// Name 1–100 characters.
+	// Name 1–100 characters after trimming.
 	Name string `json:"name"`
 
 	// Password The initial password. Without it, the response carries a one-time setup link (24 h) instead.
@@ -1694,6 +1692,7 @@ type ProjectList struct {
 
 // RegisterOAuthClient defines model for RegisterOAuthClient.
 type RegisterOAuthClient struct {
+	// ClientName 1–100 characters after trimming.
 	ClientName string `json:"client_name"`
 
 	// FirstParty Always false here: first-party clients (no consent page) are registered by the operator with the CLI.
@@ -1705,7 +1704,7 @@ type RegisterOAuthClient struct {
 	// RedirectUris Required for `authorization_code`.
 	RedirectUris *[]string `json:"redirect_uris,omitempty"`
 
-	// Scope Space-separated scopes the client may ask for; default `read write admin`.
+	// Scope Space-separated scopes the client may ask for (`read`, `write`, `admin`); default `read write admin`.
 	Scope *string `json:"scope,omitempty"`
 
 	// TokenEndpointAuthMethod Default `none` (public).
@@ -1775,7 +1774,7 @@ type UpdateDeployment struct {
 	// StatusMessage Free text from the deployer, at most 1,000 characters.
 	StatusMessage *string `json:"status_message,omitempty"`
 
-	// Url Where the deployment can be reached.
+	// Url Where the deployment can be reached: an absolute http(s) URL with a host name or IPv4 address, no user name or password, non-ASCII percent-encoded; at most 2,048 characters.
 	Url *string `json:"url,omitempty"`
 }
 
@@ -1787,7 +1786,7 @@ type UpdateProject struct {
 	// DeployTarget The platform the project deploys to.
 	DeployTarget *UpdateProjectDeployTarget `json:"deploy_target,omitempty"`
 
-	// Name Unique in the account, ignoring case. 1–100 characters after trimming.
+	// Name Unique in the account, ignoring case. 1–100 characters after trimming, no control characters.
 	Name *string `json:"name,omitempty"`
 
 	// Status `active` ⇄ `paused`; `active`/`paused` → `archived`; `archived` → `active`.
@@ -1802,7 +1801,7 @@ type UpdateProjectStatus string
 
 // UpdateUser The last owner cannot be demoted (`conflict`).
 type UpdateUser struct {
-	// Name 1–100 characters.
+	// Name 1–100 characters after trimming.
 	Name *string `json:"name,omitempty"`
 
 	// Role `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.

@@ -269,7 +269,9 @@ export interface paths {
         };
         /**
          * Get the signed-in user
-         * @description Only for user credentials.
+         * @description A user removed a moment ago may still hold a working credential for a few seconds; reading them then is `not_found`.
+         *
+         *     Only for user credentials.
          */
         get: operations["getCurrentUser"];
         put?: never;
@@ -640,7 +642,7 @@ export interface components {
                  * @description Stable machine-readable code.
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "invalid_transition" | "project_not_active" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "invalid_transition" | "project_not_active" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
                 /** @description Human-readable description; may change. */
                 message: string;
                 /** @description The HTTP status of the response. */
@@ -696,7 +698,7 @@ export interface components {
         };
         CreateProject: {
             /**
-             * @description Unique in the account, ignoring case. 1–100 characters after trimming.
+             * @description Unique in the account, ignoring case. 1–100 characters after trimming, no control characters.
              * @example checkout-service
              */
             name: string;
@@ -709,7 +711,7 @@ export interface components {
         /** @description Archived projects accept only `{"status": "active"}`. */
         UpdateProject: {
             /**
-             * @description Unique in the account, ignoring case. 1–100 characters after trimming.
+             * @description Unique in the account, ignoring case. 1–100 characters after trimming, no control characters.
              * @example checkout-service
              */
             name?: string;
@@ -805,7 +807,7 @@ export interface components {
             /** @description Free text from the deployer, at most 1,000 characters. */
             status_message?: string | null;
             /**
-             * @description Where the deployment can be reached.
+             * @description Where the deployment can be reached: an absolute http(s) URL with a host name or IPv4 address, no user name or password, non-ASCII percent-encoded; at most 2,048 characters.
              * @example https://checkout-7f3a.example.app
              */
             url?: string | null;
@@ -1044,7 +1046,7 @@ export interface components {
         };
         CreateApiKey: {
             /**
-             * @description What the key is for, 1–100 characters.
+             * @description What the key is for, 1–100 characters after trimming.
              * @example GitHub Actions deploy
              */
             name: string;
@@ -1176,13 +1178,12 @@ export interface components {
         };
         CreateUser: {
             /**
-             * Format: email
-             * @description Unique; stored lower-case.
+             * @description Unique; stored lower-case. At most 254 characters after trimming.
              * @example ada@example.com
              */
             email: string;
             /**
-             * @description 1–100 characters.
+             * @description 1–100 characters after trimming.
              * @example Ada Lovelace
              */
             name: string;
@@ -1202,7 +1203,7 @@ export interface components {
         /** @description The last owner cannot be demoted (`conflict`). */
         UpdateUser: {
             /**
-             * @description 1–100 characters.
+             * @description 1–100 characters after trimming.
              * @example Ada Lovelace
              */
             name?: string;
@@ -1289,7 +1290,10 @@ export interface components {
             client_secret: string | null;
         };
         RegisterOAuthClient: {
-            /** @example Release dashboard */
+            /**
+             * @description 1–100 characters after trimming.
+             * @example Release dashboard
+             */
             client_name: string;
             /**
              * @description Required for `authorization_code`.
@@ -1313,7 +1317,7 @@ export interface components {
              */
             grant_types?: ("authorization_code" | "refresh_token" | "client_credentials")[];
             /**
-             * @description Space-separated scopes the client may ask for; default `read write admin`.
+             * @description Space-separated scopes the client may ask for (`read`, `write`, `admin`); default `read write admin`.
              * @example read write
              */
             scope?: string;
@@ -1322,7 +1326,7 @@ export interface components {
              * @enum {boolean}
              */
             first_party?: false;
-        };
+        } & (unknown & unknown & unknown & unknown);
         EventList: {
             data: components["schemas"]["Event"][];
             pagination: components["schemas"]["Pagination"];
@@ -5611,6 +5615,23 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

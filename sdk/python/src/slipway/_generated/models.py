@@ -43,7 +43,7 @@ class Error1(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    code: Literal['invalid_request', 'unauthorized', 'invalid_token', 'insufficient_scope', 'forbidden', 'not_found', 'method_not_allowed', 'conflict', 'invalid_transition', 'project_not_active', 'payload_too_large', 'unsupported_media_type', 'validation_failed', 'idempotency_key_reused', 'rate_limited', 'internal_error', 'service_unavailable']
+    code: Literal['invalid_request', 'unauthorized', 'invalid_token', 'insufficient_scope', 'forbidden', 'not_found', 'method_not_allowed', 'request_timeout', 'conflict', 'invalid_transition', 'project_not_active', 'payload_too_large', 'unsupported_media_type', 'validation_failed', 'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable']
     """
     Stable machine-readable code.
     """
@@ -116,10 +116,14 @@ class CreateProject(BaseModel):
         extra='forbid',
     )
     name: Annotated[
-        str, Field(examples=['checkout-service'], max_length=100, min_length=1)
+        str,
+        Field(
+            examples=['checkout-service'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f](?:[^\\u0000-\\u001f\\u007f-\\u009f]{0,98}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
     ]
     """
-    Unique in the account, ignoring case. 1–100 characters after trimming.
+    Unique in the account, ignoring case. 1–100 characters after trimming, no control characters.
     """
     deploy_target: Literal['aws', 'azure', 'gcp', 'kubernetes', 'vercel', 'netlify', 'cloudflare', 'fly', 'render', 'heroku'] | None = (
         None
@@ -138,10 +142,14 @@ class UpdateProject(BaseModel):
         extra='forbid',
     )
     name: Annotated[
-        str | None, Field(examples=['checkout-service'], max_length=100, min_length=1)
+        str | None,
+        Field(
+            examples=['checkout-service'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f](?:[^\\u0000-\\u001f\\u007f-\\u009f]{0,98}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
     ] = None
     """
-    Unique in the account, ignoring case. 1–100 characters after trimming.
+    Unique in the account, ignoring case. 1–100 characters after trimming, no control characters.
     """
     deploy_target: Literal['aws', 'azure', 'gcp', 'kubernetes', 'vercel', 'netlify', 'cloudflare', 'fly', 'render', 'heroku'] | None = (
         None
@@ -216,6 +224,7 @@ class Deployment(BaseModel):
 class CreateDeployment(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
+        regex_engine="python-re",
     )
     environment: Annotated[
         str, Field(examples=['production'], pattern='^[a-z0-9][a-z0-9-]{0,62}$')
@@ -223,7 +232,14 @@ class CreateDeployment(BaseModel):
     """
     Target environment.
     """
-    branch: Annotated[str, Field(examples=['main'], max_length=255)]
+    branch: Annotated[
+        str,
+        Field(
+            examples=['main'],
+            max_length=255,
+            pattern='^(?!(?:@|HEAD)$)(?![-/.])(?![\\s\\S]*(?:\\.\\.|@\\{|\\/\\/|\\/\\.|\\.lock\\/|\\.lock$|\\.$|\\/$))[^\\x00-\\x20\\x7f~^:?*\\[\\\\]{1,255}$',
+        ),
+    ]
     """
     Source branch: a valid git ref name (`git check-ref-format --branch`), at most 255 characters.
     """
@@ -253,10 +269,14 @@ class UpdateDeployment(BaseModel):
     """
     url: Annotated[
         str | None,
-        Field(examples=['https://checkout-7f3a.example.app'], max_length=2048),
+        Field(
+            examples=['https://checkout-7f3a.example.app'],
+            max_length=2048,
+            pattern='^[hH][tT][tT][pP][sS]?:\\/\\/(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}|(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?(?:[/?#][\\x21-\\x7e]*)?$',
+        ),
     ] = None
     """
-    Where the deployment can be reached.
+    Where the deployment can be reached: an absolute http(s) URL with a host name or IPv4 address, no user name or password, non-ASCII percent-encoded; at most 2,048 characters.
     """
 
 
@@ -504,10 +524,14 @@ class CreateApiKey(BaseModel):
         extra='forbid',
     )
     name: Annotated[
-        str, Field(examples=['GitHub Actions deploy'], max_length=100, min_length=1)
+        str,
+        Field(
+            examples=['GitHub Actions deploy'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff](?:[\\s\\S]{0,98}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
     ]
     """
-    What the key is for, 1–100 characters.
+    What the key is for, 1–100 characters after trimming.
     """
     scopes: Annotated[
         list[Literal['read', 'write', 'admin']],
@@ -647,13 +671,26 @@ class CreateUser(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    email: Annotated[str, Field(examples=['ada@example.com'], max_length=254)]
+    email: Annotated[
+        str,
+        Field(
+            examples=['ada@example.com'],
+            max_length=254,
+            pattern="^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$",
+        ),
+    ]
     """
-    Unique; stored lower-case.
+    Unique; stored lower-case. At most 254 characters after trimming.
     """
-    name: Annotated[str, Field(examples=['Ada Lovelace'], max_length=100, min_length=1)]
+    name: Annotated[
+        str,
+        Field(
+            examples=['Ada Lovelace'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff](?:[\\s\\S]{0,98}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
+    ]
     """
-    1–100 characters.
+    1–100 characters after trimming.
     """
     role: Annotated[
         Literal['viewer', 'developer', 'admin', 'owner'], Field(examples=['developer'])
@@ -679,10 +716,14 @@ class UpdateUser(BaseModel):
         extra='forbid',
     )
     name: Annotated[
-        str | None, Field(examples=['Ada Lovelace'], max_length=100, min_length=1)
+        str | None,
+        Field(
+            examples=['Ada Lovelace'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff](?:[\\s\\S]{0,98}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
     ] = None
     """
-    1–100 characters.
+    1–100 characters after trimming.
     """
     role: Annotated[
         Literal['viewer', 'developer', 'admin', 'owner'] | None,
@@ -760,9 +801,15 @@ class RegisteredOAuthClient(BaseModel):
 
 
 class RedirectUri(RootModel[str]):
-    root: Annotated[str, Field(max_length=2048)]
+    root: Annotated[
+        str,
+        Field(
+            max_length=2048,
+            pattern='^(?:[hH][tT][tT][pP][sS]:\\/\\/(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}|(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?(?:[/?][\\x21-\\x22\\x24-\\x29\\x2b-\\x7e]*)?|[hH][tT][tT][pP]:\\/\\/(?:127\\.0\\.0\\.1|\\[::1\\]|[lL][oO][cC][aA][lL][hH][oO][sS][tT])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?(?:[/?][\\x21-\\x22\\x24-\\x29\\x2b-\\x7e]*)?|[A-Za-z][A-Za-z0-9+.-]*\\.[A-Za-z0-9+.-]+:(?:[\\x21-\\x22\\x24-\\x29\\x2b-\\x2e\\x30-\\x7e][\\x21-\\x22\\x24-\\x29\\x2b-\\x7e]*|\\/(?:[\\x21-\\x22\\x24-\\x29\\x2b-\\x2e\\x30-\\x7e][\\x21-\\x22\\x24-\\x29\\x2b-\\x7e]*)?)?)$',
+        ),
+    ]
     """
-    Matched exactly. https; http only to a loopback host (any port, RFC 8252); or a private-use scheme such as `com.example.app:/callback`.
+    Matched exactly. https; http only to a loopback host (any port, RFC 8252); or a private-use scheme such as `com.example.app:/callback`. No fragment, wildcard, user name or password; non-ASCII percent-encoded.
     """
 
 
@@ -771,8 +818,15 @@ class RegisterOAuthClient(BaseModel):
         extra='forbid',
     )
     client_name: Annotated[
-        str, Field(examples=['Release dashboard'], max_length=100, min_length=1)
+        str,
+        Field(
+            examples=['Release dashboard'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff](?:[\\s\\S]{0,98}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
     ]
+    """
+    1–100 characters after trimming.
+    """
     redirect_uris: Annotated[
         list[RedirectUri] | None,
         Field(examples=[['https://release.example.com/oauth/callback']], max_length=20),
@@ -793,9 +847,16 @@ class RegisterOAuthClient(BaseModel):
     """
     Default `["authorization_code", "refresh_token"]`. `client_credentials` needs a confidential client.
     """
-    scope: Annotated[str | None, Field(examples=['read write'], max_length=100)] = None
+    scope: Annotated[
+        str | None,
+        Field(
+            examples=['read write'],
+            max_length=100,
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*(?:read|write|admin)(?:[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]+(?:read|write|admin))*[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
+    ] = None
     """
-    Space-separated scopes the client may ask for; default `read write admin`.
+    Space-separated scopes the client may ask for (`read`, `write`, `admin`); default `read write admin`.
     """
     first_party: Literal[False] | None = None
     """
@@ -921,7 +982,12 @@ class CreateWebhook(BaseModel):
         extra='forbid',
     )
     url: Annotated[
-        str, Field(examples=['https://ci.example.com/hooks/slipway'], max_length=2048)
+        str,
+        Field(
+            examples=['https://ci.example.com/hooks/slipway'],
+            max_length=2048,
+            pattern='^[hH][tT][tT][pP][sS]?:\\/\\/(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}|(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?(?:[/?#][\\x21-\\x7e]*)?$',
+        ),
     ]
     """
     Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
@@ -951,7 +1017,11 @@ class UpdateWebhook(BaseModel):
     )
     url: Annotated[
         str | None,
-        Field(examples=['https://ci.example.com/hooks/slipway'], max_length=2048),
+        Field(
+            examples=['https://ci.example.com/hooks/slipway'],
+            max_length=2048,
+            pattern='^[hH][tT][tT][pP][sS]?:\\/\\/(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}|(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?(?:[/?#][\\x21-\\x7e]*)?$',
+        ),
     ] = None
     """
     Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
