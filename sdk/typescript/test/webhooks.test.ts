@@ -182,12 +182,16 @@ describe('client.webhooks against the live server', () => {
         if (log.length >= 3 && log.every((d) => d.status === 'succeeded')) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      expect(log[0]!.id).toBe(second.id);
+      // Newest first. Other files move deployments of this account meanwhile, so newer deliveries may
+      // stand before the second ping: check the order, not the first place.
+      const created = log.map((d) => Date.parse(d.created_at));
+      expect(created).toEqual([...created].sort((a, b) => b - a));
+      expect(log.map((d) => d.id)).toContain(second.id);
       expect(log.map((d) => d.id)).toContain(ping.id);
       expect(log.find((d) => d.id === ping.id)).toMatchObject({ status: 'succeeded', attempt_count: 1, attempts: [{ attempt: 1, status_code: 204 }] });
       const first = await slipway.webhooks.listDeliveries(hook.id, { per_page: 1 });
       expect(first.data).toHaveLength(1);
-      expect(first.pagination.total).toBe(log.length);
+      expect(first.pagination.total).toBeGreaterThanOrEqual(log.length);
 
       // A redelivery: the same Slipway-Delivery id and event, signed anew.
       const again = await slipway.webhooks.redeliver(hook.id, ping.id);
