@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: requests/second and p50/p99 latency of the real server (a child process running
  * `node src/main.ts`) on FerretDB, or on MONGODB_URI when set, measured with autocannon over loopback,
- * plus the server's peak RSS. Exits non-zero when any scenario saw errors or non-2xx answers.
+ * database commands per request (from the server's /metrics) and the server's peak RSS; the token endpoint
+ * scenarios beside a bare oidc-provider (in-memory adapter) and the /v1 ones beside a bare node:http
+ * baseline. Exits non-zero when any scenario saw errors or non-2xx answers.
  *
  *   BENCH_SECONDS         measured seconds per scenario (default 10)
  *   BENCH_CONNECTIONS     concurrent connections (default 10)
@@ -48,6 +50,15 @@ function selectScenarios() {
   return SCENARIOS.filter((s) => wanted.includes(s.id));
 }
 
+/** The server's database command count so far: the sum of `slipway_db_command_duration_seconds_count` over commands. */
+async function countDatabaseCommands(url: string, token: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  if (!res.ok) throw new Error(`GET /metrics answered ${res.status}`);
+  let total = 0;
+  for (const line of (await res.text()).split('\n')) if (line.startsWith('slipway_db_command_duration_seconds_count')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return total;
+}
+
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 async function main(): Promise<number> {
@@ -64,6 +75,7 @@ async function main(): Promise<number> {
   let server: ServerProcess | undefined;
   let seeded: Seed | undefined;
   const dbName = `bench_${randomBytes(5).toString('hex')}`;
+  const metricsToken = randomBytes(24).toString('base64url');
   let cleaned: Promise<void> | undefined;
   const cleanup = () =>
     (cleaned ??= (async () => {
@@ -94,10 +106,14 @@ async function main(): Promise<number> {
         LOG_LEVEL: 'info',
         TOKEN_RATE_LIMIT_PER_MINUTE: BENCH_TOKEN_RATE_LIMIT,
         API_RATE_LIMIT_PER_HOUR: BENCH_API_RATE_LIMIT,
+        // /metrics on the main port behind this token: the database command counts per scenario come from it.
+        METRICS_TOKEN: metricsToken,
       },
     });
     seeded = await seed(database.uri, dbName);
-    const ctx = { server, seed: seeded, connections: options.connections };
+    const url = server.url;
+    const databaseCommands = () => countDatabaseCommands(url, metricsToken);
+    const ctx = { server, seed: seeded, connections: options.connections, databaseCommands };
 
     const results: ScenarioResult[] = [];
     const broken: string[] = [];

@@ -1,5 +1,6 @@
 import type { Request } from 'autocannon';
 import { basicAuth, CookieJar, obtainTokens } from '../lib/authorize.ts';
+import { BARE_CONFIDENTIAL, BARE_PUBLIC, startOidcBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -13,6 +14,8 @@ function confidentialHeaders(ctx: BenchContext): Record<string, string> {
 export const clientCredentials: Scenario = {
   id: 'token-client-credentials',
   title: 'POST /oauth/token client_credentials',
+  compareTo: 'token-client-credentials-bare',
+  target: 0.6,
   async prepare(ctx) {
     return {
       requests: [
@@ -37,6 +40,8 @@ export const clientCredentials: Scenario = {
 export const refreshConfidential: Scenario = {
   id: 'token-refresh',
   title: 'POST /oauth/token refresh_token (confidential)',
+  compareTo: 'token-refresh-bare',
+  target: 0.25,
   async prepare(ctx) {
     const { confidentialClient, user } = ctx.seed;
     const tokens = await obtainTokens({
@@ -78,6 +83,7 @@ export const refreshConfidential: Scenario = {
 export const refreshPublicRotating: Scenario = {
   id: 'token-refresh-public',
   title: 'POST /oauth/token refresh_token (public, rotated)',
+  compareTo: 'token-refresh-public-bare',
   async prepare(ctx) {
     const { publicClient, user } = ctx.seed;
     const jar = new CookieJar();
@@ -91,21 +97,89 @@ export const refreshPublicRotating: Scenario = {
       if (!tokens.refresh_token) throw new Error('no refresh token was issued to the public client');
       pool.push(tokens.refresh_token);
     }
-    let handoff: string | undefined;
-    const request: Request = {
-      method: 'POST',
-      path: '/oauth/token',
-      headers: { 'content-type': FORM },
-      setupRequest(req) {
-        const refreshToken = handoff ?? pool.pop() ?? 'pool-exhausted';
-        handoff = undefined;
-        return { ...req, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: publicClient.clientId }).toString() };
-      },
-      onResponse(status, body) {
-        // A failed refresh is counted as non-2xx by autocannon; the connection then starts a fresh chain.
-        handoff = status === 200 ? (JSON.parse(body) as { refresh_token?: string }).refresh_token : undefined;
-      },
+    return { requests: [rotatingRefresh(publicClient.clientId, pool)], warmup: false };
+  },
+};
+
+/**
+ * One request whose body carries the connection's current refresh token: each response's new token is
+ * sent by that connection's next request; a connection starts its chain with a token from `pool`.
+ */
+function rotatingRefresh(clientId: string, pool: string[]): Request {
+  let handoff: string | undefined;
+  return {
+    method: 'POST',
+    path: '/oauth/token',
+    headers: { 'content-type': FORM },
+    setupRequest(req) {
+      const refreshToken = handoff ?? pool.pop() ?? 'pool-exhausted';
+      handoff = undefined;
+      return { ...req, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString() };
+    },
+    onResponse(status, body) {
+      // A failed refresh is counted as non-2xx by autocannon; the connection then starts a fresh chain.
+      handoff = status === 200 ? (JSON.parse(body) as { refresh_token?: string }).refresh_token : undefined;
+    },
+  };
+}
+
+/** `count` refresh tokens of a bare baseline's client, minted by the baseline itself. */
+async function bareRefreshTokens(url: string, client: 'confidential' | 'public', count: number): Promise<string[]> {
+  const res = await fetch(`${url}/baseline/refresh-tokens?client=${client}&count=${count}`);
+  if (!res.ok) throw new Error(`the bare oidc-provider baseline could not mint refresh tokens: ${res.status} ${await res.text()}`);
+  return (await res.json()) as string[];
+}
+
+const bareConfidentialHeaders = { 'content-type': FORM, authorization: basicAuth(BARE_CONFIDENTIAL.clientId, BARE_CONFIDENTIAL.clientSecret) };
+
+export const clientCredentialsBare: Scenario = {
+  id: 'token-client-credentials-bare',
+  title: '  baseline: bare oidc-provider, in-memory adapter',
+  async prepare() {
+    const baseline = await startOidcBaseline();
+    return {
+      url: baseline.url,
+      pid: baseline.pid,
+      requests: [{ method: 'POST', path: '/oauth/token', headers: bareConfidentialHeaders, body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'read' }).toString() }],
+      close: () => baseline.stop(),
     };
-    return { requests: [request], warmup: false };
+  },
+};
+
+export const refreshConfidentialBare: Scenario = {
+  id: 'token-refresh-bare',
+  title: '  baseline: bare oidc-provider, in-memory adapter',
+  async prepare() {
+    const baseline = await startOidcBaseline();
+    const [refreshToken] = await bareRefreshTokens(baseline.url, 'confidential', 1);
+    return {
+      url: baseline.url,
+      pid: baseline.pid,
+      requests: [
+        {
+          method: 'POST',
+          path: '/oauth/token',
+          headers: bareConfidentialHeaders,
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken!, client_id: BARE_CONFIDENTIAL.clientId }).toString(),
+        },
+      ],
+      close: () => baseline.stop(),
+    };
+  },
+};
+
+export const refreshPublicRotatingBare: Scenario = {
+  id: 'token-refresh-public-bare',
+  title: '  baseline: bare oidc-provider, in-memory adapter',
+  async prepare(ctx) {
+    const baseline = await startOidcBaseline();
+    const pool = await bareRefreshTokens(baseline.url, 'public', ctx.connections * 2 + 1);
+    return {
+      url: baseline.url,
+      pid: baseline.pid,
+      requests: [rotatingRefresh(BARE_PUBLIC.clientId, pool)],
+      warmup: false,
+      close: () => baseline.stop(),
+    };
   },
 };
