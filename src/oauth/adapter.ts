@@ -211,7 +211,9 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (typeof id !== 'string') return undefined;
       if (this.model === 'Client') {
-        const client = await clients.findById(id);
+        // From memory when read in the last PRINCIPAL_CACHE_SECONDS; a rotation or deletion made on this
+        // instance applies at once (OAuthClientRepository.findByIdCached).
+        const client = await clients.findByIdCached(id);
         return client ? clientMetadata(client) : undefined;
       }
       return this.#load(id, await this.collection.findOne({ _id: sha256Hex(id) }));

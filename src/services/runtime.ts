@@ -70,7 +70,7 @@ export async function openRuntime(config: Config, logger: Logger, options: { mig
     await embedded?.stop();
     throw err;
   }
-  const repos = createRepositories(database.db);
+  const repos = createRepositories(database.db, { cacheMs: config.principalCacheSeconds * 1000 });
   const keys = await loadOrCreateKeys(config.keysDir);
   if (keys.created.length) logger.info({ files: keys.created, dir: config.keysDir }, 'generated key material');
   if (options.migrate !== false) await migrate(database.db, repos);
