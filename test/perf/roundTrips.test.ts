@@ -15,7 +15,7 @@ import type { TestUser } from '../support/tokens.ts';
 const REPEAT = 20;
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
-const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepIntervalSeconds: 3600 } });
+const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepIntervalSeconds: 3600, webhookAllowLoopback: true } });
 let api: Api;
 let owner: TestUser;
 
@@ -112,5 +112,46 @@ describe('database commands per request', () => {
       expect(res.status).toBe(201);
     });
     expect(keyed.perRequest - plain.perRequest, keyed.commands.join(', ')).toBeGreaterThan(0);
+  });
+});
+
+describe('what is held in memory never hides a change made on this instance', () => {
+  const clientCredentials = (clientId: string, clientSecret: string) => tokenRequest(env.server.issuer, { clientId, clientSecret }, { grant_type: 'client_credentials', scope: 'read' });
+
+  it('a rotated client secret: the old one is refused at once, the new one works', async () => {
+    const { client, clientSecret } = await makeClient(env.server, {
+      account_id: owner.accountId,
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+    });
+    expect((await clientCredentials(client._id, clientSecret!)).access_token).toBeTruthy();
+    const rotated = await api.post(`/v1/oauth_clients/${client._id}/rotate_secret`, { token: env.adminToken });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    await expect(clientCredentials(client._id, clientSecret!)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('invalid_client') });
+    expect((await clientCredentials(client._id, rotated.body.client_secret as string)).access_token).toBeTruthy();
+  });
+
+  it('a deleted client is refused at once', async () => {
+    const { client, clientSecret } = await makeClient(env.server, {
+      account_id: owner.accountId,
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+    });
+    expect((await clientCredentials(client._id, clientSecret!)).access_token).toBeTruthy();
+    expect((await api.delete(`/v1/oauth_clients/${client._id}`, { token: env.adminToken })).status).toBe(204);
+    await expect(clientCredentials(client._id, clientSecret!)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('invalid_client') });
+  });
+
+  it('a webhook endpoint created after events were recorded gets the next event at once', async () => {
+    const user = await env.tokens.user('owner');
+    const token = await env.tokens.accessToken(user, 'read write admin');
+    await createProject(api, token);
+    const hook = await api.post('/v1/webhooks', { token, body: { url: 'http://127.0.0.1:9/round-trips', events: ['project.created'] } });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    await createProject(api, token);
+    const deliveries = await env.server.repos.webhookDeliveries.collection.find({ webhook_id: hook.body.id as string }).toArray();
+    expect(deliveries.map((d) => d.event_type)).toEqual(['project.created']);
   });
 });
