@@ -95,6 +95,13 @@ export const ConfigSchema = z
     metricsListen: z.union([z.literal(''), z.string().regex(/^[^\s]+:\d{1,5}$/, 'must be host:port, or empty')]),
     /** Bearer token /metrics requires when set (at least 32 characters); '' for none. */
     metricsToken: z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters, or empty')]),
+
+    // --- Performance ---
+    /**
+     * SQLite `synchronous` of the embedded database (no MONGODB_URI): `normal` (WAL stays consistent, the
+     * last transactions may be lost on power loss or an OS crash) or `full` (every commit reaches the disk).
+     */
+    embeddedSqliteSynchronous: z.enum(['normal', 'full']),
   })
   .strict();
 
@@ -143,6 +150,8 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   CORS_REFRESH_SECONDS: 'corsRefreshSeconds',
   METRICS_LISTEN: 'metricsListen',
   METRICS_TOKEN: 'metricsToken',
+  // Performance
+  EMBEDDED_SQLITE_SYNCHRONOUS: 'embeddedSqliteSynchronous',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);

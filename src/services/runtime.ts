@@ -50,7 +50,7 @@ async function resolveDatabase(config: Config, logger: Logger): Promise<{ uri: s
     if (Number.isInteger(port) && (await reachable(port))) return { uri: `mongodb://127.0.0.1:${port}/` };
   }
   const binary = await ensureFerretdbBinary(config.rootDir, FERRETDB_VERSION, logger, config.toolsDir);
-  const embedded = await startFerretdb({ binary, dataDir: path.join(config.dataDir, 'ferretdb'), logger });
+  const embedded = await startFerretdb({ binary, dataDir: path.join(config.dataDir, 'ferretdb'), logger, synchronous: config.embeddedSqliteSynchronous });
   await writeFile(endpointFile, String(embedded.port));
   logger.info({ port: embedded.port, data_dir: config.dataDir }, 'embedded database started');
   const stop = embedded.stop.bind(embedded);
