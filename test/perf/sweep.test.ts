@@ -31,7 +31,7 @@ describe('the sweeper keeps the per-request collections small', () => {
     const future = new Date(Date.now() + 3600_000);
     const collections = [collectionName('RefreshToken'), collectionName('Grant'), 'rate_limits', 'idempotency_keys'];
     for (const name of collections) {
-      await db.collection<{ _id: string }>(name).insertMany([
+      await db.collection<{ _id: string; expires_at: Date }>(name).insertMany([
         { _id: `sweep-expired-${name}`, expires_at: past },
         { _id: `sweep-live-${name}`, expires_at: future },
       ]);
@@ -43,6 +43,6 @@ describe('the sweeper keeps the per-request collections small', () => {
     });
     for (const name of collections) expect(await left(name, `sweep-live-${name}`), name).toBe(true);
     // The token endpoint's live window is still counted.
-    expect(await db.collection('rate_limits').countDocuments({ _id: { $regex: /^token:/ } })).toBeGreaterThan(0);
+    expect(await db.collection<{ _id: string }>('rate_limits').countDocuments({ _id: { $regex: '^token:' } })).toBeGreaterThan(0);
   });
 });
