@@ -49,6 +49,8 @@ export interface Scenario {
   title: string;
   /** Id of a baseline scenario in the same run; the report prints this one's req/s relative to it. */
   compareTo?: string;
+  /** Run only when named in BENCH_SCENARIOS (a long scenario: seeding, or a database made large). */
+  optIn?: boolean;
   /** The least share of the baseline's req/s this scenario should reach (printed as met or not). */
   target?: number;
   prepare(ctx: BenchContext): Promise<PreparedScenario>;

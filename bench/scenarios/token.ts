@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { Request } from 'autocannon';
+import { deleteInBatches } from '../../src/db/deleteInBatches.ts';
+import { collectionName, storedArtifact } from '../../src/oauth/adapter.ts';
 import { basicAuth, CookieJar, obtainTokens } from '../lib/authorize.ts';
 import { BARE_CONFIDENTIAL, BARE_PUBLIC, startOidcBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
@@ -180,6 +183,62 @@ export const refreshPublicRotatingBare: Scenario = {
       requests: [rotatingRefresh(BARE_PUBLIC.clientId, pool)],
       warmup: false,
       close: () => baseline.stop(),
+    };
+  },
+};
+
+const HISTORY = Number(process.env.BENCH_REFRESH_HISTORY ?? 100_000);
+
+/**
+ * The rotated refresh of a public client again, after the database holds the traces of HISTORY earlier
+ * refreshes: each rotation leaves the used refresh token behind (consumed, kept until it expires so that
+ * presenting it again is detected as reuse and revokes its grant). They are written straight into the
+ * collection in their stored form (sealed under their own ids, as the adapter writes them) rather than
+ * through 100,000 requests, and removed again when the scenario ends. Compared with the fresh run above.
+ */
+export const refreshPublicAfterHistory: Scenario = {
+  id: 'token-refresh-public-history',
+  title: `POST /oauth/token refresh_token (public, rotated) after ${HISTORY.toLocaleString('en')} refreshes`,
+  compareTo: 'token-refresh-public',
+  target: 0.8,
+  // Seeding takes minutes on the embedded database: BENCH_SCENARIOS=token-refresh-public,token-refresh-public-history.
+  optIn: true,
+  async prepare(ctx) {
+    if (!Number.isInteger(HISTORY) || HISTORY < 0 || HISTORY > 1_000_000) throw new Error('BENCH_REFRESH_HISTORY must be an integer from 0 to 1000000');
+    const collection = ctx.seed.database.db.collection<{ _id: string; bench_history?: boolean }>(collectionName('RefreshToken'));
+    const now = Date.now();
+    const expiresAt = new Date(now + 30 * 24 * 3600_000);
+    for (let done = 0; done < HISTORY; ) {
+      const batch = [];
+      for (let i = 0; i < 1000 && done < HISTORY; i += 1, done += 1) {
+        const id = randomBytes(32).toString('base64url');
+        const grantId = randomBytes(32).toString('base64url');
+        const payload = {
+          kind: 'RefreshToken',
+          jti: id,
+          iat: Math.floor(now / 1000) - 60,
+          exp: Math.floor(expiresAt.getTime() / 1000),
+          accountId: ctx.seed.user.id,
+          clientId: ctx.seed.publicClient.clientId,
+          grantId,
+          gty: 'authorization_code refresh_token',
+          scope: 'offline_access read',
+          resource: `${ctx.server.url}/v1`,
+          rotations: 1,
+          iiat: Math.floor(now / 1000) - 120,
+          expiresWithSession: false,
+        };
+        batch.push({ ...storedArtifact('RefreshToken', id, payload, expiresAt), consumed_at: new Date(now - 30_000), bench_history: true });
+      }
+      await collection.insertMany(batch, { ordered: false });
+    }
+    const prepared = await refreshPublicRotating.prepare(ctx);
+    return {
+      ...prepared,
+      async close() {
+        await prepared.close?.();
+        await deleteInBatches(collection, { bench_history: true });
+      },
     };
   },
 };

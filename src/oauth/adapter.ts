@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { sha256Hex } from '../lib/hash.ts';
 import type { OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
@@ -122,8 +123,7 @@ export async function ensureOidcIndexes(db: Db): Promise<void> {
 export async function sweepOidc(db: Db, now = new Date()): Promise<number> {
   let removed = 0;
   for (const model of OIDC_MODELS) {
-    const { deletedCount } = await db.collection(collectionName(model)).deleteMany({ expires_at: { $lte: now } });
-    removed += deletedCount;
+    removed += await deleteInBatches(db.collection<StoredArtifact>(collectionName(model)), { expires_at: { $lte: now } });
   }
   return removed;
 }

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 interface CounterDoc {
   _id: string;
@@ -187,7 +188,6 @@ export class RateLimitRepository {
   }
 
   async sweep(now = new Date()): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ expires_at: { $lte: now } });
-    return deletedCount;
+    return await deleteInBatches(this.collection, { expires_at: { $lte: now } });
   }
 }
