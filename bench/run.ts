@@ -1,12 +1,16 @@
 /**
  * `npm run bench`: requests/second and p50/p99 latency of the real server (a child process running
  * `node src/main.ts`) on FerretDB, or on MONGODB_URI when set, measured with autocannon over loopback,
- * plus the server's peak RSS. Exits non-zero when any scenario saw errors or non-2xx answers.
+ * database commands per request (from the server's /metrics) and the server's peak RSS; the token endpoint
+ * scenarios beside a bare oidc-provider (in-memory adapter) and the /v1 ones beside a bare node:http
+ * baseline. Exits non-zero when any scenario saw errors or non-2xx answers.
  *
  *   BENCH_SECONDS         measured seconds per scenario (default 10)
  *   BENCH_CONNECTIONS     concurrent connections (default 10)
  *   BENCH_WARMUP_SECONDS  unmeasured seconds before each scenario (default 1)
- *   BENCH_SCENARIOS       comma-separated scenario ids to run (default: all; see bench/scenarios/)
+ *   BENCH_SCENARIOS       comma-separated scenario ids to run (default: all but the opt-in ones, e.g.
+ *                         token-refresh-public-history; see bench/scenarios/)
+ *   BENCH_REFRESH_HISTORY used refresh tokens seeded for token-refresh-public-history (default 100000)
  *   MONGODB_URI           benchmark against this server instead of an embedded FerretDB
  *   BENCH_NODE_OPTIONS    NODE_OPTIONS for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  */
@@ -42,10 +46,19 @@ function intSetting(name: string, fallback: number, min: number, max: number): n
 
 function selectScenarios() {
   const wanted = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!wanted?.length) return SCENARIOS;
+  if (!wanted?.length) return SCENARIOS.filter((s) => !s.optIn);
   const unknown = wanted.filter((id) => !SCENARIOS.some((s) => s.id === id));
   if (unknown.length) throw new Error(`unknown BENCH_SCENARIOS ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
   return SCENARIOS.filter((s) => wanted.includes(s.id));
+}
+
+/** The server's database command count so far: the sum of `slipway_db_command_duration_seconds_count` over commands. */
+async function countDatabaseCommands(url: string, token: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  if (!res.ok) throw new Error(`GET /metrics answered ${res.status}`);
+  let total = 0;
+  for (const line of (await res.text()).split('\n')) if (line.startsWith('slipway_db_command_duration_seconds_count')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return total;
 }
 
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -64,6 +77,7 @@ async function main(): Promise<number> {
   let server: ServerProcess | undefined;
   let seeded: Seed | undefined;
   const dbName = `bench_${randomBytes(5).toString('hex')}`;
+  const metricsToken = randomBytes(24).toString('base64url');
   let cleaned: Promise<void> | undefined;
   const cleanup = () =>
     (cleaned ??= (async () => {
@@ -94,10 +108,14 @@ async function main(): Promise<number> {
         LOG_LEVEL: 'info',
         TOKEN_RATE_LIMIT_PER_MINUTE: BENCH_TOKEN_RATE_LIMIT,
         API_RATE_LIMIT_PER_HOUR: BENCH_API_RATE_LIMIT,
+        // /metrics on the main port behind this token: the database command counts per scenario come from it.
+        METRICS_TOKEN: metricsToken,
       },
     });
     seeded = await seed(database.uri, dbName);
-    const ctx = { server, seed: seeded, connections: options.connections };
+    const url = server.url;
+    const databaseCommands = () => countDatabaseCommands(url, metricsToken);
+    const ctx = { server, seed: seeded, connections: options.connections, databaseCommands };
 
     const results: ScenarioResult[] = [];
     const broken: string[] = [];

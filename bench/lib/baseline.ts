@@ -2,25 +2,40 @@ import { spawn } from 'node:child_process';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
 
+/** The bare oidc-provider baseline's static clients (bench/lib/oidcBaselineServer.ts). */
+export const BARE_CONFIDENTIAL = { clientId: 'bench-confidential', clientSecret: 'bench-confidential-secret-0123456789abcdef' };
+export const BARE_PUBLIC = { clientId: 'bench-public' };
+
 export interface BaselineProcess {
   url: string;
   pid: number;
   stop(): Promise<void>;
 }
 
-/** Starts bench/lib/baselineServer.ts as a child process and waits until it answers. */
+/** Starts bench/lib/baselineServer.ts (the /v1 baseline) as a child process and waits until it answers. */
 export async function startBaseline(env: { uri: string; db: string; accountId: string; userId: string }): Promise<BaselineProcess> {
+  return await startBaselineScript('bench/lib/baselineServer.ts', {
+    BASELINE_MONGODB_URI: env.uri,
+    BASELINE_DB: env.db,
+    BASELINE_ACCOUNT_ID: env.accountId,
+    BASELINE_USER_ID: env.userId,
+  });
+}
+
+/** Starts bench/lib/oidcBaselineServer.ts (bare oidc-provider, in-memory adapter) and waits until it answers. */
+export async function startOidcBaseline(): Promise<BaselineProcess> {
+  return await startBaselineScript('bench/lib/oidcBaselineServer.ts', {});
+}
+
+async function startBaselineScript(script: string, extraEnv: Record<string, string>): Promise<BaselineProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['bench/lib/baselineServer.ts'], {
+  const child = spawn(process.execPath, [script], {
     cwd: PROJECT_ROOT,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       NODE_ENV: 'production',
       BASELINE_PORT: String(port),
-      BASELINE_MONGODB_URI: env.uri,
-      BASELINE_DB: env.db,
-      BASELINE_ACCOUNT_ID: env.accountId,
-      BASELINE_USER_ID: env.userId,
+      ...extraEnv,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -23,10 +23,12 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   }
   const binary = await ensureFerretdbBinary(PROJECT_ROOT, FERRETDB_VERSION);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'slipway-bench-db-'));
-  const ferretdb = await startFerretdb({ binary, dataDir: dir });
+  // As the server would run it: EMBEDDED_SQLITE_SYNCHRONOUS (default normal).
+  const synchronous = process.env.EMBEDDED_SQLITE_SYNCHRONOUS === 'full' ? 'full' : 'normal';
+  const ferretdb = await startFerretdb({ binary, dataDir: dir, synchronous });
   return {
     uri: ferretdb.uri,
-    description: `FerretDB ${FERRETDB_VERSION} on SQLite (embedded, ${dir})`,
+    description: `FerretDB ${FERRETDB_VERSION} on SQLite (embedded, ${dir}, synchronous=${synchronous})`,
     async close() {
       await ferretdb.stop();
       await rm(dir, { recursive: true, force: true });

@@ -53,6 +53,8 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext, options
     const common = { url, connections: prepared.connections ?? options.connections, pipelining: 1, timeout: prepared.timeoutSeconds ?? 10, requests: prepared.requests };
     if (prepared.warmup !== false && options.warmupSeconds > 0) await autocannon({ ...common, duration: options.warmupSeconds });
 
+    const countsCommands = prepared.url === undefined;
+    const commandsBefore = countsCommands ? await ctx.databaseCommands() : 0;
     const sampler = sampleRss(prepared.pid ?? ctx.server.pid);
     let measured: Awaited<ReturnType<typeof measure>>;
     try {
@@ -62,6 +64,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext, options
       throw err;
     }
     const peakRssBytes = sampler.stop();
+    const commandsAfter = countsCommands ? await ctx.databaseCommands() : 0;
     const { result, latencies } = measured;
     const statusCodes = Object.fromEntries(
       Object.entries(result.statusCodeStats ?? {})
@@ -79,6 +82,7 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext, options
       errors: result.errors,
       timeouts: result.timeouts,
       peakRssBytes,
+      dbCommandsPerRequest: countsCommands && measured.result.requests.total > 0 ? (commandsAfter - commandsBefore) / measured.result.requests.total : undefined,
       statusCodes,
     };
   } finally {

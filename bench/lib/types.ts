@@ -12,6 +12,8 @@ export interface ServerUnderTest {
 
 export interface BenchContext {
   server: ServerUnderTest;
+  /** Database commands the Slipway server has sent so far (driver command monitoring, read from /metrics). */
+  databaseCommands(): Promise<number>;
   seed: Seed;
   connections: number;
 }
@@ -47,6 +49,10 @@ export interface Scenario {
   title: string;
   /** Id of a baseline scenario in the same run; the report prints this one's req/s relative to it. */
   compareTo?: string;
+  /** Run only when named in BENCH_SCENARIOS (a long scenario: seeding, or a database made large). */
+  optIn?: boolean;
+  /** The least share of the baseline's req/s this scenario should reach (printed as met or not). */
+  target?: number;
   prepare(ctx: BenchContext): Promise<PreparedScenario>;
 }
 
@@ -62,6 +68,11 @@ export interface ScenarioResult {
   timeouts: number;
   /** Highest resident set size sampled while the scenario ran, in bytes (undefined without /proc). */
   peakRssBytes: number | undefined;
+  /**
+   * Database commands the Slipway server sent per measured request (its background work, the webhook
+   * dispatcher's polling and the sweeper, included); undefined for scenarios aimed at a baseline.
+   */
+  dbCommandsPerRequest: number | undefined;
   /** Status codes other than 2xx, for the failure summary. */
   statusCodes: Record<string, number>;
 }

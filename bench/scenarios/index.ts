@@ -1,7 +1,7 @@
 import type { Scenario } from '../lib/types.ts';
 import { getProjectApiKey, getProjectBaseline, getProjectJwt } from './projectGet.ts';
 import { healthz } from './system.ts';
-import { clientCredentials, refreshConfidential, refreshPublicRotating } from './token.ts';
+import { clientCredentials, clientCredentialsBare, refreshConfidential, refreshConfidentialBare, refreshPublicAfterHistory, refreshPublicRotating, refreshPublicRotatingBare } from './token.ts';
 import { createDeployment, createDeploymentBaseline, listProjects, listProjectsBaseline, listProjectsSmall, listProjectsSmallBaseline } from './v1.ts';
 
 /**
@@ -11,8 +11,13 @@ import { createDeployment, createDeploymentBaseline, listProjects, listProjectsB
 export const SCENARIOS: Scenario[] = [
   healthz,
   clientCredentials,
+  clientCredentialsBare,
   refreshConfidential,
+  refreshConfidentialBare,
   refreshPublicRotating,
+  refreshPublicRotatingBare,
+  // Opt-in: seeds (and afterwards removes) 100,000 used refresh tokens.
+  refreshPublicAfterHistory,
   // The 10,000-project list comes last: its seeding slows every later query on FerretDB.
   listProjectsSmall,
   listProjectsSmallBaseline,

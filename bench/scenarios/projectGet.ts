@@ -51,6 +51,7 @@ export const getProjectApiKey: Scenario = {
   id: 'v1-project-get-api-key',
   title: 'GET /v1/projects/:id (API key)',
   compareTo: 'v1-project-get-baseline',
+  target: 0.7,
   async prepare(ctx) {
     const { projectId, apiKey } = await fixture(ctx);
     return { requests: [{ method: 'GET', path: `/v1/projects/${projectId}`, headers: { authorization: `Bearer ${apiKey}` } }] };
@@ -61,6 +62,7 @@ export const getProjectJwt: Scenario = {
   id: 'v1-project-get-jwt',
   title: 'GET /v1/projects/:id (user access token)',
   compareTo: 'v1-project-get-baseline',
+  target: 0.7,
   async prepare(ctx) {
     const { projectId, userToken } = await fixture(ctx);
     return { requests: [{ method: 'GET', path: `/v1/projects/${projectId}`, headers: { authorization: `Bearer ${userToken}` } }] };

@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { Request } from 'autocannon';
+import { deleteInBatches } from '../../src/db/deleteInBatches.ts';
+import { collectionName, storedArtifact } from '../../src/oauth/adapter.ts';
 import { basicAuth, CookieJar, obtainTokens } from '../lib/authorize.ts';
+import { BARE_CONFIDENTIAL, BARE_PUBLIC, startOidcBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -13,6 +17,8 @@ function confidentialHeaders(ctx: BenchContext): Record<string, string> {
 export const clientCredentials: Scenario = {
   id: 'token-client-credentials',
   title: 'POST /oauth/token client_credentials',
+  compareTo: 'token-client-credentials-bare',
+  target: 0.6,
   async prepare(ctx) {
     return {
       requests: [
@@ -37,6 +43,8 @@ export const clientCredentials: Scenario = {
 export const refreshConfidential: Scenario = {
   id: 'token-refresh',
   title: 'POST /oauth/token refresh_token (confidential)',
+  compareTo: 'token-refresh-bare',
+  target: 0.25,
   async prepare(ctx) {
     const { confidentialClient, user } = ctx.seed;
     const tokens = await obtainTokens({
@@ -78,6 +86,7 @@ export const refreshConfidential: Scenario = {
 export const refreshPublicRotating: Scenario = {
   id: 'token-refresh-public',
   title: 'POST /oauth/token refresh_token (public, rotated)',
+  compareTo: 'token-refresh-public-bare',
   async prepare(ctx) {
     const { publicClient, user } = ctx.seed;
     const jar = new CookieJar();
@@ -91,21 +100,145 @@ export const refreshPublicRotating: Scenario = {
       if (!tokens.refresh_token) throw new Error('no refresh token was issued to the public client');
       pool.push(tokens.refresh_token);
     }
-    let handoff: string | undefined;
-    const request: Request = {
-      method: 'POST',
-      path: '/oauth/token',
-      headers: { 'content-type': FORM },
-      setupRequest(req) {
-        const refreshToken = handoff ?? pool.pop() ?? 'pool-exhausted';
-        handoff = undefined;
-        return { ...req, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: publicClient.clientId }).toString() };
-      },
-      onResponse(status, body) {
-        // A failed refresh is counted as non-2xx by autocannon; the connection then starts a fresh chain.
-        handoff = status === 200 ? (JSON.parse(body) as { refresh_token?: string }).refresh_token : undefined;
+    return { requests: [rotatingRefresh(publicClient.clientId, pool)], warmup: false };
+  },
+};
+
+/**
+ * One request whose body carries the connection's current refresh token: each response's new token is
+ * sent by that connection's next request; a connection starts its chain with a token from `pool`.
+ */
+function rotatingRefresh(clientId: string, pool: string[]): Request {
+  let handoff: string | undefined;
+  return {
+    method: 'POST',
+    path: '/oauth/token',
+    headers: { 'content-type': FORM },
+    setupRequest(req) {
+      const refreshToken = handoff ?? pool.pop() ?? 'pool-exhausted';
+      handoff = undefined;
+      return { ...req, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString() };
+    },
+    onResponse(status, body) {
+      // A failed refresh is counted as non-2xx by autocannon; the connection then starts a fresh chain.
+      handoff = status === 200 ? (JSON.parse(body) as { refresh_token?: string }).refresh_token : undefined;
+    },
+  };
+}
+
+/** `count` refresh tokens of a bare baseline's client, minted by the baseline itself. */
+async function bareRefreshTokens(url: string, client: 'confidential' | 'public', count: number): Promise<string[]> {
+  const res = await fetch(`${url}/baseline/refresh-tokens?client=${client}&count=${count}`);
+  if (!res.ok) throw new Error(`the bare oidc-provider baseline could not mint refresh tokens: ${res.status} ${await res.text()}`);
+  return (await res.json()) as string[];
+}
+
+const bareConfidentialHeaders = { 'content-type': FORM, authorization: basicAuth(BARE_CONFIDENTIAL.clientId, BARE_CONFIDENTIAL.clientSecret) };
+
+export const clientCredentialsBare: Scenario = {
+  id: 'token-client-credentials-bare',
+  title: '  baseline: bare oidc-provider, in-memory adapter',
+  async prepare() {
+    const baseline = await startOidcBaseline();
+    return {
+      url: baseline.url,
+      pid: baseline.pid,
+      requests: [{ method: 'POST', path: '/oauth/token', headers: bareConfidentialHeaders, body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'read' }).toString() }],
+      close: () => baseline.stop(),
+    };
+  },
+};
+
+export const refreshConfidentialBare: Scenario = {
+  id: 'token-refresh-bare',
+  title: '  baseline: bare oidc-provider, in-memory adapter',
+  async prepare() {
+    const baseline = await startOidcBaseline();
+    const [refreshToken] = await bareRefreshTokens(baseline.url, 'confidential', 1);
+    return {
+      url: baseline.url,
+      pid: baseline.pid,
+      requests: [
+        {
+          method: 'POST',
+          path: '/oauth/token',
+          headers: bareConfidentialHeaders,
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken!, client_id: BARE_CONFIDENTIAL.clientId }).toString(),
+        },
+      ],
+      close: () => baseline.stop(),
+    };
+  },
+};
+
+export const refreshPublicRotatingBare: Scenario = {
+  id: 'token-refresh-public-bare',
+  title: '  baseline: bare oidc-provider, in-memory adapter',
+  async prepare(ctx) {
+    const baseline = await startOidcBaseline();
+    const pool = await bareRefreshTokens(baseline.url, 'public', ctx.connections * 2 + 1);
+    return {
+      url: baseline.url,
+      pid: baseline.pid,
+      requests: [rotatingRefresh(BARE_PUBLIC.clientId, pool)],
+      warmup: false,
+      close: () => baseline.stop(),
+    };
+  },
+};
+
+const HISTORY = Number(process.env.BENCH_REFRESH_HISTORY ?? 100_000);
+
+/**
+ * The rotated refresh of a public client again, after the database holds the traces of HISTORY earlier
+ * refreshes: each rotation leaves the used refresh token behind (consumed, kept until it expires so that
+ * presenting it again is detected as reuse and revokes its grant). They are written straight into the
+ * collection in their stored form (sealed under their own ids, as the adapter writes them) rather than
+ * through 100,000 requests, and removed again when the scenario ends. Compared with the fresh run above.
+ */
+export const refreshPublicAfterHistory: Scenario = {
+  id: 'token-refresh-public-history',
+  title: `POST /oauth/token refresh_token (public, rotated) after ${HISTORY.toLocaleString('en')} refreshes`,
+  compareTo: 'token-refresh-public',
+  target: 0.8,
+  // Seeding takes minutes on the embedded database: BENCH_SCENARIOS=token-refresh-public,token-refresh-public-history.
+  optIn: true,
+  async prepare(ctx) {
+    if (!Number.isInteger(HISTORY) || HISTORY < 0 || HISTORY > 1_000_000) throw new Error('BENCH_REFRESH_HISTORY must be an integer from 0 to 1000000');
+    const collection = ctx.seed.database.db.collection<{ _id: string; bench_history?: boolean }>(collectionName('RefreshToken'));
+    const now = Date.now();
+    const expiresAt = new Date(now + 30 * 24 * 3600_000);
+    for (let done = 0; done < HISTORY; ) {
+      const batch = [];
+      for (let i = 0; i < 1000 && done < HISTORY; i += 1, done += 1) {
+        const id = randomBytes(32).toString('base64url');
+        const grantId = randomBytes(32).toString('base64url');
+        const payload = {
+          kind: 'RefreshToken',
+          jti: id,
+          iat: Math.floor(now / 1000) - 60,
+          exp: Math.floor(expiresAt.getTime() / 1000),
+          accountId: ctx.seed.user.id,
+          clientId: ctx.seed.publicClient.clientId,
+          grantId,
+          gty: 'authorization_code refresh_token',
+          scope: 'offline_access read',
+          resource: `${ctx.server.url}/v1`,
+          rotations: 1,
+          iiat: Math.floor(now / 1000) - 120,
+          expiresWithSession: false,
+        };
+        batch.push({ ...storedArtifact('RefreshToken', id, payload, expiresAt), consumed_at: new Date(now - 30_000), bench_history: true });
+      }
+      await collection.insertMany(batch, { ordered: false });
+    }
+    const prepared = await refreshPublicRotating.prepare(ctx);
+    return {
+      ...prepared,
+      async close() {
+        await prepared.close?.();
+        await deleteInBatches(collection, { bench_history: true });
       },
     };
-    return { requests: [request], warmup: false };
   },
 };

@@ -107,6 +107,7 @@ export const listProjects: Scenario = {
   id: 'v1-projects-list',
   title: `GET /v1/projects (20 of 10,000, user token, ${LIST_CONNECTIONS} conn.)`,
   compareTo: 'v1-projects-list-baseline',
+  target: 0.7,
   async prepare(ctx) {
     const { token } = await bigAccount(ctx);
     return {
@@ -138,6 +139,7 @@ export const listProjectsSmall: Scenario = {
   id: 'v1-projects-list-small',
   title: 'GET /v1/projects (all 20 of an account, user token)',
   compareTo: 'v1-projects-list-small-baseline',
+  target: 0.7,
   async prepare(ctx) {
     const { small } = await fixture(ctx);
     return { requests: [{ method: 'GET', path: '/v1/projects', headers: { authorization: `Bearer ${small.token}` } }] };

@@ -100,6 +100,13 @@ export const ConfigSchema = z
     httpHeadersTimeoutMs: z.coerce.number().int().min(100).max(300_000),
     /** Time a client has to send a whole request (headers and body); at least the headers timeout. */
     httpRequestTimeoutMs: z.coerce.number().int().min(100).max(600_000),
+
+    // --- Performance ---
+    /**
+     * SQLite `synchronous` of the embedded database (no MONGODB_URI): `normal` (WAL stays consistent, the
+     * last transactions may be lost on power loss or an OS crash) or `full` (every commit reaches the disk).
+     */
+    embeddedSqliteSynchronous: z.enum(['normal', 'full']),
   })
   .strict()
   .refine((c) => c.httpRequestTimeoutMs >= c.httpHeadersTimeoutMs, {
@@ -155,6 +162,8 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   // HTTP edge (server timeouts)
   HTTP_HEADERS_TIMEOUT_MS: 'httpHeadersTimeoutMs',
   HTTP_REQUEST_TIMEOUT_MS: 'httpRequestTimeoutMs',
+  // Performance
+  EMBEDDED_SQLITE_SYNCHRONOUS: 'embeddedSqliteSynchronous',
 };
 
 export const ENV_VARIABLES = Object.keys(ENV_MAP);

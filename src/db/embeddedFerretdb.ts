@@ -133,10 +133,17 @@ export async function startFerretdb(options: {
   dataDir: string;
   port?: number;
   logger?: Logger;
+  /**
+   * SQLite `synchronous` (default `normal`). FerretDB 1.24 passes `_pragma` query parameters of its
+   * `--sqlite-url` to every connection it opens and adds WAL journaling itself
+   * (internal/backends/sqlite/metadata/pool/uri.go). With WAL, `normal` syncs at checkpoints instead of
+   * at every commit: the files stay consistent, the last transactions may be lost on power loss.
+   */
+  synchronous?: 'normal' | 'full';
 }): Promise<EmbeddedDatabase> {
   const port = options.port ?? (await freePort());
   await mkdir(options.dataDir, { recursive: true });
-  const sqliteUrl = `file:${options.dataDir.replace(/\/?$/, '/')}`;
+  const sqliteUrl = `file:${options.dataDir.replace(/\/?$/, '/')}?_pragma=synchronous(${options.synchronous ?? 'normal'})`;
   const child = spawn(
     options.binary,
     [

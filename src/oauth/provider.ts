@@ -146,17 +146,19 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
         const grantId = (token as { grantId?: string }).grantId;
         const loaded = ctx?.oidc?.account as { accountId?: string; tenant?: string } | undefined;
         if (loaded?.accountId === accountId && loaded.tenant) return { acct: loaded.tenant, gid: grantId };
-        const user = await repos.users.findById(accountId);
+        const user = await repos.users.findByIdCached(accountId);
         return user ? { acct: user.account_id, gid: grantId } : undefined;
       }
       const loadedClient = ctx?.oidc?.client;
       const tenant = loadedClient && loadedClient.clientId === token.clientId ? (loadedClient.metadata() as { account_id?: unknown }).account_id : undefined;
       if (typeof tenant === 'string') return { acct: tenant };
-      const client = await repos.oauthClients.findById(token.clientId!);
+      const client = await repos.oauthClients.findByIdCached(token.clientId!);
       return client ? { acct: client.account_id } : undefined;
     },
+    // The user from memory when read in the last PRINCIPAL_CACHE_SECONDS (removal or a change made on this
+    // instance applies at once); a removed user's grants are deleted, so their refresh tokens fail anyway.
     findAccount: async (_ctx, sub) => {
-      const user = await repos.users.findById(sub);
+      const user = await repos.users.findByIdCached(sub);
       if (!user) return undefined;
       return { accountId: user._id, tenant: user.account_id, claims: () => ({ sub: user._id }) };
     },
@@ -233,12 +235,13 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
   });
   // Token endpoint: `tokenRateLimitPerMinute` (contract: 600) requests a minute per client, counted when
   // the client is known (after the body is parsed by the provider itself), shared by every instance.
+  // Far from the limit, hits are tallied in memory and sent in batches (RateLimitRepository.hitBatched).
   const baseFind = provider.Client.find.bind(provider.Client);
   provider.Client.find = async (id: string) => {
     const client = await baseFind(id);
     const ctx = currentRequest.getStore();
     if (client && ctx?.oidc?.route === 'token') {
-      const result = await repos.rateLimits.hit(`token:${client.clientId}`, config.tokenRateLimitPerMinute, 60);
+      const result = await repos.rateLimits.hitBatched(`token:${client.clientId}`, config.tokenRateLimitPerMinute, 60);
       if (!result.allowed) {
         ctx.set('Retry-After', String(result.resetSeconds));
         metrics.rateLimited('token');

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 export interface StoredResponse {
   status: number;
@@ -113,7 +114,6 @@ export class IdempotencyKeyRepository {
   }
 
   async sweep(now = new Date()): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ expires_at: { $lte: now } });
-    return deletedCount;
+    return await deleteInBatches(this.collection, { expires_at: { $lte: now } });
   }
 }

@@ -24,11 +24,16 @@ import { WebhookLeaseRepository } from './webhookLeases.ts';
 import { WebhookQueueRepository } from './webhookQueue.ts';
 import { WebhookRepository } from './webhooks.ts';
 
-export function createRepositories(db: Db) {
+/**
+ * `cacheMs`: how long the token endpoint may trust a user or OAuth client read earlier, and an event its
+ * account's webhook endpoints (the server passes
+ * PRINCIPAL_CACHE_SECONDS; 0, the default for tools and scripts, caches nothing).
+ */
+export function createRepositories(db: Db, options: { cacheMs?: number } = {}) {
   return {
     accounts: new AccountRepository(db),
-    users: new UserRepository(db),
-    oauthClients: new OAuthClientRepository(db),
+    users: new UserRepository(db, options),
+    oauthClients: new OAuthClientRepository(db, options),
     consents: new ConsentRepository(db),
     rateLimits: new RateLimitRepository(db),
     revokedGrants: new RevokedGrantRepository(db),
@@ -44,7 +49,7 @@ export function createRepositories(db: Db) {
     userSetupTokens: new UserSetupTokenRepository(db),
     locks: new LockRepository(db),
     oidcArtifacts: new OidcArtifactRepository(db),
-    webhooks: new WebhookRepository(db),
+    webhooks: new WebhookRepository(db, options),
     webhookDeliveries: new WebhookDeliveryRepository(db),
     webhookQueue: new WebhookQueueRepository(db),
     webhookLeases: new WebhookLeaseRepository(db),

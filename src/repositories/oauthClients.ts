@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { RecordCache } from '../lib/recordCache.ts';
 import { findPage, type PageRequest, type PageResult } from './page.ts';
 
 export type ClientAuthMethod = 'none' | 'client_secret_basic';
@@ -23,8 +24,11 @@ export interface OAuthClientDoc {
 
 export class OAuthClientRepository {
   readonly collection: Collection<OAuthClientDoc>;
-  constructor(db: Db) {
+  readonly #cache: RecordCache<OAuthClientDoc>;
+  /** `cacheMs`: how long `findByIdCached` may trust a client read earlier (0: never). */
+  constructor(db: Db, options: { cacheMs?: number } = {}) {
     this.collection = db.collection<OAuthClientDoc>('oauth_clients');
+    this.#cache = new RecordCache((id) => this.findById(id), { ttlMs: options.cacheMs ?? 0 });
   }
 
   async ensureIndexes(): Promise<void> {
@@ -39,6 +43,15 @@ export class OAuthClientRepository {
   async findById(id: string): Promise<OAuthClientDoc | null> {
     if (typeof id !== 'string') return null;
     return await this.collection.findOne({ _id: id });
+  }
+
+  /**
+   * For the token endpoint: the client from memory when read in the last `cacheMs`. A secret rotated or a
+   * client deleted through this repository applies here at once, elsewhere within `cacheMs`.
+   */
+  async findByIdCached(id: string): Promise<OAuthClientDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.#cache.get(id);
   }
 
   async findInAccount(accountId: string, id: string): Promise<OAuthClientDoc | null> {
@@ -62,15 +75,23 @@ export class OAuthClientRepository {
 
   /** Confidential clients only; null when missing, in another account, or public. */
   async replaceSecretHash(accountId: string, id: string, hash: string, at: Date): Promise<OAuthClientDoc | null> {
-    return await this.collection.findOneAndUpdate(
-      { _id: String(id), account_id: String(accountId), token_endpoint_auth_method: 'client_secret_basic' },
-      { $set: { client_secret_hash: hash, updated_at: at } },
-      { returnDocument: 'after' },
-    );
+    try {
+      return await this.collection.findOneAndUpdate(
+        { _id: String(id), account_id: String(accountId), token_endpoint_auth_method: 'client_secret_basic' },
+        { $set: { client_secret_hash: hash, updated_at: at } },
+        { returnDocument: 'after' },
+      );
+    } finally {
+      this.#cache.forget(String(id));
+    }
   }
 
   async delete(accountId: string, id: string): Promise<OAuthClientDoc | null> {
     if (typeof id !== 'string') return null;
-    return await this.collection.findOneAndDelete({ _id: id, account_id: String(accountId) });
+    try {
+      return await this.collection.findOneAndDelete({ _id: id, account_id: String(accountId) });
+    } finally {
+      this.#cache.forget(id);
+    }
   }
 }

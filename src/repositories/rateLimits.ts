@@ -1,5 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 interface CounterDoc {
   _id: string;
@@ -33,6 +35,19 @@ interface Batch {
   total: Promise<number>;
 }
 
+/** Hits on one counter in this process not yet sent, and the shared count last read (see hitBatched). */
+interface Tally {
+  windowStart: number;
+  known: number;
+  pending: number;
+}
+
+/**
+ * How far from its limit a counter must be for hits to be tallied in memory: up to 1/HEADROOM_DIVISOR of
+ * what is left of the window's budget (as last read) is counted locally before it is sent as one `$inc`.
+ */
+const HEADROOM_DIVISOR = 4;
+
 /**
  * Fixed-window counters kept in MongoDB, so every instance shares them. Windows are keyed by their
  * start; old ones are removed by the sweeper (no TTL index, which FerretDB lacks).
@@ -43,6 +58,8 @@ export class RateLimitRepository {
   /** Per counter: the batch still taking hits, and the last batch sent (see #count). */
   readonly #waiting = new Map<string, Batch>();
   readonly #inFlight = new Map<string, Promise<number>>();
+  /** Per key: hits tallied in memory (hitBatched); bounded, least recently used first out. */
+  readonly #tallies = new LRUCache<string, Tally>({ max: 10_000 });
   constructor(db: Db) {
     this.collection = db.collection<CounterDoc>('rate_limits');
     this.#shares = db.collection<ShareDoc>('rate_limits');
@@ -96,6 +113,36 @@ export class RateLimitRepository {
   }
 
   /**
+   * Like `hit`, with no database round trip while the counter is far from its limit: hits are tallied
+   * in memory, up to a quarter of what was left of the budget when the shared count was last read, and
+   * then sent as one `$inc` with the hit that fills the tally (which learns the shared count again). Near
+   * the limit (fewer than 8 hits left as last read) every hit goes to the database, as with `hit`. So one
+   * instance refuses exactly at the limit; N instances may let through at most what their unsent tallies
+   * hold, each under a quarter of the budget remaining, and the count converges on the limit from below
+   * as it is approached. Tallies of a window that has ended are dropped: that window no longer limits.
+   */
+  async hitBatched(key: string, limit: number, windowSeconds: number, now = Date.now()): Promise<RateLimitResult> {
+    const windowMs = windowSeconds * 1000;
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    let tally = this.#tallies.get(key);
+    if (!tally || tally.windowStart !== windowStart) {
+      tally = { windowStart, known: 0, pending: 0 };
+      this.#tallies.set(key, tally);
+    }
+    const headroom = Math.floor((limit - tally.known) / HEADROOM_DIVISOR);
+    if (tally.pending + 1 < headroom) {
+      tally.pending += 1;
+      const count = tally.known + tally.pending;
+      return { allowed: true, limit, count, remaining: Math.max(0, limit - count), resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
+    }
+    const weight = tally.pending + 1;
+    tally.pending = 0;
+    const result = await this.hit(key, limit, windowSeconds, now, weight);
+    tally.known = Math.max(tally.known, result.count);
+    return result;
+  }
+
+  /**
    * FerretDB 1.24 applies `$inc` as read-modify-write, so concurrent increments of one counter are lost
    * (40 parallel hits counted as 5), and parallel requests would slip past any limit. Within this
    * process, hits on one counter therefore go to the database one batch at a time: hits that arrive
@@ -141,7 +188,6 @@ export class RateLimitRepository {
   }
 
   async sweep(now = new Date()): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ expires_at: { $lte: now } });
-    return deletedCount;
+    return await deleteInBatches(this.collection, { expires_at: { $lte: now } });
   }
 }

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /**
  * What was revoked while JWT access tokens that name it may still be unexpired: grants (by grant id, as
@@ -63,7 +64,6 @@ export class RevokedGrantRepository {
   }
 
   async sweep(now = new Date()): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ expires_at: { $lte: now } });
-    return deletedCount;
+    return await deleteInBatches(this.collection, { expires_at: { $lte: now } });
   }
 }

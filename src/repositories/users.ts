@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { RecordCache } from '../lib/recordCache.ts';
 import { findPage, type PageRequest, type PageResult } from './page.ts';
 
 export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
@@ -19,8 +20,20 @@ export interface UserDoc {
 
 export class UserRepository {
   readonly collection: Collection<UserDoc>;
-  constructor(db: Db) {
+  readonly #cache: RecordCache<UserDoc>;
+  /** `cacheMs`: how long `findByIdCached` may trust a user read earlier (0: never). */
+  constructor(db: Db, options: { cacheMs?: number } = {}) {
     this.collection = db.collection<UserDoc>('users');
+    this.#cache = new RecordCache((id) => this.findById(id), { ttlMs: options.cacheMs ?? 0 });
+  }
+
+  /** Runs a write to user `id`, then drops it from this process's cache (even if the write failed). */
+  async #changing<T>(id: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.#cache.forget(String(id));
+    }
   }
 
   async ensureIndexes(): Promise<void> {
@@ -35,6 +48,15 @@ export class UserRepository {
   async findById(id: string): Promise<UserDoc | null> {
     if (typeof id !== 'string') return null;
     return await this.collection.findOne({ _id: id });
+  }
+
+  /**
+   * For the token endpoint (the account of a refresh): the user from memory when read in the last
+   * `cacheMs`. Changes and removals through this repository apply here at once, elsewhere within `cacheMs`.
+   */
+  async findByIdCached(id: string): Promise<UserDoc | null> {
+    if (typeof id !== 'string') return null;
+    return await this.#cache.get(id);
   }
 
   async findByEmail(email: string): Promise<UserDoc | null> {
@@ -65,28 +87,25 @@ export class UserRepository {
    * compare-and-set, so nothing decided for an `admin` is applied to someone who became `owner`.
    */
   async updateIfRole(accountId: string, id: string, role: Role, changes: Partial<Pick<UserDoc, 'name' | 'role' | 'updated_at'>>): Promise<UserDoc | null> {
-    return await this.collection.findOneAndUpdate(
-      { _id: String(id), account_id: String(accountId), role },
-      { $set: changes },
-      { returnDocument: 'after' },
+    return await this.#changing(id, () =>
+      this.collection.findOneAndUpdate({ _id: String(id), account_id: String(accountId), role }, { $set: changes }, { returnDocument: 'after' }),
     );
   }
 
   async deleteIfRole(accountId: string, id: string, role: Role): Promise<UserDoc | null> {
-    return await this.collection.findOneAndDelete({ _id: String(id), account_id: String(accountId), role });
+    return await this.#changing(id, () => this.collection.findOneAndDelete({ _id: String(id), account_id: String(accountId), role }));
   }
 
   /** Sets the password only if the stored hash is still `expected` (null: no password yet). */
   async replacePasswordHash(id: string, expected: string | null, next: string, at = new Date()): Promise<boolean> {
-    const { modifiedCount } = await this.collection.updateOne(
-      { _id: String(id), password_hash: expected === null ? null : String(expected) },
-      { $set: { password_hash: next, updated_at: at } },
+    const { modifiedCount } = await this.#changing(id, () =>
+      this.collection.updateOne({ _id: String(id), password_hash: expected === null ? null : String(expected) }, { $set: { password_hash: next, updated_at: at } }),
     );
     return modifiedCount === 1;
   }
 
   async setPasswordHash(id: string, next: string, at = new Date()): Promise<boolean> {
-    const { modifiedCount } = await this.collection.updateOne({ _id: String(id) }, { $set: { password_hash: next, updated_at: at } });
+    const { modifiedCount } = await this.#changing(id, () => this.collection.updateOne({ _id: String(id) }, { $set: { password_hash: next, updated_at: at } }));
     return modifiedCount === 1;
   }
 }

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { RecordCache } from '../lib/recordCache.ts';
 import type { SealedValue } from '../services/secretBox.ts';
 import { findPage, type PageRequest, type PageResult } from './page.ts';
 
@@ -30,8 +31,21 @@ export interface WebhookDoc {
 
 export class WebhookRepository {
   readonly collection: Collection<WebhookDoc>;
-  constructor(db: Db) {
+  /** Per account: its enabled endpoints (often none), read when an event is recorded. */
+  readonly #enabled: RecordCache<WebhookDoc[]>;
+  /** `cacheMs`: how long `listEnabledCached` may trust an account's list read earlier (0: never). */
+  constructor(db: Db, options: { cacheMs?: number } = {}) {
     this.collection = db.collection<WebhookDoc>('webhooks');
+    this.#enabled = new RecordCache((accountId) => this.listEnabled(accountId), { ttlMs: options.cacheMs ?? 0 });
+  }
+
+  /** Runs a write, then drops every cached list of this process (writes are rare; even if it failed). */
+  async #changing<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.#enabled.forgetAll();
+    }
   }
 
   async ensureIndexes(): Promise<void> {
@@ -39,7 +53,7 @@ export class WebhookRepository {
   }
 
   async insert(doc: WebhookDoc): Promise<void> {
-    await this.collection.insertOne(doc);
+    await this.#changing(() => this.collection.insertOne(doc));
   }
 
   async findById(id: string): Promise<WebhookDoc | null> {
@@ -62,18 +76,30 @@ export class WebhookRepository {
     return await this.collection.find({ account_id: String(accountId), status: 'enabled' }).limit(1000).toArray();
   }
 
+  /**
+   * For fanning an event out on every write of the API: the list from memory when read in the last
+   * `cacheMs`. Endpoints created, changed or removed through this repository apply here at once,
+   * elsewhere within `cacheMs`. (The dispatcher reads each endpoint again before every attempt, so a
+   * removed or disabled one is never called.)
+   */
+  async listEnabledCached(accountId: string): Promise<WebhookDoc[]> {
+    return (await this.#enabled.get(String(accountId))) ?? [];
+  }
+
   async update(accountId: string, id: string, set: Partial<Omit<WebhookDoc, '_id' | 'account_id' | 'created_at'>>): Promise<WebhookDoc | null> {
     if (typeof id !== 'string') return null;
-    return await this.collection.findOneAndUpdate({ _id: id, account_id: String(accountId) }, { $set: set }, { returnDocument: 'after' });
+    return await this.#changing(() => this.collection.findOneAndUpdate({ _id: id, account_id: String(accountId) }, { $set: set }, { returnDocument: 'after' }));
   }
 
   /** Moves `enabled` → `disabled`; null when it was not enabled (someone else did it first, or it is gone). */
   async disable(id: string, at: Date): Promise<WebhookDoc | null> {
-    return await this.collection.findOneAndUpdate({ _id: String(id), status: 'enabled' }, { $set: { status: 'disabled', updated_at: at } }, { returnDocument: 'after' });
+    return await this.#changing(() =>
+      this.collection.findOneAndUpdate({ _id: String(id), status: 'enabled' }, { $set: { status: 'disabled', updated_at: at } }, { returnDocument: 'after' }),
+    );
   }
 
   async delete(accountId: string, id: string): Promise<WebhookDoc | null> {
     if (typeof id !== 'string') return null;
-    return await this.collection.findOneAndDelete({ _id: id, account_id: String(accountId) });
+    return await this.#changing(() => this.collection.findOneAndDelete({ _id: id, account_id: String(accountId) }));
   }
 }

@@ -50,7 +50,7 @@ async function resolveDatabase(config: Config, logger: Logger): Promise<{ uri: s
     if (Number.isInteger(port) && (await reachable(port))) return { uri: `mongodb://127.0.0.1:${port}/` };
   }
   const binary = await ensureFerretdbBinary(config.rootDir, FERRETDB_VERSION, logger, config.toolsDir);
-  const embedded = await startFerretdb({ binary, dataDir: path.join(config.dataDir, 'ferretdb'), logger });
+  const embedded = await startFerretdb({ binary, dataDir: path.join(config.dataDir, 'ferretdb'), logger, synchronous: config.embeddedSqliteSynchronous });
   await writeFile(endpointFile, String(embedded.port));
   logger.info({ port: embedded.port, data_dir: config.dataDir }, 'embedded database started');
   const stop = embedded.stop.bind(embedded);
@@ -70,7 +70,7 @@ export async function openRuntime(config: Config, logger: Logger, options: { mig
     await embedded?.stop();
     throw err;
   }
-  const repos = createRepositories(database.db);
+  const repos = createRepositories(database.db, { cacheMs: config.principalCacheSeconds * 1000 });
   const keys = await loadOrCreateKeys(config.keysDir);
   if (keys.created.length) logger.info({ files: keys.created, dir: config.keysDir }, 'generated key material');
   if (options.migrate !== false) await migrate(database.db, repos);

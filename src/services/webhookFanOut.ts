@@ -52,7 +52,7 @@ export async function enqueueDelivery(
 /** Queues the event for every enabled endpoint of its account that subscribes to its type. */
 export async function enqueueForEvent(deps: WebhookQueueDeps, accountId: string, event: { id: string; type: string }, payload: string): Promise<number> {
   let queued = 0;
-  for (const webhook of await deps.webhooks.listEnabled(accountId)) {
+  for (const webhook of await deps.webhooks.listEnabledCached(accountId)) {
     if (!subscribes(webhook, event.type)) continue;
     await enqueueDelivery(deps, webhook, event, payload);
     queued++;

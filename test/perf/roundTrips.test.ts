@@ -1,0 +1,157 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { obtainTokens, tokenRequest } from '../../bench/lib/authorize.ts';
+import type { Api } from '../support/api.ts';
+import { makeClient } from '../support/factories.ts';
+import { createProject, useApiServer } from '../support/fixtures.ts';
+import type { TestUser } from '../support/tokens.ts';
+
+/**
+ * Database round trips per request on the hot paths, counted with the driver's command monitoring on
+ * the server's own client (counts, not timings: `npm run bench` has the timings). Each path is called
+ * once first (caches filled, as on a running server), then REPEAT times while the commands are counted.
+ * Background work that also talks to the database (webhook polling, the sweeper) is slowed down so it
+ * does not fall inside the counting.
+ */
+const REPEAT = 20;
+const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepIntervalSeconds: 3600, webhookAllowLoopback: true } });
+let api: Api;
+let owner: TestUser;
+
+/** Database commands the server sent per call of `request`, over REPEAT sequential calls (after one unmeasured call). */
+async function commandsPerRequest(request: () => Promise<unknown>): Promise<{ perRequest: number; commands: string[] }> {
+  await request();
+  const commands: string[] = [];
+  const client = env.server.running.runtime.database.client;
+  const seen = (event: { commandName: string }) => commands.push(event.commandName);
+  client.on('commandStarted', seen);
+  try {
+    for (let i = 0; i < REPEAT; i += 1) await request();
+  } finally {
+    client.off('commandStarted', seen);
+  }
+  return { perRequest: commands.length / REPEAT, commands };
+}
+
+beforeAll(() => {
+  ({ api, owner } = env);
+});
+
+describe('database commands per request', () => {
+  it('client_credentials: at most 0.1 (client from memory, rate-limit hits batched)', async () => {
+    const { client, clientSecret } = await makeClient(env.server, {
+      account_id: owner.accountId,
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+    });
+    const credentials = { clientId: client._id, clientSecret: clientSecret! };
+    const { perRequest, commands } = await commandsPerRequest(async () => {
+      const tokens = await tokenRequest(env.server.issuer, credentials, { grant_type: 'client_credentials', scope: 'read' });
+      expect(tokens.access_token).toBeTruthy();
+    });
+    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(0.1);
+  });
+
+  it('refresh with a confidential client: at most 3 (refresh token and grant; client and user from memory)', async () => {
+    const { client, clientSecret } = await makeClient(env.server, {
+      account_id: owner.accountId,
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['authorization_code', 'refresh_token'],
+      first_party: true,
+    });
+    const credentials = { clientId: client._id, clientSecret: clientSecret! };
+    const first = await obtainTokens({ issuer: env.server.issuer, ...credentials, redirectUri: REDIRECT_URI, scope: 'read write', email: owner.email, password: owner.password });
+    expect(first.refresh_token).toBeTruthy();
+    const { perRequest, commands } = await commandsPerRequest(async () => {
+      const tokens = await tokenRequest(env.server.issuer, credentials, { grant_type: 'refresh_token', refresh_token: first.refresh_token! });
+      expect(tokens.access_token).toBeTruthy();
+    });
+    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(3);
+  });
+
+  it('refresh with a public client, rotated every time: at most 4', async () => {
+    const clientId = await env.tokens.publicClient(owner.accountId, true);
+    let refreshToken = (await env.tokens.forUser(owner, 'read', { clientId, withRefresh: true })).refresh_token!;
+    expect(refreshToken).toBeTruthy();
+    const { perRequest, commands } = await commandsPerRequest(async () => {
+      const tokens = await tokenRequest(env.server.issuer, { clientId }, { grant_type: 'refresh_token', refresh_token: refreshToken });
+      expect(tokens.refresh_token).toBeTruthy();
+      expect(tokens.refresh_token).not.toBe(refreshToken);
+      refreshToken = tokens.refresh_token!;
+    });
+    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(4);
+  });
+
+  it('GET /v1/projects/:id with a user access token: at most 1', async () => {
+    const token = await env.tokens.accessToken(owner, 'read write');
+    const project = await createProject(api, token);
+    const { perRequest, commands } = await commandsPerRequest(async () => {
+      const res = await api.get(`/v1/projects/${project.id}`, { token });
+      expect(res.status).toBe(200);
+    });
+    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(1);
+  });
+
+  it('POST /v1/projects/:id/deployments: at most 3, plus the idempotency record with an Idempotency-Key', async () => {
+    const token = await env.tokens.accessToken(owner, 'read write');
+    const project = await createProject(api, token);
+    const plain = await commandsPerRequest(async () => {
+      const res = await api.post(`/v1/projects/${project.id}/deployments`, { token, body: { environment: 'production', branch: 'main' } });
+      expect(res.status).toBe(201);
+    });
+    expect(plain.perRequest, plain.commands.join(', ')).toBeLessThanOrEqual(3);
+    let n = 0;
+    const keyed = await commandsPerRequest(async () => {
+      const res = await api.post(`/v1/projects/${project.id}/deployments`, {
+        token,
+        headers: { 'idempotency-key': `round-trips-${Date.now()}-${++n}` },
+        body: { environment: 'production', branch: 'main' },
+      });
+      expect(res.status).toBe(201);
+    });
+    expect(keyed.perRequest - plain.perRequest, keyed.commands.join(', ')).toBeGreaterThan(0);
+  });
+});
+
+describe('what is held in memory never hides a change made on this instance', () => {
+  const clientCredentials = (clientId: string, clientSecret: string) => tokenRequest(env.server.issuer, { clientId, clientSecret }, { grant_type: 'client_credentials', scope: 'read' });
+
+  it('a rotated client secret: the old one is refused at once, the new one works', async () => {
+    const { client, clientSecret } = await makeClient(env.server, {
+      account_id: owner.accountId,
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+    });
+    expect((await clientCredentials(client._id, clientSecret!)).access_token).toBeTruthy();
+    const rotated = await api.post(`/v1/oauth_clients/${client._id}/rotate_secret`, { token: env.adminToken });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    await expect(clientCredentials(client._id, clientSecret!)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('invalid_client') });
+    expect((await clientCredentials(client._id, rotated.body.client_secret as string)).access_token).toBeTruthy();
+  });
+
+  it('a deleted client is refused at once', async () => {
+    const { client, clientSecret } = await makeClient(env.server, {
+      account_id: owner.accountId,
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+    });
+    expect((await clientCredentials(client._id, clientSecret!)).access_token).toBeTruthy();
+    expect((await api.delete(`/v1/oauth_clients/${client._id}`, { token: env.adminToken })).status).toBe(204);
+    await expect(clientCredentials(client._id, clientSecret!)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('invalid_client') });
+  });
+
+  it('a webhook endpoint created after events were recorded gets the next event at once', async () => {
+    const user = await env.tokens.user('owner');
+    const token = await env.tokens.accessToken(user, 'read write admin');
+    await createProject(api, token);
+    const hook = await api.post('/v1/webhooks', { token, body: { url: 'http://127.0.0.1:9/round-trips', events: ['project.created'] } });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    await createProject(api, token);
+    const deliveries = await env.server.repos.webhookDeliveries.collection.find({ webhook_id: hook.body.id as string }).toArray();
+    expect(deliveries.map((d) => d.event_type)).toEqual(['project.created']);
+  });
+});
