@@ -82,6 +82,7 @@ export async function sweepExpired(db: Db, repos: Repositories): Promise<number>
     (await repos.apiKeySecrets.sweep(now)) +
     (await repos.userSetupTokens.sweep(now)) +
     (await repos.locks.sweep(now)) +
-    (await repos.webhookLeases.sweep(now))
+    (await repos.webhookLeases.sweep(now)) +
+    (await repos.webhookDeliveries.sweep(now))
   );
 }

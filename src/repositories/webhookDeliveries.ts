@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 import { findPage, type PageRequest, type PageResult } from './page.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -31,6 +32,9 @@ export interface WebhookDeliveryDoc {
   updated_at: Date;
 }
 
+/** How long a finished delivery stays in the log (and can be redelivered): 30 days, as events are kept for receivers to catch up. */
+export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+
 export class WebhookDeliveryRepository {
   readonly collection: Collection<WebhookDeliveryDoc>;
   constructor(db: Db) {
@@ -39,6 +43,12 @@ export class WebhookDeliveryRepository {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ webhook_id: 1, _id: -1 }, { name: 'webhook_deliveries' });
+    await this.collection.createIndex({ created_at: 1 }, { name: 'created_at' });
+  }
+
+  /** Finished deliveries older than the retention; pending ones stay until the dispatcher ends them. */
+  async sweep(now = new Date()): Promise<number> {
+    return await deleteInBatches(this.collection, { created_at: { $lte: new Date(now.getTime() - DELIVERY_RETENTION_MS) }, status: { $ne: 'pending' } });
   }
 
   async insert(doc: WebhookDeliveryDoc): Promise<void> {

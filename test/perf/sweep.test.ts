@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../../bench/lib/authorize.ts';
 import { collectionName } from '../../src/oauth/adapter.ts';
+import { DELIVERY_RETENTION_MS } from '../../src/repositories/webhookDeliveries.ts';
 import { makeClient } from '../support/factories.ts';
 import { useApiServer } from '../support/fixtures.ts';
 import { waitFor } from '../support/processes.ts';
@@ -44,5 +45,19 @@ describe('the sweeper keeps the per-request collections small', () => {
     for (const name of collections) expect(await left(name, `sweep-live-${name}`), name).toBe(true);
     // The token endpoint's live window is still counted.
     expect(await db.collection<{ _id: string }>('rate_limits').countDocuments({ _id: { $regex: '^token:' } })).toBeGreaterThan(0);
+  });
+
+  it('webhook deliveries finished more than 30 days ago go; newer ones and pending ones stay', async () => {
+    const old = new Date(Date.now() - DELIVERY_RETENTION_MS - 60_000);
+    const base = { account_id: 'acct_sweep', webhook_id: 'whk_sweep', event_id: 'evt_sweep', event_type: 'project.created', payload: '{}', attempts: [], next_attempt_at: null, succeeded_at: null, updated_at: old };
+    const deliveries = env.server.repos.webhookDeliveries.collection;
+    await deliveries.insertMany([
+      { ...base, _id: 'dlv_sweep_old_done', status: 'succeeded', created_at: old },
+      { ...base, _id: 'dlv_sweep_old_failed', status: 'failed', created_at: old },
+      { ...base, _id: 'dlv_sweep_old_pending', status: 'pending', created_at: old },
+      { ...base, _id: 'dlv_sweep_recent', status: 'succeeded', created_at: new Date() },
+    ]);
+    await waitFor('the sweeper', async () => (await deliveries.countDocuments({ _id: { $in: ['dlv_sweep_old_done', 'dlv_sweep_old_failed'] } })) === 0);
+    expect((await deliveries.find({ account_id: 'acct_sweep' }).toArray()).map((d) => d._id).sort()).toEqual(['dlv_sweep_old_pending', 'dlv_sweep_recent']);
   });
 });
