@@ -102,7 +102,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
     {
       operationId: 'rotateOAuthClientSecret',
       summary: 'Rotate a client secret',
-      description: 'A new `client_secret`, shown in this response only; the old one stops working at once. Public clients have no secret (`conflict`).',
+      description: 'A new `client_secret`, shown in this response only; the old one stops working at once on the instance that rotated it and within `PRINCIPAL_CACHE_SECONDS` (15 s) on the others. Public clients have no secret (`conflict`).',
       tags,
       success: { status: 200, description: 'The client with its new secret.', schema: RegisteredClient },
       errors: ['conflict'],
