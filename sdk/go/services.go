@@ -240,7 +240,7 @@ func (s *OAuthClientsService) Delete(ctx context.Context, clientID string) error
 	return s.c.do(ctx, "DELETE", "/v1/oauth_clients/"+pathEscape(clientID), nil, nil, nil)
 }
 
-// RotateSecret gives a confidential client a new secret; the old one stops working at once.
+// RotateSecret gives a confidential client a new secret; the old one stops working at once on the instance that rotated it, within 15 s on others.
 func (s *OAuthClientsService) RotateSecret(ctx context.Context, clientID string) (*RegisteredOAuthClient, error) {
 	var out RegisteredOAuthClient
 	return done(&out, s.c.do(ctx, "POST", "/v1/oauth_clients/"+pathEscape(clientID)+"/rotate_secret", nil, nil, &out))

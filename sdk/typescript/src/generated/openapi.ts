@@ -403,7 +403,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a client secret
-         * @description A new `client_secret`, shown in this response only; the old one stops working at once. Public clients have no secret (`conflict`).
+         * @description A new `client_secret`, shown in this response only; the old one stops working at once on the instance that rotated it and within `PRINCIPAL_CACHE_SECONDS` (15 s) on the others. Public clients have no secret (`conflict`).
          *
          *     Only for user and client credentials.
          */
