@@ -129,11 +129,11 @@ ${page < last ? html`<a href="${href(page + 1)}" rel="next">Next →</a>` : html
 
 /**
  * A one-time secret: a read-only field, a copy button (script-enabled browsers) and the warning, which
- * ends with `ifLost` (what to do when the secret is lost).
+ * says how Slipway keeps it (`stored`) and ends with `ifLost` (what to do when the secret is lost).
  */
-export function secretReveal(id: string, label: string, secret: string, ifLost = 'if it is lost, rotate it.'): Html {
+export function secretReveal(id: string, label: string, secret: string, ifLost = 'if it is lost, rotate it.', stored = 'Slipway stores only a hash of it'): Html {
   return html`<div class="secret-box">
-<p class="warning" id="${id}-warning"><strong>Copy it now: you won't see it again.</strong> Slipway stores only a hash of it; ${ifLost}</p>
+<p class="warning" id="${id}-warning"><strong>Copy it now: you won't see it again.</strong> ${stored}; ${ifLost}</p>
 <label for="${id}">${label}</label>
 <div class="copy-row">
 <input id="${id}" class="secret" type="text" readonly value="${secret}" aria-describedby="${id}-warning" spellcheck="false" autocomplete="off">

@@ -11,7 +11,7 @@ import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks,
 import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, refusal, str, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../html.ts';
-import { confirmBody, csrfField, dateTime, pagination, statusBadge } from '../layout.ts';
+import { confirmBody, csrfField, dateTime, pagination, secretReveal, statusBadge } from '../layout.ts';
 
 const HOOKS_PATH = '/dashboard/settings/webhooks';
 const ALREADY_SUBMITTED = 'That form was already submitted. A signing secret is shown only once; if it was lost, rotate it.';
@@ -24,16 +24,9 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   return result.data;
 }
 
-/** A one-time secret with a copy button: the same markup as other secrets, with what is true of this one. */
-const secretOnce = (secret: string): Html => html`<div class="secret-box">
-<p class="warning" id="webhook-secret-warning"><strong>Copy it now: you won't see it again.</strong> Slipway keeps it encrypted and never shows it again; if it is lost, rotate it.</p>
-<label for="webhook-secret">Signing secret</label>
-<div class="copy-row">
-<input id="webhook-secret" class="secret" type="text" readonly value="${secret}" aria-describedby="webhook-secret-warning" spellcheck="false" autocomplete="off">
-<button type="button" class="copy" data-copy="webhook-secret" hidden>Copy</button>
-</div>
-<p class="copy-status" data-copy-status="webhook-secret" role="status" aria-live="polite"></p>
-</div>`;
+/** A one-time secret with a copy button, saying what is true of this one: it is kept encrypted, not hashed. */
+const secretOnce = (secret: string): Html =>
+  secretReveal('webhook-secret', 'Signing secret', secret, 'if it is lost, rotate it.', 'Slipway keeps it encrypted and never shows it again');
 
 /**
  * Settings > Webhooks (admins): add an endpoint (its signing secret shown once), enable or disable it,
