@@ -166,8 +166,6 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   EMBEDDED_SQLITE_SYNCHRONOUS: 'embeddedSqliteSynchronous',
 };
 
-export const ENV_VARIABLES = Object.keys(ENV_MAP);
-
 export class ConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {

@@ -12,7 +12,6 @@ export interface FormState {
   message?: string;
 }
 
-export const emptyForm = (): FormState => ({ values: {}, errors: {} });
 
 export const value = (state: FormState | undefined, name: string): string => {
   const v = state?.values[name];

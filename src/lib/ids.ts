@@ -21,7 +21,3 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
   for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i]! % 32];
   return `${prefix}_${time}${rand}`;
 }
-
-export function isId(prefix: IdPrefix, value: unknown): value is string {
-  return typeof value === 'string' && new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`).test(value);
-}

@@ -2,7 +2,3 @@
 export function iso(date: Date | null | undefined): string | null {
   return date ? date.toISOString() : null;
 }
-
-export function addSeconds(date: Date, seconds: number): Date {
-  return new Date(date.getTime() + seconds * 1000);
-}

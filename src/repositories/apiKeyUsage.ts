@@ -1,4 +1,5 @@
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 
 /**
  * When each API key was last used, apart from `api_keys`: the busy write of the authentication path
@@ -36,7 +37,7 @@ export class ApiKeyUsageRepository {
       await this.collection.insertOne({ _id: id, last_used_at: at });
       return true;
     } catch (err) {
-      if (err instanceof MongoServerError && err.code === 11000) return false;
+      if (isDuplicateKeyError(err)) return false;
       throw err;
     }
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 
 /**
  * Leases that serialise one kind of change across instances, where a single conditional update cannot.
@@ -56,7 +57,7 @@ export class LockRepository {
         released_at: null,
       });
     } catch (err) {
-      if (err instanceof MongoServerError && err.code === 11000) return null;
+      if (isDuplicateKeyError(err)) return null;
       throw err;
     }
     return { name, generation, token };

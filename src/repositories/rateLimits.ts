@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
 
@@ -181,7 +181,7 @@ export class RateLimitRepository {
       doc = await this.collection.findOneAndUpdate({ _id: id }, update, { upsert: true, returnDocument: 'after' });
     } catch (err) {
       // Two instances inserting the same new window at once: the loser retries as an update.
-      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      if (!(isDuplicateKeyError(err))) throw err;
       doc = await this.collection.findOneAndUpdate({ _id: id }, update, { upsert: true, returnDocument: 'after' });
     }
     return doc?.count ?? by;

@@ -14,7 +14,6 @@ import { zodDetails } from './users.ts';
 import { sha256Hex } from '../lib/hash.ts';
 
 export const API_SCOPES = ['read', 'write', 'admin'] as const;
-export type ApiScope = (typeof API_SCOPES)[number];
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
