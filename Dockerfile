@@ -29,4 +29,4 @@ VOLUME ["/app/keys"]
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 STOPSIGNAL SIGTERM
-CMD ["node", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "src/main.ts"]

@@ -13,6 +13,8 @@
  *   BENCH_REFRESH_HISTORY used refresh tokens seeded for token-refresh-public-history (default 100000)
  *   MONGODB_URI           benchmark against this server instead of an embedded FerretDB
  *   BENCH_NODE_OPTIONS    NODE_OPTIONS for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *   BENCH_SERVER_FLAGS    node flags of the server instead of those of `npm start` (package.json), e.g.
+ *                         "--max-semi-space-size=2", or "" for none
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,7 +26,7 @@ import { runScenario } from './lib/load.ts';
 import { mib } from './lib/memory.ts';
 import { failures, formatTable } from './lib/report.ts';
 import { seed, type Seed } from './lib/seed.ts';
-import { startServerProcess, type ServerProcess } from './lib/server.ts';
+import { serverNodeFlags, startServerProcess, type ServerProcess } from './lib/server.ts';
 import type { ScenarioResult } from './lib/types.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 
@@ -97,7 +99,8 @@ async function main(): Promise<number> {
   try {
     progress('starting the database');
     database = await openBenchDatabase();
-    progress('starting the server (node src/main.ts)');
+    const serverCommand = ['node', ...serverNodeFlags(), 'src/main.ts'].join(' ');
+    progress(`starting the server (${serverCommand})`);
     server = await startServerProcess({
       workDir,
       env: {
@@ -132,7 +135,7 @@ async function main(): Promise<number> {
     const cpus = os.cpus();
     console.log('');
     console.log(`Slipway benchmark: ${options.seconds} s per scenario, ${options.connections} connections, loopback`);
-    console.log(`  server:   node src/main.ts (pid ${server.pid}), Node ${process.version}, log level info`);
+    console.log(`  server:   ${serverCommand} (pid ${server.pid}), Node ${process.version}, log level info`);
     console.log(`  database: ${database.description}`);
     // autocannon, the server and the database share these CPUs; a busy machine lowers every number.
     console.log(`  machine:  ${cpus[0]?.model.trim() ?? 'unknown CPU'} × ${cpus.length}, ${mib(os.totalmem())} MiB, load average at start ${loadAtStart}`);

@@ -20,12 +20,26 @@ export interface ServerProcess extends ServerUnderTest {
  * only) as a child process, so what is measured is the production code path and its memory is its own.
  * Its log goes to a file: logging stays on, as in production, but costs the benchmark nothing to read.
  */
+/**
+ * The Node flags the server runs with: those of `npm start` (package.json `scripts.start`, `node <flags>
+ * src/main.ts`; the Dockerfile's CMD has the same), so that the benchmark measures what is shipped; or
+ * BENCH_SERVER_FLAGS when set (e.g. `--max-semi-space-size=2`, or empty for none), to measure others.
+ */
+export function serverNodeFlags(): string[] {
+  const override = process.env.BENCH_SERVER_FLAGS;
+  if (override !== undefined) return override.split(/\s+/).filter(Boolean);
+  const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const match = /^node((?:\s+--[\w-]+(?:=\S+)?)*)\s+src\/main\.ts$/.exec(pkg.scripts?.start ?? '');
+  if (!match) throw new Error('package.json scripts.start must read `node [--flag …] src/main.ts`');
+  return match[1]!.split(/\s+/).filter(Boolean);
+}
+
 export async function startServerProcess(options: { env: Record<string, string>; workDir: string; readyTimeoutMs?: number }): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logFile = path.join(options.workDir, 'server.log');
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, [...serverNodeFlags(), 'src/main.ts'], {
     cwd: PROJECT_ROOT,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -107,6 +107,14 @@ export const ConfigSchema = z
      * last transactions may be lost on power loss or an OS crash) or `full` (every commit reaches the disk).
      */
     embeddedSqliteSynchronous: z.enum(['normal', 'full']),
+
+    // --- Performance: used refresh tokens out of the live collection ---
+    /**
+     * How long after a refresh token is used (rotated) it is moved out of `oidc_refresh_token` into
+     * `oidc_refresh_token_consumed`, where reuse is still detected: one move per interval for every
+     * token used meanwhile. Shorter keeps the collection every refresh reads smaller.
+     */
+    oauthConsumedMoveDelayMs: z.coerce.number().int().min(10).max(3_600_000),
   })
   .strict()
   .refine((c) => c.httpRequestTimeoutMs >= c.httpHeadersTimeoutMs, {
@@ -164,6 +172,8 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   HTTP_REQUEST_TIMEOUT_MS: 'httpRequestTimeoutMs',
   // Performance
   EMBEDDED_SQLITE_SYNCHRONOUS: 'embeddedSqliteSynchronous',
+  // Performance: used refresh tokens out of the live collection
+  OAUTH_CONSUMED_MOVE_DELAY_MS: 'oauthConsumedMoveDelayMs',
 };
 
 export class ConfigError extends Error {

@@ -19,6 +19,15 @@ import type { OAuthClientDoc, OAuthClientRepository } from '../repositories/oaut
  *
  * Payloads are JSON text (they carry resource URLs as keys, with dots, which FerretDB refuses). Expiry
  * is by query (`expires_at`) plus a periodic sweep, not a TTL index.
+ *
+ * Used refresh tokens are kept until they expire, so that presenting one again is detected as reuse
+ * (and revokes its grant), but not in `oidc_refresh_token`: shortly after it is consumed, a used token
+ * is moved (same stored form) to `oidc_refresh_token_consumed` (moveConsumedRefreshTokens). FerretDB
+ * 1.24 (SQLite) serves no query from an index, not even a find by `_id` (it filters on
+ * `_ferretdb_sjson->'$._id'`, which its `_id` index on `_ferretdb_sjson->"_id"` does not match), so
+ * every find, update and delete reads the whole collection: the collection each refresh reads and
+ * writes must hold live tokens only, or refreshes slow down with every refresh ever made. The
+ * consumed collection is read only when a token is not found among the live ones.
  */
 interface StoredArtifact {
   _id: string;
@@ -107,6 +116,44 @@ export function collectionName(model: string): string {
   return `oidc_${model.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c.toLowerCase())}`;
 }
 
+/** Where used refresh tokens are kept (stored form, `consumed_at` set) until they expire. */
+export const CONSUMED_REFRESH_TOKENS = `${collectionName('RefreshToken')}_consumed`;
+
+/** Used refresh tokens moved per command (far below SQLite's limit on bound variables). */
+const MOVE_BATCH = 1000;
+
+/**
+ * Moves used refresh tokens out of `oidc_refresh_token` into CONSUMED_REFRESH_TOKENS: each batch is
+ * inserted there first (a token another instance already moved is a duplicate key, and skipped), then
+ * deleted from the live collection, so a used token is in one of the two at every moment and reuse is
+ * always detected. Safe to run on several instances at once. Returns how many were moved.
+ */
+export async function moveConsumedRefreshTokens(db: Db): Promise<number> {
+  const live = db.collection<StoredArtifact>(collectionName('RefreshToken'));
+  const consumed = db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS);
+  let moved = 0;
+  for (;;) {
+    const docs = await live.find({ consumed_at: { $exists: true } }).limit(MOVE_BATCH).toArray();
+    if (docs.length === 0) return moved;
+    try {
+      await consumed.insertMany(docs, { ordered: false });
+    } catch (err) {
+      // Some were moved already (by another instance); the others were inserted (unordered insert).
+      if (!isMovedAlready(err)) throw err;
+    }
+    moved += (await live.deleteMany({ _id: { $in: docs.map((d) => d._id) } })).deletedCount;
+    if (docs.length < MOVE_BATCH) return moved;
+  }
+}
+
+/** An unordered insert whose only failures are duplicate keys. */
+function isMovedAlready(err: unknown): boolean {
+  if (isDuplicateKeyError(err)) return true;
+  const writeErrors = (err as { writeErrors?: unknown } | null)?.writeErrors;
+  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  return list.length > 0 && list.every((e: { code?: number; errmsg?: string }) => e.code === 11000 || (e.code === 1 && /UNIQUE constraint failed/.test(e.errmsg ?? '')));
+}
+
 export async function ensureOidcIndexes(db: Db): Promise<void> {
   for (const model of OIDC_MODELS) {
     const col = db.collection(collectionName(model));
@@ -118,6 +165,9 @@ export async function ensureOidcIndexes(db: Db): Promise<void> {
     if (model === 'Grant') await col.createIndex({ client_id: 1 }, { name: 'client_id' });
     if (model === 'DeviceCode') await col.createIndex({ user_code: 1 }, { name: 'user_code' });
   }
+  const consumed = db.collection(CONSUMED_REFRESH_TOKENS);
+  await consumed.createIndex({ expires_at: 1 }, { name: 'expires_at' });
+  await consumed.createIndex({ grant_id: 1 }, { name: 'grant_id' });
 }
 
 export async function sweepOidc(db: Db, now = new Date()): Promise<number> {
@@ -125,6 +175,9 @@ export async function sweepOidc(db: Db, now = new Date()): Promise<number> {
   for (const model of OIDC_MODELS) {
     removed += await deleteInBatches(db.collection<StoredArtifact>(collectionName(model)), { expires_at: { $lte: now } });
   }
+  removed += await deleteInBatches(db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS), { expires_at: { $lte: now } });
+  // Used refresh tokens another instance left behind (it stopped before moving them).
+  await moveConsumedRefreshTokens(db);
   return removed;
 }
 
@@ -165,6 +218,13 @@ export interface AdapterHooks {
   onGrantRevoked?(grantId: string): Promise<void>;
   /** Called when an access token (a JWT, never stored) is revoked through RFC 7009, with its `jti`. */
   onAccessTokenRevoked?(jti: string): Promise<void>;
+  /**
+   * How long after a refresh token is consumed the used tokens are moved out of the live collection
+   * (moveConsumedRefreshTokens; one move for every token consumed meanwhile). Default 1000 ms.
+   */
+  consumedMoveDelayMs?: number;
+  /** Called when a move of used refresh tokens failed (the next one, or the sweeper, retries). */
+  onMoveFailed?(err: unknown): void;
 }
 
 /**
@@ -193,6 +253,19 @@ export function clientMetadata(doc: OAuthClientDoc): AdapterPayload {
 }
 
 export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks: AdapterHooks = {}) {
+  const consumedRefreshTokens = db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS);
+  let moveTimer: NodeJS.Timeout | undefined;
+  const scheduleMove = () => {
+    if (moveTimer) return;
+    moveTimer = setTimeout(() => {
+      moveConsumedRefreshTokens(db)
+        .catch((err: unknown) => hooks.onMoveFailed?.(err))
+        .finally(() => {
+          moveTimer = undefined;
+        });
+    }, hooks.consumedMoveDelayMs ?? 1000);
+    moveTimer.unref();
+  };
   return class MongoAdapter implements Adapter {
     readonly model: string;
     readonly collection: Collection<StoredArtifact>;
@@ -228,7 +301,11 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
         const client = await clients.findByIdCached(id);
         return client ? clientMetadata(client) : undefined;
       }
-      return this.#load(id, await this.collection.findOne({ _id: sha256Hex(id) }));
+      const _id = sha256Hex(id);
+      const doc = await this.collection.findOne({ _id });
+      // A used refresh token is looked for where it is moved to only when it is not a live one.
+      if (!doc && this.model === 'RefreshToken') return this.#load(id, await consumedRefreshTokens.findOne({ _id }));
+      return this.#load(id, doc);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -247,16 +324,19 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
 
     async consume(id: string): Promise<void> {
       await this.collection.updateOne({ _id: sha256Hex(id) }, { $set: { consumed_at: new Date() } });
+      if (this.model === 'RefreshToken') scheduleMove();
     }
 
     async destroy(id: string): Promise<void> {
       await this.collection.deleteOne({ _id: sha256Hex(id) });
+      if (this.model === 'RefreshToken') await consumedRefreshTokens.deleteOne({ _id: sha256Hex(id) });
       if (this.model === 'Grant') await hooks.onGrantRevoked?.(id);
       if (this.model === 'AccessToken' || this.model === 'ClientCredentials') await hooks.onAccessTokenRevoked?.(id);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
       await this.collection.deleteMany({ grant_id: grantId });
+      if (this.model === 'RefreshToken') await consumedRefreshTokens.deleteMany({ grant_id: grantId });
     }
 
     #load(id: string, doc: StoredArtifact | null): AdapterPayload | undefined {

@@ -66,6 +66,8 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
       await repos.revokedGrants.add(revokedTokenKey(jti));
       logger.info('access token revoked');
     },
+    consumedMoveDelayMs: config.oauthConsumedMoveDelayMs,
+    onMoveFailed: (err) => logger.warn({ err }, 'moving used refresh tokens failed (retried with the next one)'),
   });
 
   const configuration: Configuration = {

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { sha256Hex } from '../lib/hash.ts';
-import { collectionName } from '../oauth/adapter.ts';
+import { CONSUMED_REFRESH_TOKENS, collectionName } from '../oauth/adapter.ts';
 
 /**
  * Revocation queries over the collections the oidc-provider adapter writes (`oidc_<model>`). The
@@ -50,6 +50,8 @@ export class OidcArtifactRepository {
     const id = String(grantId);
     let removed = (await this.#collection('Grant').deleteOne({ _id: sha256Hex(id) })).deletedCount;
     for (const model of GRANT_BOUND_MODELS) removed += (await this.#collection(model).deleteMany({ grant_id: id })).deletedCount;
+    // Used refresh tokens of the grant (kept for reuse detection).
+    removed += (await this.#db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS).deleteMany({ grant_id: id })).deletedCount;
     return removed;
   }
 
