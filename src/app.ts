@@ -10,6 +10,7 @@ import type { Metrics } from './http/metrics.ts';
 import { requestContext } from './http/requestContext.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import type { KeyMaterial } from './keys/keystore.ts';
+import type { SecretBox } from './services/secretBox.ts';
 import type { Logger } from './logger.ts';
 import { createDashboardAssetsRouter } from './dashboard/assets.ts';
 import { createDashboardAuthRouter } from './dashboard/auth.ts';
@@ -35,6 +36,8 @@ export interface AppDeps {
   keys: KeyMaterial;
   /** Dashboard session tokens (cookie or Bearer `slws_…`). */
   sessions: SessionService;
+  /** Seals and opens secrets at rest (configuration values, webhook signing secrets): one per process. */
+  secretBox: SecretBox;
   isShuttingDown: () => boolean;
 }
 
@@ -74,7 +77,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(dashboardAuth.allowedMethods());
 
   // The JSON API is built here so the dashboard's pages use its very services (same rules as /v1).
-  const v1 = createV1Api({ config, repos: deps.repos, keys: deps.keys, sessions: deps.sessions });
+  const v1 = createV1Api({ config, repos: deps.repos, keys: deps.keys, sessions: deps.sessions, secretBox: deps.secretBox });
   app.use(createDashboardAssetsRouter().routes());
   // Setup links are opened by people without a session, so this page sits before the dashboard's.
   app.use(createSetupPages({ config, services: v1.services, sessions: deps.sessions, logger }));

@@ -41,7 +41,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const stopForgettingUsers = onUserAccessRevoked((userId) => {
     sessions.revokeForUser(userId).catch((err: unknown) => logger.warn({ err }, 'could not end the sessions of a removed user'));
   });
-  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, keys, sessions, isShuttingDown: () => shuttingDown });
+  // One per process: values sealed by an instance started after a data-key rotation are opened by
+  // re-reading keys/ (at most every few seconds). The API, the dashboard and the webhook sender share it.
+  const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
+  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, keys, sessions, secretBox, isShuttingDown: () => shuttingDown });
 
   const server = http.createServer(httpServerOptions(config), app.callback());
   server.keepAliveTimeout = 65_000;
@@ -79,7 +82,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     config,
     logger,
     repos,
-    secretBox: createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) }),
+    secretBox,
     onAttempt: (outcome, seconds) => operatorMetrics.webhookDelivery(outcome, seconds),
   });
   webhooks.start();

@@ -15,7 +15,7 @@ import { revokeAllForProject } from '../../services/apiKeys.ts';
 import { DeploymentService } from '../../services/deployments.ts';
 import { actorOf } from '../../services/events.ts';
 import { ProjectService } from '../../services/projects.ts';
-import { createSecretBox, readDataKeysSync, type SecretBox } from '../../services/secretBox.ts';
+import type { SecretBox } from '../../services/secretBox.ts';
 import { registerApiKeyRoutes } from './apiKeys/index.ts';
 import { registerConfigurationRoutes } from './configurations/index.ts';
 import type { V1Deps, V1Services } from './deps.ts';
@@ -50,14 +50,11 @@ export function createServices(repos: Repositories, secretBox: SecretBox): V1Ser
  * The /v1 API. Each resource module declares its routes on the ApiRouter (which also documents them);
  * add new resources next to the ones below.
  */
-export function createV1Api({ config, repos, keys, sessions }: { config: Config; repos: Repositories; keys: KeyMaterial; sessions?: SessionService }): V1Api {
+export function createV1Api({ config, repos, keys, sessions, secretBox }: { config: Config; repos: Repositories; keys: KeyMaterial; sessions?: SessionService; secretBox: SecretBox }): V1Api {
   const registry = createApiRegistry(config);
   const api = new ApiRouter(registry, '/v1');
   const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour);
   const authenticate = createAuthenticate({ authenticators: createAuthenticators({ config, keys, repos, sessions }), rateLimit });
-  // One per process: values sealed by an instance started after a data-key rotation are opened by
-  // re-reading keys/ (at most every few seconds).
-  const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
   const services = createServices(repos, secretBox);
   const idempotent = createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000 });
   const deps: V1Deps = { config, repos, authenticate, idempotent, services };
