@@ -255,13 +255,26 @@ export function clientMetadata(doc: OAuthClientDoc): AdapterPayload {
 export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks: AdapterHooks = {}) {
   const consumedRefreshTokens = db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS);
   let moveTimer: NodeJS.Timeout | undefined;
+  let moving = false;
+  let consumedWhileMoving = false;
   const scheduleMove = () => {
+    // A token consumed while a move runs may have been consumed after that move looked: move again after it.
+    if (moving) {
+      consumedWhileMoving = true;
+      return;
+    }
     if (moveTimer) return;
     moveTimer = setTimeout(() => {
+      moveTimer = undefined;
+      moving = true;
       moveConsumedRefreshTokens(db)
         .catch((err: unknown) => hooks.onMoveFailed?.(err))
         .finally(() => {
-          moveTimer = undefined;
+          moving = false;
+          if (consumedWhileMoving) {
+            consumedWhileMoving = false;
+            scheduleMove();
+          }
         });
     }, hooks.consumedMoveDelayMs ?? 1000);
     moveTimer.unref();
