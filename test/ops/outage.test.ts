@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,9 @@ describe('database unreachable (kill -9)', () => {
     await waitFor('the service to be ready', async () => (await call('GET', '/readyz')).status === 200, 20_000, 200);
     process.kill(db.pid, 'SIGSTOP');
     try {
+      // The stop is delivered asynchronously (all of FerretDB's threads): start once the kernel reports it.
+      const pid = db.pid;
+      await waitFor('FerretDB to be stopped', async () => (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /s, '').startsWith('T'), 5_000, 10);
       const figures: string[] = [];
       for (const [method, url, body] of [
         ['GET', `/v1/projects/${project}`],
