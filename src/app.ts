@@ -1,43 +1,28 @@
 import Koa from 'koa';
 import mount from 'koa-mount';
-import type { Db } from 'mongodb';
 import type Provider from 'oidc-provider';
-import type { Config } from './config/index.ts';
+import type { Container } from './container.ts';
 import { apiCors, CorsOrigins } from './http/cors.ts';
 import { singleHeaders } from './http/edge.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import type { Metrics } from './http/metrics.ts';
 import { requestContext } from './http/requestContext.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
-import type { KeyMaterial } from './keys/keystore.ts';
-import type { SecretBox } from './services/secretBox.ts';
-import type { Logger } from './logger.ts';
 import { createDashboardAssetsRouter } from './dashboard/assets.ts';
 import { createDashboardAuthRouter } from './dashboard/auth.ts';
 import { createDashboard } from './dashboard/index.ts';
 import { createSetupPages } from './dashboard/setup.ts';
 import { createInteractionRouter } from './oauth/interactions.ts';
-import type { Repositories } from './repositories/index.ts';
-import { clientChangeCount } from './services/oauthClients.ts';
-import type { SessionService } from './services/sessions.ts';
 import { createDocsRouter } from './routes/docs.ts';
 import { createSystemRouter } from './routes/system.ts';
 import { createV1Api } from './routes/v1/index.ts';
 
 export interface AppDeps {
-  config: Config;
-  logger: Logger;
-  db: Db;
-  repos: Repositories;
+  /** Everything the process is made of (src/container.ts). */
+  container: Container;
+  /** The authorization server, mounted at /oauth. */
   provider: Provider;
   metrics: Metrics;
-  /** Key material: /v1 verifies access tokens against the signing keys' public half, and the mounted
-   * provider signs its cookies through this app's cookie jar with the cookie keys. */
-  keys: KeyMaterial;
-  /** Dashboard session tokens (cookie or Bearer `slws_…`). */
-  sessions: SessionService;
-  /** Seals and opens secrets at rest (configuration values, webhook signing secrets): one per process. */
-  secretBox: SecretBox;
   isShuttingDown: () => boolean;
 }
 
@@ -46,9 +31,11 @@ export interface AppDeps {
  * (outside the JSON error handler, so its errors keep the OAuth format), then the JSON API.
  */
 export function createApp(deps: AppDeps): Koa {
-  const { config, logger, provider, metrics } = deps;
+  const { provider, metrics, container } = deps;
+  const { config, logger, repos, sessions, services } = container;
   const app = new Koa({ proxy: config.trustProxy });
-  app.keys = deps.keys.cookies;
+  // The mounted provider signs its cookies through this app's cookie jar with the cookie keys.
+  app.keys = container.keys.cookies;
   app.silent = true;
   app.on('error', (err: Error) => logger.error({ err }, 'unhandled error'));
 
@@ -57,31 +44,31 @@ export function createApp(deps: AppDeps): Koa {
   // Browser apps on other origins (SPAs): /v1 preflights are answered here, before any credential check.
   const corsOrigins = new CorsOrigins({
     configured: config.corsOrigins,
-    loadRedirectUris: () => deps.repos.oauthClients.allRedirectUris(),
-    changes: clientChangeCount,
+    loadRedirectUris: () => repos.oauthClients.allRedirectUris(),
+    changes: container.changes,
     refreshSeconds: config.corsRefreshSeconds,
     logger,
   });
   app.use(apiCors({ origins: corsOrigins, ownOrigin: new URL(config.publicUrl).origin }));
   app.use(singleHeaders());
 
-  const system = createSystemRouter(deps);
+  const system = createSystemRouter({ config, db: container.database.db, metrics, isShuttingDown: deps.isShuttingDown });
   app.use(system.routes());
 
-  const interactions = createInteractionRouter({ config, provider, repos: deps.repos, logger });
+  const interactions = createInteractionRouter({ config, provider, repos, logger });
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
 
-  const dashboardAuth = createDashboardAuthRouter({ config, provider, repos: deps.repos, sessions: deps.sessions, logger });
+  const dashboardAuth = createDashboardAuthRouter({ config, provider, repos, sessions, logger });
   app.use(dashboardAuth.routes());
   app.use(dashboardAuth.allowedMethods());
 
-  // The JSON API is built here so the dashboard's pages use its very services (same rules as /v1).
-  const v1 = createV1Api({ config, repos: deps.repos, keys: deps.keys, sessions: deps.sessions, secretBox: deps.secretBox });
+  // The JSON API and the dashboard use the very same services (same rules in both).
+  const v1 = createV1Api({ config, repos, services, authenticators: container.authenticators });
   app.use(createDashboardAssetsRouter().routes());
   // Setup links are opened by people without a session, so this page sits before the dashboard's.
-  app.use(createSetupPages({ config, services: v1.services, sessions: deps.sessions, logger }));
-  app.use(createDashboard({ config, repos: deps.repos, services: v1.services, sessions: deps.sessions, logger }));
+  app.use(createSetupPages({ config, services, sessions, logger }));
+  app.use(createDashboard({ config, repos, services, sessions, logger }));
 
   // RFC 8414 §3: the metadata of issuer {base}/oauth also answers at the path-inserted well-known URL.
   app.use(async (ctx, next) => {

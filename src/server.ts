@@ -10,16 +10,14 @@ import type { Logger } from './logger.ts';
 import { ensureDashboardClient } from './dashboard/auth.ts';
 import { createProvider } from './oauth/provider.ts';
 import { sweepExpired } from './repositories/index.ts';
-import { openRuntime, type Runtime } from './services/runtime.ts';
-import { createSecretBox, readDataKeysSync } from './services/secretBox.ts';
-import { SessionService } from './services/sessions.ts';
+import { openContainer, type Container } from './container.ts';
 import { WebhookDispatcher } from './services/webhookDispatcher.ts';
-import { onUserAccessRevoked } from './services/users.ts';
 
 export interface RunningServer {
   url: string;
   port: number;
-  runtime: Runtime;
+  /** Everything the process is made of (src/container.ts). */
+  container: Container;
   provider: Provider;
   server: http.Server;
   /** The separate /metrics listener's URL, when `metricsListen` is set. */
@@ -29,22 +27,13 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const runtime = await openRuntime(config, logger);
-  const { database, repos, keys } = runtime;
+  const container = await openContainer(config, logger);
+  const { database, repos, keys, secretBox } = container;
   let shuttingDown = false;
   const metrics = createMetrics();
   const provider = createProvider({ config, keys, repos, db: database.db, logger });
   await ensureDashboardClient(repos, config);
-  const sessions = new SessionService(repos.sessions, repos.users);
-  // A user removed through this instance loses their dashboard sessions here at once (the rows are
-  // already deleted; this drops the validated-session cache too). Other instances: within 30 s.
-  const stopForgettingUsers = onUserAccessRevoked((userId) => {
-    sessions.revokeForUser(userId).catch((err: unknown) => logger.warn({ err }, 'could not end the sessions of a removed user'));
-  });
-  // One per process: values sealed by an instance started after a data-key rotation are opened by
-  // re-reading keys/ (at most every few seconds). The API, the dashboard and the webhook sender share it.
-  const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
-  const app = createApp({ config, logger, db: database.db, repos, provider, metrics, keys, sessions, secretBox, isShuttingDown: () => shuttingDown });
+  const app = createApp({ container, provider, metrics, isShuttingDown: () => shuttingDown });
 
   const server = http.createServer(httpServerOptions(config), app.callback());
   server.keepAliveTimeout = 65_000;
@@ -55,8 +44,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       server.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
-    stopForgettingUsers();
-    await runtime.close();
+    await container.close();
     throw err;
   }
   const { port } = server.address() as AddressInfo;
@@ -64,8 +52,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const metricsListener = await startMetricsListener(config, logger).catch(async (err: unknown) => {
     server.close();
     unwatchDatabase();
-    stopForgettingUsers();
-    await runtime.close();
+    await container.close();
     throw err;
   });
   if (metricsExposure(config) === 'off') logger.warn('/metrics is off: set METRICS_LISTEN (a private address) or METRICS_TOKEN to expose it');
@@ -93,7 +80,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   return {
     url: `http://${config.host}:${port}`,
     port,
-    runtime,
+    container,
     provider,
     server,
     metricsUrl: metricsListener?.url,
@@ -110,8 +97,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await webhooksStopped;
         await metricsListener?.close();
         unwatchDatabase();
-        stopForgettingUsers();
-        await runtime.close();
+            await container.close();
         logger.info('slipway stopped');
       })();
       return closing;

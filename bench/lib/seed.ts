@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connectDatabase, type Database } from '../../src/db/mongo.ts';
 import { createRepositories, type Repositories } from '../../src/repositories/index.ts';
+import { createChanges, type Changes } from '../../src/lib/changes.ts';
 import { createClient } from '../../src/services/oauthClients.ts';
 import { createUser } from '../../src/services/users.ts';
 
@@ -15,7 +16,7 @@ export interface Seed {
   publicClient: { clientId: string; redirectUri: string };
   /** The same database the server uses, for scenarios that seed more (projects, API keys, ...). */
   database: Database;
-  repos: Repositories;
+  repos: Repositories & { changes: Changes };
   /** Where that database is (for baseline servers that query it directly). */
   uri: string;
   dbName: string;
@@ -27,7 +28,7 @@ export interface Seed {
  */
 export async function seed(uri: string, dbName: string): Promise<Seed> {
   const database = await connectDatabase(uri, dbName);
-  const repos = createRepositories(database.db);
+  const repos = { ...createRepositories(database.db), changes: createChanges() };
   const password = `bench-${randomBytes(12).toString('base64url')}`;
   const user = await createUser(repos, { email: `bench-${randomBytes(4).toString('hex')}@example.com`, name: 'Bench Owner', role: 'owner', password });
   const confidential = await createClient(repos, {

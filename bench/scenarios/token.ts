@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'autocannon';
 import { deleteInBatches } from '../../src/db/deleteInBatches.ts';
-import { CONSUMED_REFRESH_TOKENS, storedArtifact } from '../../src/oauth/adapter.ts';
-import { basicAuth, CookieJar, obtainTokens } from '../lib/authorize.ts';
+import { CONSUMED_REFRESH_TOKENS, storedArtifact } from '../../src/repositories/oidcStore.ts';
+import { basicAuth, CookieJar, obtainTokens } from '../../test/support/oauthDriver.ts';
 import { BARE_CONFIDENTIAL, BARE_PUBLIC, startOidcBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { newId } from '../../src/lib/ids.ts';
 import type { ProjectDoc } from '../../src/repositories/projects.ts';
 import { createUser } from '../../src/services/users.ts';
-import { obtainTokens } from '../lib/authorize.ts';
+import { obtainTokens } from '../../test/support/oauthDriver.ts';
 import { startBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
 

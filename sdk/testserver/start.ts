@@ -29,14 +29,13 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
-import type { Principal } from '../../src/auth/principal.ts';
+import type { Principal } from '../../src/domain/principal.ts';
 import { PROJECT_ROOT, loadConfig } from '../../src/config/index.ts';
 import { FERRETDB_VERSION, ensureFerretdbBinary, freePort, startFerretdb, type EmbeddedDatabase } from '../../src/db/embeddedFerretdb.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createApiKey } from '../../src/services/apiKeys.ts';
 import { createClient } from '../../src/services/oauthClients.ts';
-import { ProjectService } from '../../src/services/projects.ts';
 import { createUser } from '../../src/services/users.ts';
 
 /** The redirect URI registered for the public client; any port on 127.0.0.1 is accepted with it. */
@@ -169,7 +168,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: values['log-level'] ?? 'warn', destination: process.stderr, pretty: false });
   const running: RunningServer = await startServer(config, logger);
   cleanups.push(() => running.close());
-  const { repos } = running.runtime;
+  const { repos, services } = running.container;
 
   const suffix = randomBytes(4).toString('hex');
   const ownerPassword = `owner-${randomBytes(12).toString('base64url')}`;
@@ -182,14 +181,14 @@ async function main(): Promise<void> {
     password: viewerPassword,
     account_id: owner.account_id,
   });
-  const publicClient = await createClient(repos, {
+  const publicClient = await createClient(services.oauthClients, {
     account_id: owner.account_id,
     client_name: 'SDK Test App',
     redirect_uris: [LOOPBACK_REDIRECT_URI],
     token_endpoint_auth_method: 'none',
     grant_types: ['authorization_code', 'refresh_token'],
   });
-  const confidential = await createClient(repos, {
+  const confidential = await createClient(services.oauthClients, {
     account_id: owner.account_id,
     client_name: 'SDK Test Service',
     token_endpoint_auth_method: 'client_secret_basic',
@@ -203,8 +202,8 @@ async function main(): Promise<void> {
     role: 'owner',
     credential: 'access_token',
   };
-  const project = await new ProjectService(repos).create(principal, { name: `sdk-${suffix}` });
-  const issued = await createApiKey(repos, { accountId: owner.account_id, actor: { type: 'user', id: owner._id } }, project._id, {
+  const project = await services.projects.create(principal, { name: `sdk-${suffix}` });
+  const issued = await createApiKey(services.apiKeys, { accountId: owner.account_id, actor: { type: 'user', id: owner._id } }, project._id, {
     name: 'SDK tests',
     scopes: ['read', 'write'],
   });

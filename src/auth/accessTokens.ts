@@ -1,14 +1,13 @@
+import { LRUCache } from 'lru-cache';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../config/index.ts';
 import { invalidToken } from '../errors.ts';
 import { publicJwks, type KeyMaterial } from '../keys/keystore.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { revokedClientKey, revokedTokenKey, revokedUserKey } from '../repositories/revokedGrants.ts';
-import type { Role } from '../repositories/users.ts';
 import { looksLikeJwt, type Authenticator } from './authenticators.ts';
-import { capByRole, expandScopes, type Principal } from './principal.ts';
+import { capByRole, expandScopes, type Principal } from '../domain/principal.ts';
 import type { RevokedGrantCache } from './revokedGrants.ts';
-import { TtlCache } from './ttlCache.ts';
 
 /** Clock skew tolerated on `exp`/`iat`/`nbf`. */
 const CLOCK_TOLERANCE_SECONDS = 5;
@@ -43,7 +42,7 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
   // A token's claims never change once its signature checks out, so the RS256 verification is done once
   // per token, not once per request. Expiry is checked on every use, and revocation, the user and the
   // client are checked after this step as for a freshly verified token.
-  const verified = new Map<string, AccessTokenClaims>();
+  const verified = new LRUCache<string, AccessTokenClaims>({ max: VERIFIED_CACHE_MAX });
   const verify = async (token: string): Promise<AccessTokenClaims> => {
     const known = verified.get(token);
     if (known) {
@@ -59,20 +58,8 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
       requiredClaims: ['exp', 'iat', 'client_id', 'acct'],
     });
-    if (verified.size >= VERIFIED_CACHE_MAX) verified.delete(verified.keys().next().value!);
     verified.set(token, payload);
     return payload;
-  };
-  const ttlMs = config.principalCacheSeconds * 1000;
-  const users = new TtlCache<{ account_id: string; role: Role } | null>(ttlMs);
-  const clients = new TtlCache<{ account_id: string } | null>(ttlMs);
-  const loadUser = async (id: string) => {
-    const user = await repos.users.findById(id);
-    return user ? { account_id: user.account_id, role: user.role } : null;
-  };
-  const loadClient = async (id: string) => {
-    const client = await repos.oauthClients.findById(id);
-    return client ? { account_id: client.account_id } : null;
   };
 
   return {
@@ -96,7 +83,7 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
       if (typeof gid === 'string') revocationKeys.push(gid);
       if (typeof sub === 'string' && sub !== clientId) revocationKeys.push(revokedUserKey(sub));
       if (await revokedGrants.isRevoked(...revocationKeys)) throw invalidToken('The access token has been revoked.');
-      const client = await clients.get(clientId, loadClient);
+      const client = await repos.oauthClients.findByIdCached(clientId);
       if (!client) throw invalidToken('The client this token was issued to no longer exists.');
       const granted = expandScopes(scope.split(' '));
 
@@ -107,7 +94,7 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
         return { kind: 'client', id: clientId, accountId: acct, scopes: granted, credential: 'access_token', credentialId: clientId } satisfies Principal;
       }
       if (typeof sub !== 'string' || typeof gid !== 'string') throw invalidToken();
-      const user = await users.get(sub, loadUser);
+      const user = await repos.users.findByIdCached(sub);
       if (!user || user.account_id !== acct) throw invalidToken('The user of this token no longer exists.');
       return {
         kind: 'user',

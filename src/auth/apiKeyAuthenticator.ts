@@ -3,9 +3,9 @@ import { API_KEY_PREFIX, hashApiKey, looksLikeApiKey } from '../lib/apiKeyFormat
 import type { ApiKeyDoc, ApiKeyRepository } from '../repositories/apiKeys.ts';
 import type { ApiKeySecretRepository } from '../repositories/apiKeySecrets.ts';
 import type { ApiKeyUsageRepository } from '../repositories/apiKeyUsage.ts';
-import { onApiKeyChanged } from '../services/apiKeys.ts';
+import type { Changes } from '../lib/changes.ts';
 import type { Authenticator } from './authenticators.ts';
-import { expandScopes, type Principal } from './principal.ts';
+import { expandScopes, type Principal } from '../domain/principal.ts';
 
 export interface ApiKeyAuthenticatorOptions {
   /** How long a found key is trusted without asking the database again; at most 30 s. */
@@ -18,6 +18,8 @@ export interface ApiKeyAuthenticatorOptions {
   now?: () => number;
   /** A failed `last_used_at` write (never fails the request). */
   onError?: (err: unknown) => void;
+  /** The process's change emitter: a key revoked or rotated here is dropped from the cache at once. */
+  changes?: Changes;
 }
 
 export interface ApiKeyAuthenticator {
@@ -74,7 +76,8 @@ export function createApiKeyAuthenticator(
     }
     for (const [hash, entry] of cache) if (entry.found?.key._id === keyId) cache.delete(hash);
   }
-  const unsubscribe = onApiKeyChanged(forget);
+  const onChanged = (keyId: string) => forget(keyId);
+  options.changes?.on('apiKeyChanged', onChanged);
 
   async function load(hash: string): Promise<Entry> {
     const secret = await repos.apiKeySecrets.findByHash(hash);
@@ -141,7 +144,7 @@ export function createApiKeyAuthenticator(
       await Promise.all([...touches]);
     },
     close() {
-      unsubscribe();
+      options.changes?.off('apiKeyChanged', onChanged);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../domain/principal.ts';
 
 /**
  * Turns one kind of bearer credential into a Principal, or throws `invalidToken()`. Which authenticator

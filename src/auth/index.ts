@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { KeyMaterial } from '../keys/keystore.ts';
+import type { Changes } from '../lib/changes.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { SessionService } from '../services/sessions.ts';
 import { createAccessTokenAuthenticator } from './accessTokens.ts';
@@ -17,6 +18,8 @@ export interface AuthenticatorDeps {
    * once). Without it, session tokens are refused like any unknown credential.
    */
   sessions?: SessionService;
+  /** The process's change emitter (keys revoked or rotated here leave the key cache at once). */
+  changes: Changes;
 }
 
 /**
@@ -25,13 +28,13 @@ export interface AuthenticatorDeps {
  * Authenticator here; `authenticate` and everything after it (scopes, rate limits, idempotency, 404 for
  * other accounts) then works for them unchanged. Shapes must not overlap.
  */
-export function createAuthenticators({ config, keys, repos, sessions }: AuthenticatorDeps): Authenticator[] {
+export function createAuthenticators({ config, keys, repos, sessions, changes }: AuthenticatorDeps): Authenticator[] {
   const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds);
   const authenticators = [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants })];
   // Dashboard session tokens: `slws_…` as Bearer, or the session cookie (CSRF-checked on unsafe methods).
   if (sessions) authenticators.push(createSessionAuthenticator(sessions));
   // API keys: `slw_…`, cached per instance for at most principalCacheSeconds (≤ 30 s), so a key revoked
   // on another instance is refused within that bound; revocations made here take effect at once.
-  authenticators.push(createApiKeyCredential(createApiKeyAuthenticator(repos, { cacheTtlMs: config.principalCacheSeconds * 1000 })));
+  authenticators.push(createApiKeyCredential(createApiKeyAuthenticator(repos, { cacheTtlMs: config.principalCacheSeconds * 1000, changes })));
   return authenticators;
 }

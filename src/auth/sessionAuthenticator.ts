@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { forbidden, invalidToken } from '../errors.ts';
 import { SESSION_COOKIE, SESSION_PREFIX, SessionService } from '../services/sessions.ts';
 import type { Authenticator } from './authenticators.ts';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../domain/principal.ts';
 
 /** Methods that change nothing; every other method sent with the cookie must prove it came from our page. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -7,14 +7,13 @@ import { AppError, notFound } from '../errors.ts';
 import { retireSigningKey, rotateCookieKeys, rotateDataKey, rotateSigningKey, loadOrCreateKeys } from '../keys/keystore.ts';
 import { createLogger } from '../logger.ts';
 import { migrate } from '../repositories/index.ts';
-import type { PageRequest, PageResult } from '../repositories/page.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
 import { deleteAccount, getAccount, listAccounts, presentAccount, summarizeAccounts } from '../services/accounts.ts';
 import { CreateApiKeyInput, createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey } from '../services/apiKeys.ts';
 import { reencryptConfigurations } from '../services/configurations.ts';
 import { SYSTEM_ACTOR } from '../services/events.ts';
 import { createClient, deleteClient, getClient, listClients, presentClient, rotateClientSecret } from '../services/oauthClients.ts';
-import { openRuntime, type Runtime } from '../services/runtime.ts';
-import { createSecretBox } from '../services/secretBox.ts';
+import { openContainer, type Container } from '../container.ts';
 import { CreateUserInput, createUser, deleteUser, getUser, listUsers, presentUser, setUserPassword } from '../services/users.ts';
 import { InputError, progressLogger, readPassword, withHeartbeat } from './io.ts';
 
@@ -64,10 +63,10 @@ function outputList<T>(json: boolean | undefined, page: PageRequest, result: Pag
   output(json, { data: result.items.map(present), pagination }, `${shown}${more}`);
 }
 
-async function withRuntime<T>(fn: (rt: Runtime, config: Config) => Promise<T>): Promise<T> {
+async function withRuntime<T>(fn: (rt: Container, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'warn', destination: process.stderr });
-  const rt = await openRuntime(config, logger);
+  const rt = await openContainer(config, logger);
   try {
     return await fn(rt, config);
   } finally {
@@ -76,7 +75,7 @@ async function withRuntime<T>(fn: (rt: Runtime, config: Config) => Promise<T>): 
 }
 
 /** --account, or the only account there is. */
-async function accountOf(rt: Runtime, account: string | undefined): Promise<string> {
+async function accountOf(rt: Container, account: string | undefined): Promise<string> {
   if (account) return account;
   const { items, total } = await rt.repos.accounts.page({ page: 1, per_page: 1 });
   if (total === 1) return items[0]!._id;
@@ -131,7 +130,7 @@ function usersCommands(program: Command): void {
     .option('--account <id>', 'the account (default: the only one)')
     .action(async (o: JsonOption & { account?: string; page: number; perPage: number }) => {
       const page = pageOf(o);
-      const result = await withRuntime(async (rt) => listUsers(rt.repos, await accountOf(rt, o.account), page));
+      const result = await withRuntime(async (rt) => listUsers(rt.services.users, await accountOf(rt, o.account), page));
       outputList(o.json, page, result, presentUser, (u) => `${u._id}  ${u.email}  ${u.role}  ${u.name}`);
     });
 
@@ -141,7 +140,7 @@ function usersCommands(program: Command): void {
       const user = await withRuntime(async (rt) => {
         const found = await rt.repos.users.findById(id);
         if (!found) throw notFound('No such user.');
-        return await getUser(rt.repos, found.account_id, id);
+        return await getUser(rt.services.users, found.account_id, id);
       });
       output(o.json, presentUser(user), JSON.stringify(presentUser(user), null, 2));
     });
@@ -152,7 +151,7 @@ function usersCommands(program: Command): void {
       const result = await withRuntime(async (rt) => {
         const found = await rt.repos.users.findById(id);
         if (!found) throw notFound('No such user.');
-        return await deleteUser(rt.repos, { accountId: found.account_id, actor: SYSTEM_ACTOR }, id);
+        return await deleteUser(rt.services.users, { accountId: found.account_id, actor: SYSTEM_ACTOR }, id);
       });
       output(o.json, { deleted: presentUser(result.user), revoked_grants: result.revokedGrants }, `deleted user ${result.user._id} (${result.user.email}); ${result.revokedGrants} grant(s) revoked`);
     });
@@ -167,7 +166,7 @@ function usersCommands(program: Command): void {
       const user = await withRuntime(async (rt) => {
         const found = await rt.repos.users.findById(id);
         if (!found) throw notFound('No such user.');
-        return await setUserPassword(rt.repos, { accountId: found.account_id, actor: SYSTEM_ACTOR }, id, { password });
+        return await setUserPassword(rt.services.users, { accountId: found.account_id, actor: SYSTEM_ACTOR }, id, { password });
       });
       output(o.json, presentUser(user), `password set for ${user._id} (${user.email}); their sessions have ended`);
     });
@@ -193,7 +192,7 @@ function clientsCommands(program: Command): void {
       if (!o.name) throw new UsageError('missing --name');
       if (o.public && o.confidential) throw new UsageError('--public and --confidential exclude each other');
       const result = await withRuntime(async (rt) =>
-        createClient(rt.repos, {
+        createClient(rt.services.oauthClients, {
           account_id: await accountOf(rt, o.account),
           client_name: o.name!,
           redirect_uris: o.redirectUri ?? [],
@@ -216,11 +215,11 @@ function clientsCommands(program: Command): void {
     .option('--account <id>', 'the account (default: the only one)')
     .action(async (o: JsonOption & { account?: string; page: number; perPage: number }) => {
       const page = pageOf(o);
-      const result = await withRuntime(async (rt) => listClients(rt.repos, await accountOf(rt, o.account), page));
+      const result = await withRuntime(async (rt) => listClients(rt.services.oauthClients, await accountOf(rt, o.account), page));
       outputList(o.json, page, result, presentClient, (c) => `${c._id}  ${c.client_name}  ${c.token_endpoint_auth_method === 'none' ? 'public' : 'confidential'}  ${c.grant_types.join(',')}`);
     });
 
-  const findClient = async (rt: Runtime, id: string) => {
+  const findClient = async (rt: Container, id: string) => {
     const found = await rt.repos.oauthClients.findById(id);
     if (!found) throw notFound('No such OAuth client.');
     return found;
@@ -229,21 +228,21 @@ function clientsCommands(program: Command): void {
   leaf(clients, 'get', 'show one OAuth client')
     .argument('<client_id>', 'client id (cli_…)')
     .action(async (id: string, o: JsonOption) => {
-      const client = await withRuntime(async (rt) => getClient(rt.repos, (await findClient(rt, id)).account_id, id));
+      const client = await withRuntime(async (rt) => getClient(rt.services.oauthClients, (await findClient(rt, id)).account_id, id));
       output(o.json, presentClient(client), JSON.stringify(presentClient(client), null, 2));
     });
 
   leaf(clients, 'delete', 'delete an OAuth client and revoke every grant made to it')
     .argument('<client_id>', 'client id (cli_…)')
     .action(async (id: string, o: JsonOption) => {
-      const result = await withRuntime(async (rt) => deleteClient(rt.repos, { accountId: (await findClient(rt, id)).account_id, actor: SYSTEM_ACTOR }, id));
+      const result = await withRuntime(async (rt) => deleteClient(rt.services.oauthClients, { accountId: (await findClient(rt, id)).account_id, actor: SYSTEM_ACTOR }, id));
       output(o.json, { deleted: presentClient(result.client), revoked_grants: result.revokedGrants }, `deleted client ${result.client._id} (${result.client.client_name}); ${result.revokedGrants} grant(s) revoked`);
     });
 
   leaf(clients, 'rotate-secret', "replace a confidential client's secret (printed once); the old one stops working at once")
     .argument('<client_id>', 'client id (cli_…)')
     .action(async (id: string, o: JsonOption) => {
-      const result = await withRuntime(async (rt) => rotateClientSecret(rt.repos, { accountId: (await findClient(rt, id)).account_id, actor: SYSTEM_ACTOR }, id));
+      const result = await withRuntime(async (rt) => rotateClientSecret(rt.services.oauthClients, { accountId: (await findClient(rt, id)).account_id, actor: SYSTEM_ACTOR }, id));
       output(
         o.json,
         { ...presentClient(result.client), client_secret: result.clientSecret },
@@ -275,7 +274,7 @@ function keysCommands(program: Command): void {
       const issued = await withRuntime(async (rt) => {
         const project = await rt.repos.projects.findById(o.project!);
         if (!project) throw notFound(`No such project: ${o.project!}.`);
-        return await createApiKey(rt.repos, { accountId: project.account_id, actor: SYSTEM_ACTOR }, project._id, checked.data);
+        return await createApiKey(rt.services.apiKeys, { accountId: project.account_id, actor: SYSTEM_ACTOR }, project._id, checked.data);
       });
       output(
         o.json,
@@ -293,7 +292,7 @@ function keysCommands(program: Command): void {
         const result = await withRuntime(async (rt) => {
           const project = await rt.repos.projects.findById(o.project!);
           if (!project) throw notFound(`No such project: ${o.project!}.`);
-          return await listApiKeys(rt.repos, project.account_id, project._id, page);
+          return await listApiKeys(rt.services.apiKeys, project.account_id, project._id, page);
         });
         outputList(o.json, page, result, (k) => presentApiKey(k), (k) => {
           const shown = presentApiKey(k);
@@ -310,7 +309,7 @@ function keysCommands(program: Command): void {
       output(o.json, value, JSON.stringify(value, null, 2));
     });
 
-  const findKey = async (rt: Runtime, id: string) => {
+  const findKey = async (rt: Container, id: string) => {
     const found = await rt.repos.apiKeys.findById(id);
     if (!found) throw notFound('No such API key.');
     return found;
@@ -321,7 +320,7 @@ function keysCommands(program: Command): void {
     .action(async (id: string, o: JsonOption) => {
       const key = await withRuntime(async (rt) => {
         const found = await findKey(rt, id);
-        return await getApiKey(rt.repos, found.account_id, found.project_id, id);
+        return await getApiKey(rt.services.apiKeys, found.account_id, found.project_id, id);
       });
       output(o.json, presentApiKey(key), JSON.stringify(presentApiKey(key), null, 2));
     });
@@ -335,7 +334,7 @@ function keysCommands(program: Command): void {
       .action(async (id: string, o: JsonOption) => {
         const key = await withRuntime(async (rt) => {
           const found = await findKey(rt, id);
-          return await revokeApiKey(rt.repos, { accountId: found.account_id, actor: SYSTEM_ACTOR }, found.project_id, id);
+          return await revokeApiKey(rt.services.apiKeys, { accountId: found.account_id, actor: SYSTEM_ACTOR }, found.project_id, id);
         });
         output(o.json, presentApiKey(key), `revoked API key ${key._id} (${key.name})`);
       });
@@ -391,10 +390,7 @@ function accountsCommands(program: Command): void {
       if (!o.yes) throw new UsageError(`deleting ${id} removes everything in it and cannot be undone: add --yes`);
       const { progress } = progressLogger();
       const result = await withRuntime(async (rt) => {
-        // The API's own wiring of the project service (with its deletion cascade), loaded only here.
-        const { createServices } = await import('../routes/v1/index.ts');
-        const services = createServices(rt.repos, createSecretBox(rt.keys.data));
-        return await deleteAccount(rt.repos, services.projects, id, SYSTEM_ACTOR, progress);
+        return await deleteAccount(rt.repos, rt.services, id, SYSTEM_ACTOR, progress);
       });
       const d = result.deleted;
       output(
@@ -434,7 +430,7 @@ function operationsCommands(program: Command): void {
       const { progress } = progressLogger();
       progress('re-encrypting secret configuration values…');
       const result = await withRuntime((rt) =>
-        withHeartbeat(reencryptConfigurations({ configurations: rt.repos.configurations, locks: rt.repos.locks, secretBox: createSecretBox(rt.keys.data) }), (s) => progress(`still re-encrypting (${s} s)…`)),
+        withHeartbeat(reencryptConfigurations(rt.services.configurations), (s) => progress(`still re-encrypting (${s} s)…`)),
       );
       const remaining = Object.entries(result.by_key)
         .filter(([kid]) => kid !== result.current_key)

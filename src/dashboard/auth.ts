@@ -9,7 +9,8 @@ import { renderMessage } from '../oauth/views.ts';
 import { html } from './html.ts';
 import { renderPage } from './layout.ts';
 import type { Repositories } from '../repositories/index.ts';
-import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, SessionService } from '../services/sessions.ts';
+import { SESSION_COOKIE, SessionService } from '../services/sessions.ts';
+import { SESSION_ABSOLUTE_MS } from '../repositories/sessions.ts';
 
 export const DASHBOARD_CLIENT_ID = 'slipway-dashboard';
 const LOGIN_COOKIE = 'slipway_dashboard_login';

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../domain/principal.ts';
 import type { Config } from '../config/index.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { SessionDoc } from '../repositories/sessions.ts';
 import type { UserDoc } from '../repositories/users.ts';
-import type { V1Services } from '../routes/v1/deps.ts';
+import type { Services } from '../services/index.ts';
 import { actorOf, type ServiceContext } from '../services/events.ts';
 import { SESSION_COOKIE, SessionService } from '../services/sessions.ts';
 import { sessionCookieOptions } from './auth.ts';
@@ -22,7 +22,7 @@ import { sha256Hex } from '../lib/hash.ts';
 export interface DashboardDeps {
   config: Config;
   repos: Repositories;
-  services: V1Services;
+  services: Services;
   sessions: SessionService;
   logger: Logger;
 }

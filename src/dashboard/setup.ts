@@ -5,7 +5,7 @@ import { koaBody } from 'koa-body';
 import { AppError } from '../errors.ts';
 import { setLoginNotice } from '../oauth/loginNotice.ts';
 import type { UserDoc } from '../repositories/users.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../services/passwords.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../schemas/users.ts';
 import { completeUserSetup, findSetupTokenUser } from '../services/users.ts';
 import { dashboardErrors, type DashboardDeps } from './context.ts';
 import { formBody, formProblem, queryValue, refusal, str, textField, type FieldErrors, type FormState } from './forms.ts';

@@ -2,7 +2,7 @@ import type { RouterContext } from '@koa/router';
 import type { Next } from 'koa';
 import type { ParameterObject } from 'openapi3-ts/oas31';
 import type { ZodType } from 'zod';
-import type { Principal, Scope } from '../auth/principal.ts';
+import type { Principal, Scope } from '../domain/principal.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 

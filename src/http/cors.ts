@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { Changes } from '../lib/changes.ts';
 import type { Logger } from '../logger.ts';
 
 /**
@@ -33,8 +34,8 @@ export interface CorsOriginsOptions {
   configured: readonly string[];
   /** Every registered redirect URI (read from the database). */
   loadRedirectUris: () => Promise<string[]>;
-  /** Moves when a client is created or deleted in this process: the cache is reloaded at once. */
-  changes: () => number;
+  /** A client created or deleted in this process reloads the cache at once. */
+  changes: Changes;
   refreshSeconds: number;
   logger: Logger;
 }
@@ -49,19 +50,21 @@ export class CorsOrigins {
   #clientOrigins = new Set<string>();
   #loadedAt = Number.NEGATIVE_INFINITY;
   #loadedChanges = -1;
+  #changeCount = 0;
   #loading: Promise<void> | undefined;
 
   constructor(options: CorsOriginsOptions) {
     this.#options = options;
+    options.changes.on('oauthClientsChanged', () => void (this.#changeCount += 1));
     this.configured = new Set(options.configured.map((o) => originOf(o) ?? o));
   }
 
   #stale(): boolean {
-    return this.#loadedChanges !== this.#options.changes() || Date.now() - this.#loadedAt > this.#options.refreshSeconds * 1000;
+    return this.#loadedChanges !== this.#changeCount || Date.now() - this.#loadedAt > this.#options.refreshSeconds * 1000;
   }
 
   async #load(): Promise<void> {
-    const changes = this.#options.changes();
+    const changes = this.#changeCount;
     try {
       const origins = (await this.#options.loadRedirectUris()).map(originOf).filter((o): o is string => o !== undefined);
       this.#clientOrigins = new Set(origins);

@@ -1,5 +1,5 @@
 import type { Next } from 'koa';
-import { credentialBucket } from '../auth/authenticate.ts';
+import { credentialBucket } from './authenticate.ts';
 import { AppError, idempotencyKeyReused } from '../errors.ts';
 import { claimedAt, type IdempotencyDoc, type IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
 import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';

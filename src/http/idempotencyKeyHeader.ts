@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { invalidRequest } from '../errors.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from './schemaRules.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../schemas/rules.ts';
 
 /**
  * The `Idempotency-Key` request header: absent → undefined; present → it must be 1–255 visible ASCII

@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import type { HeaderObject, OpenAPIObject, ResponseObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
-import { SCOPE_ORDER } from '../auth/principal.ts';
+import { SCOPE_ORDER } from '../domain/principal.ts';
 import type { Config } from '../config/index.ts';
 import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 
@@ -24,18 +24,6 @@ export const ErrorBody = z
   })
   .meta({ id: 'Error' });
 
-export const Pagination = z
-  .object({
-    page: z.number().int().min(1),
-    per_page: z.number().int().min(1).max(100),
-    total: z.number().int().min(0).meta({ description: 'Number of items across all pages.' }),
-  })
-  .meta({ id: 'Pagination' });
-
-/** `{data: [...], pagination}` for a list of `item`. */
-export function pageOf<T extends z.ZodType>(item: T, id: string) {
-  return z.object({ data: z.array(item), pagination: Pagination }).meta({ id });
-}
 
 const header = (description: string, schema: HeaderObject['schema'] = { type: 'string' }): HeaderObject => ({ description, schema });
 

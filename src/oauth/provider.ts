@@ -9,16 +9,16 @@ import { clientOf } from '../http/requestContext.ts';
 import type { KeyMaterial } from '../keys/keystore.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
-import { API_SCOPES } from '../services/oauthClients.ts';
 import { hashClientSecret } from '../services/oauthClients.ts';
-import { createAdapterClass } from './adapter.ts';
+import { SCOPE_ORDER } from '../domain/principal.ts';
+import { createAdapterClass } from '../repositories/oidcStore.ts';
 import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from './structuredTokens.ts';
 import { renderErrorPage } from './views.ts';
 import { revokedTokenKey } from '../repositories/revokedGrants.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const KNOWN_SCOPES = new Set<string>(['offline_access', ...API_SCOPES]);
+const KNOWN_SCOPES = new Set<string>(['offline_access', ...SCOPE_ORDER]);
 /** What each token endpoint really accepts: public clients (`none`, client_id only) and HTTP Basic. */
 const CLIENT_AUTH_METHODS = ['none', 'client_secret_basic'] as const;
 
@@ -49,8 +49,8 @@ function assertRequestedScopes(ctx: KoaContextWithOIDC, clientScope: string | un
   const requested = typeof ctx.oidc.params?.scope === 'string' ? ctx.oidc.params.scope.split(' ').filter(Boolean) : [];
   const unknown = requested.filter((s) => !KNOWN_SCOPES.has(s));
   if (unknown.length) throw new errors.InvalidScope('requested scope is not supported', unknown.join(' '));
-  const allowed = new Set((clientScope ?? API_SCOPES.join(' ')).split(' '));
-  const refused = requested.filter((s) => (API_SCOPES as readonly string[]).includes(s) && !allowed.has(s));
+  const allowed = new Set((clientScope ?? SCOPE_ORDER.join(' ')).split(' '));
+  const refused = requested.filter((s) => (SCOPE_ORDER as readonly string[]).includes(s) && !allowed.has(s));
   if (refused.length) throw new errors.InvalidScope('requested scope is not allowed for this client', refused.join(' '));
 }
 
@@ -84,7 +84,7 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     // An OAuth 2.0 authorization server: access tokens for /v1, no ID tokens and no userinfo endpoint
     // (nothing uses them: the dashboard signs in with `read` and keeps a session of its own). oidc-provider
     // always knows `openid`; it is refused for every client (adapter.ts) and left out of discovery.
-    scopes: ['offline_access', ...API_SCOPES],
+    scopes: ['offline_access', ...SCOPE_ORDER],
     claims: { openid: ['sub'] },
     allowOmittingSingleRegisteredRedirectUri: false,
     // Only the methods clients can be registered with are offered (and advertised in discovery).
@@ -121,7 +121,7 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
           if (resourceIndicator !== audience) throw new errors.InvalidTarget();
           assertRequestedScopes(ctx, client.scope);
           return {
-            scope: API_SCOPES.join(' '),
+            scope: SCOPE_ORDER.join(' '),
             audience,
             accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
             accessTokenFormat: 'jwt',

@@ -1,6 +1,6 @@
 import { iso } from '../lib/time.ts';
 import type { DeploymentDoc } from '../repositories/deployments.ts';
-import type { Deployment } from '../routes/v1/deployments/schema.ts';
+import type { Deployment } from '../schemas/deployments.ts';
 
 export function presentDeployment(doc: DeploymentDoc): Deployment {
   return {

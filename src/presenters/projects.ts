@@ -1,4 +1,4 @@
-import type { Project } from '../routes/v1/projects/schema.ts';
+import type { Project } from '../schemas/projects.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 
 /** The API object of a stored project: no `_id`, no folded name, ISO timestamps. */

@@ -1,6 +1,6 @@
 import type { WebhookDeliveryDoc } from '../repositories/webhookDeliveries.ts';
 import type { WebhookDoc } from '../repositories/webhooks.ts';
-import type { Delivery, Webhook } from '../routes/v1/webhooks/schema.ts';
+import type { Delivery, Webhook } from '../schemas/webhooks.ts';
 
 /** The API object of an endpoint: never its secrets. */
 export function presentWebhook(doc: WebhookDoc): Webhook {

@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { newId } from '../lib/ids.ts';
-import { findPage, type PageRequest, type PageResult } from './page.ts';
+import { findPage } from './page.ts';
+import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 export interface AccountDoc {
   _id: string;

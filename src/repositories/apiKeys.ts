@@ -1,7 +1,8 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import type { Scope } from '../auth/principal.ts';
-import type { Actor } from './events.ts';
-import { findPage, type PageRequest, type PageResult } from './page.ts';
+import type { Scope } from '../domain/principal.ts';
+import type { Actor } from '../domain/principal.ts';
+import { findPage } from './page.ts';
+import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 export type ApiKeyStatus = 'active' | 'revoked';
 

@@ -1,6 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import type { SealedValue } from '../services/secretBox.ts';
-import { findPage, type PageRequest, type PageResult } from './page.ts';
+import type { SealedValue } from '../keys/secretBox.ts';
+import { findPage } from './page.ts';
+import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 /** An environment variable of a project. Secret values are stored only sealed. */
 export interface ConfigurationDoc {

@@ -1,13 +1,11 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import type { PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../domain/page.ts';
+import type { Actor } from '../domain/principal.ts';
 
 export const DEPLOYMENT_STATUSES = ['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'] as const;
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
-export interface CreatedBy {
-  type: 'user' | 'api_key' | 'client';
-  id: string;
-}
+export type CreatedBy = Actor;
 
 export interface DeploymentDoc {
   _id: string;

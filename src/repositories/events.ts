@@ -1,11 +1,9 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import { findPage, type PageRequest, type PageResult } from './page.ts';
+import type { Actor } from '../domain/principal.ts';
+import { findPage } from './page.ts';
+import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 /** Who did something: a user, an API key, an OAuth client (client_credentials), or the admin CLI. */
-export interface Actor {
-  type: 'user' | 'api_key' | 'client' | 'system';
-  id: string;
-}
 
 /** One entry of the audit log (PRODUCT.md §7). Immutable once written. */
 export interface EventDoc {

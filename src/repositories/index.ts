@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from '../oauth/adapter.ts';
+import { ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from './oidcStore.ts';
 import { AccountRepository } from './accounts.ts';
 import { ApiKeyRepository } from './apiKeys.ts';
 import { ApiKeySecretRepository } from './apiKeySecrets.ts';
@@ -16,7 +16,6 @@ import { ProjectRepository } from './projects.ts';
 import { RateLimitRepository } from './rateLimits.ts';
 import { RevokedGrantRepository } from './revokedGrants.ts';
 import { SessionRepository } from './sessions.ts';
-import { SESSION_IDLE_MS } from '../services/sessions.ts';
 import { UserRepository } from './users.ts';
 import { UserSetupTokenRepository } from './userSetupTokens.ts';
 import { WebhookDeliveryRepository } from './webhookDeliveries.ts';
@@ -78,7 +77,7 @@ export async function sweepExpired(db: Db, repos: Repositories): Promise<number>
     (await repos.rateLimits.sweep(now)) +
     (await repos.revokedGrants.sweep(now)) +
     (await repos.idempotencyKeys.sweep(now)) +
-    (await repos.sessions.sweep(now, SESSION_IDLE_MS)) +
+    (await repos.sessions.sweep(now)) +
     (await repos.apiKeySecrets.sweep(now)) +
     (await repos.userSetupTokens.sweep(now)) +
     (await repos.locks.sweep(now)) +

@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { RecordCache } from '../lib/recordCache.ts';
-import { findPage, type PageRequest, type PageResult } from './page.ts';
+import { findPage } from './page.ts';
+import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 export type ClientAuthMethod = 'none' | 'client_secret_basic';
 export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';

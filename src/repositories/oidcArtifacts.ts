@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { sha256Hex } from '../lib/hash.ts';
-import { CONSUMED_REFRESH_TOKENS, collectionName } from '../oauth/adapter.ts';
+import { CONSUMED_REFRESH_TOKENS, collectionName } from './oidcStore.ts';
 
 /**
  * Revocation queries over the collections the oidc-provider adapter writes (`oidc_<model>`). The

@@ -1,19 +1,7 @@
 import type { Collection, Document, Filter, Sort, WithId } from 'mongodb';
+import { MAX_PER_PAGE, type PageRequest, type PageResult } from '../domain/page.ts';
 import { invalidRequest } from '../errors.ts';
 
-/** One page of a list, as the routes receive it (`?page`, `?per_page`; PRODUCT.md §6). */
-export interface PageRequest {
-  page: number;
-  per_page: number;
-}
-
-export interface PageResult<T> {
-  items: T[];
-  /** Every matching record, not just this page's. */
-  total: number;
-}
-
-export const MAX_PER_PAGE = 100;
 
 /**
  * The routes validate paging first; this refuses anything else too, because a non-integer or huge

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
-import type { PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../domain/page.ts';
 
 export const DEPLOY_TARGETS = ['aws', 'azure', 'gcp', 'kubernetes', 'vercel', 'netlify', 'cloudflare', 'fly', 'render', 'heroku'] as const;
 export type DeployTarget = (typeof DEPLOY_TARGETS)[number];

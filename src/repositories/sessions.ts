@@ -1,6 +1,10 @@
 import type { Collection, Db } from 'mongodb';
 
 /** Dashboard sessions. `_id` is the SHA-256 of the opaque token; the token itself is never stored. */
+/** A session ends 12 h after its last use, and 7 days after it began whatever its use. */
+export const SESSION_IDLE_MS = 12 * 3600 * 1000;
+export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600 * 1000;
+
 export interface SessionDoc {
   _id: string;
   user_id: string;
@@ -47,9 +51,9 @@ export class SessionRepository {
     return (await this.collection.deleteMany({ user_id: userId })).deletedCount;
   }
 
-  async sweep(now: Date, idleMs: number): Promise<number> {
+  async sweep(now: Date): Promise<number> {
     const { deletedCount } = await this.collection.deleteMany({
-      $or: [{ expires_at: { $lte: now } }, { last_seen_at: { $lte: new Date(now.getTime() - idleMs) } }],
+      $or: [{ expires_at: { $lte: now } }, { last_seen_at: { $lte: new Date(now.getTime() - SESSION_IDLE_MS) } }],
     });
     return deletedCount;
   }

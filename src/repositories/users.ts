@@ -1,9 +1,9 @@
+import type { Role } from '../domain/principal.ts';
 import type { Collection, Db } from 'mongodb';
 import { RecordCache } from '../lib/recordCache.ts';
-import { findPage, type PageRequest, type PageResult } from './page.ts';
+import { findPage } from './page.ts';
+import { type PageRequest, type PageResult } from '../domain/page.ts';
 
-export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
-export type Role = (typeof ROLES)[number];
 
 export interface UserDoc {
   _id: string;

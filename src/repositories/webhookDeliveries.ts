@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
-import { findPage, type PageRequest, type PageResult } from './page.ts';
+import { findPage } from './page.ts';
+import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

@@ -1,7 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import { RecordCache } from '../lib/recordCache.ts';
-import type { SealedValue } from '../services/secretBox.ts';
-import { findPage, type PageRequest, type PageResult } from './page.ts';
+import type { SealedValue } from '../keys/secretBox.ts';
+import { findPage } from './page.ts';
+import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];

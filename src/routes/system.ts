@@ -5,7 +5,7 @@ import { pingDatabase } from '../db/mongo.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { metricsAuthorized, metricsExposure } from '../http/metricsEndpoint.ts';
 import { STYLESHEET } from '../oauth/views.ts';
-import { API_SCOPES } from '../services/oauthClients.ts';
+import { SCOPE_ORDER } from '../domain/principal.ts';
 
 /** Endpoints outside /v1 that need no credentials. */
 export function createSystemRouter({ config, db, metrics, isShuttingDown }: { config: Config; db: Db; metrics: Metrics; isShuttingDown: () => boolean }) {
@@ -55,7 +55,7 @@ export function createSystemRouter({ config, db, metrics, isShuttingDown }: { co
     ctx.body = {
       resource: config.apiAudience,
       authorization_servers: [config.issuer],
-      scopes_supported: [...API_SCOPES],
+      scopes_supported: [...SCOPE_ORDER],
       bearer_methods_supported: ['header'],
       resource_name: 'Slipway API v1',
       resource_documentation: `${config.publicUrl}/docs`,

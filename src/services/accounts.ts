@@ -1,11 +1,12 @@
-import type { Principal } from '../auth/principal.ts';
+import { systemPrincipal } from '../domain/principal.ts';
 import { notFound } from '../errors.ts';
 import type { AccountDoc } from '../repositories/accounts.ts';
 import type { Repositories } from '../repositories/index.ts';
-import type { PageRequest, PageResult } from '../repositories/page.ts';
-import { recordEvent, type Actor } from './events.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
+import { recordEvent } from './events.ts';
+import { type Actor } from '../domain/principal.ts';
 import { deleteClient } from './oauthClients.ts';
-import type { ProjectService } from './projects.ts';
+import type { Services } from './index.ts';
 import { revokeUserAccess } from './users.ts';
 
 /**
@@ -68,7 +69,7 @@ const MAX_ROUNDS = 10_000;
  */
 export async function deleteAccount(
   repos: Repositories,
-  projects: ProjectService,
+  services: Services,
   id: string,
   actor: Actor,
   progress: (line: string) => void = () => undefined,
@@ -82,7 +83,7 @@ export async function deleteAccount(
     const { items } = await repos.oauthClients.page(account._id, first);
     if (!items.length) break;
     for (const client of items) {
-      const result = await deleteClient(repos, ctx, client._id).catch(ignoreGone);
+      const result = await deleteClient(services.oauthClients, ctx, client._id).catch(ignoreGone);
       if (result) {
         deleted.oauth_clients++;
         deleted.revoked_grants += result.revokedGrants;
@@ -91,8 +92,8 @@ export async function deleteAccount(
     progress(`deleted ${deleted.oauth_clients} OAuth client(s)`);
   }
 
-  // ProjectService acts for a principal; the CLI is the system (recorded as such in the audit log).
-  const system = { kind: actor.type, id: actor.id, accountId: account._id, scopes: new Set(['read', 'write', 'admin']), credential: 'access_token' } as unknown as Principal;
+  const system = systemPrincipal(account._id);
+  const { projects } = services;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const { items } = await projects.list(system, first);
     if (!items.length) break;
@@ -109,7 +110,7 @@ export async function deleteAccount(
     for (const user of items) {
       const removed = await repos.users.deleteIfRole(account._id, user._id, user.role);
       if (!removed) continue;
-      const revoked = await revokeUserAccess(repos, removed._id);
+      const revoked = await revokeUserAccess(services.users, removed._id);
       deleted.users++;
       deleted.revoked_grants += revoked;
       await recordEvent(repos, { accountId: account._id, type: 'user.deleted', actor, data: { user_id: removed._id, email: removed.email, role: removed.role, revoked_grants: revoked } });

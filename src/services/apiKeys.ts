@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SCOPE_ORDER, type Scope } from '../auth/principal.ts';
+import type { Changes } from '../lib/changes.ts';
+import { SCOPE_ORDER, type Scope } from '../domain/principal.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { apiKeyHints, generateApiKey, hashApiKey } from '../lib/apiKeyFormat.ts';
 import { newId } from '../lib/ids.ts';
@@ -9,12 +10,12 @@ import type { ApiKeySecretRepository } from '../repositories/apiKeySecrets.ts';
 import type { ApiKeyUsageRepository } from '../repositories/apiKeyUsage.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
-import type { PageRequest, PageResult } from '../repositories/page.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { withLock } from './locking.ts';
 import { zodDetails } from './users.ts';
+import { MAX_GRACE_PERIOD_SECONDS } from '../schemas/apiKeys.ts';
 
-export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 
 export const CreateApiKeyInput = z
   .object({
@@ -37,6 +38,8 @@ export const RotateApiKeyInput = z
 export type RotateApiKeyInput = z.input<typeof RotateApiKeyInput>;
 
 export interface ApiKeyDeps {
+  /** Tells this process's key cache at once when a key is revoked or rotated. */
+  changes: Changes;
   apiKeys: ApiKeyRepository;
   apiKeySecrets: ApiKeySecretRepository;
   apiKeyUsage: ApiKeyUsageRepository;
@@ -64,21 +67,6 @@ export interface RecoveredApiKey {
   key: null;
 }
 
-type Listener = (keyId: string) => void;
-const listeners = new Set<Listener>();
-
-/**
- * Lets this process's authenticators drop a cached key the moment it is revoked or rotated here;
- * other instances catch up when their cache entry expires.
- */
-export function onApiKeyChanged(listener: Listener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-function changed(keyId: string): void {
-  for (const listener of listeners) listener(keyId);
-}
 
 function normaliseScopes(scopes: readonly string[]): Scope[] {
   return SCOPE_ORDER.filter((s) => scopes.includes(s));
@@ -220,7 +208,7 @@ export async function rotateApiKey(
     await deps.apiKeySecrets.retireOthers(current._id, hash, grace > 0 ? new Date(now.getTime() + grace * 1000) : null);
     return { apiKey: { ...rotated, last_used_at: current.last_used_at }, key, at: now };
   });
-  changed(id);
+  deps.changes.emit('apiKeyChanged', id);
   await recordEvent(deps, {
     accountId: ctx.accountId,
     type: 'api_key.rotated',
@@ -248,7 +236,7 @@ async function revokeLocked(deps: ApiKeyDeps, ctx: ServiceContext, projectId: st
     return doc;
   });
   if (!revoked) return null;
-  changed(revoked._id);
+  deps.changes.emit('apiKeyChanged', revoked._id);
   await recordEvent(deps, {
     accountId: ctx.accountId,
     type: 'api_key.revoked',

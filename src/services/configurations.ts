@@ -5,19 +5,16 @@ import { newId } from '../lib/ids.ts';
 import type { ConfigurationChanges, ConfigurationDoc, ConfigurationRepository } from '../repositories/configurations.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
-import type { PageRequest, PageResult } from '../repositories/page.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
 import { createOnce } from './createOnce.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { withLock } from './locking.ts';
-import type { SecretBox } from './secretBox.ts';
+import type { SecretBox } from '../keys/secretBox.ts';
 import { zodDetails } from './users.ts';
+import { ConfigurationKey, MAX_VALUE_BYTES } from '../schemas/configurations.ts';
 
-export const MAX_VALUE_BYTES = 32 * 1024;
 
 export const Environment = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be 1-63 lower-case letters, digits or dashes, not starting with a dash');
-export const ConfigurationKey = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must be 1-256 letters, digits or underscores, not starting with a digit');
 const ConfigurationValue = z
   .string()
   .max(MAX_VALUE_BYTES, 'must be at most 32 KiB')

@@ -1,42 +1,12 @@
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../domain/principal.ts';
 import { newId } from '../lib/ids.ts';
-import type { Actor, EventDoc, EventFilter, EventRepository } from '../repositories/events.ts';
-import type { PageRequest, PageResult } from '../repositories/page.ts';
+import type { EventDoc, EventFilter, EventRepository } from '../repositories/events.ts';
+import type { Actor } from '../domain/principal.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
 import { enqueueForEvent, hasWebhookQueue } from './webhookFanOut.ts';
+import type { EventType } from '../domain/eventTypes.ts';
 
-export type { Actor } from '../repositories/events.ts';
 
-/**
- * Every kind of change recorded in the audit log (PRODUCT.md §7). The project, deployment and webhook
- * types are listed here too so every service records from one vocabulary; extend it, don't bypass it.
- */
-export const EVENT_TYPES = [
-  'project.created',
-  'project.updated',
-  'project.deleted',
-  'deployment.created',
-  'deployment.status_changed',
-  'configuration.created',
-  'configuration.updated',
-  'configuration.deleted',
-  'api_key.created',
-  'api_key.rotated',
-  'api_key.revoked',
-  'user.created',
-  'user.updated',
-  'user.deleted',
-  'user.password_changed',
-  'user.password_set',
-  'oauth_client.created',
-  'oauth_client.secret_rotated',
-  'oauth_client.deleted',
-  'webhook.created',
-  'webhook.updated',
-  'webhook.deleted',
-  'webhook.secret_rotated',
-  'webhook.disabled',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The account and the actor of a change: what every mutating service needs besides its input. */
 export interface ServiceContext {

@@ -1,55 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import type { Changes } from '../lib/changes.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { AccountRepository } from '../repositories/accounts.ts';
 import type { ConsentRepository } from '../repositories/consents.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { ClientGrantType, OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
-import type { PageRequest, PageResult } from '../repositories/page.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
 import { revokedClientKey } from '../repositories/revokedGrants.ts';
 import { createOnce } from './createOnce.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 import { zodDetails } from './users.ts';
 import { sha256Hex } from '../lib/hash.ts';
+import { redirectUriProblem } from '../schemas/oauthClients.ts';
+import { SCOPE_ORDER } from '../domain/principal.ts';
 
-export const API_SCOPES = ['read', 'write', 'admin'] as const;
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
-/**
- * Redirect URIs: https anywhere; http only to a loopback host (native apps, RFC 8252 §7.3); or a
- * private-use scheme in reverse-domain form (RFC 8252 §7.1). No fragments, no wildcards.
- */
-export function redirectUriProblem(uri: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'must be an absolute URI';
-  }
-  if (url.hash || uri.includes('#')) return 'must not contain a fragment';
-  if (uri.includes('*')) return 'must not contain wildcards';
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? undefined : 'http is allowed only for loopback hosts';
-  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) return undefined;
-  return 'must be https, http on loopback, or a private-use scheme like com.example.app:/callback';
-}
-
-const hasGrant = (grant: ClientGrantType) => ({ required: ['grant_types'], properties: { grant_types: { contains: { const: grant } } } });
-const needsRedirectUris = { required: ['redirect_uris'], properties: { redirect_uris: { minItems: 1 } } };
-
-/**
- * The rules between fields of a new client, as JSON Schema for the API's document; the superRefine
- * below is the same list as code. Without `grant_types`, the default is authorization_code +
- * refresh_token.
- */
-export const CLIENT_FIELD_RULES = [
-  { if: { not: { required: ['grant_types'] } }, then: needsRedirectUris },
-  { if: hasGrant('authorization_code'), then: needsRedirectUris },
-  { if: hasGrant('client_credentials'), then: { required: ['token_endpoint_auth_method'], properties: { token_endpoint_auth_method: { const: 'client_secret_basic' } } } },
-  { if: hasGrant('refresh_token'), then: hasGrant('authorization_code') },
-];
 
 export const CreateClientInput = z
   .object({
@@ -73,7 +41,7 @@ export const CreateClientInput = z
       .string()
       .trim()
       .default('read write admin')
-      .refine((s) => s.split(/\s+/).every((v) => (API_SCOPES as readonly string[]).includes(v)), 'scopes must be read, write or admin'),
+      .refine((s) => s.split(/\s+/).every((v) => (SCOPE_ORDER as readonly string[]).includes(v)), 'scopes must be read, write or admin'),
     first_party: z.boolean().default(false),
   })
   .strict()
@@ -91,19 +59,10 @@ export const hashClientSecret = sha256Hex;
 /** `cli_` + 20 base62 characters (about 119 bits). */
 export const newClientId = () => `cli_${randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 20)}`;
 
-let clientChanges = 0;
-
-/**
- * How many clients this process has created or deleted: what is derived from the set of clients (the
- * CORS origins) is reloaded when it moves; other instances' changes are seen at their periodic reload.
- */
-export const clientChangeCount = (): number => clientChanges;
-
-const clientsChanged = () => void (clientChanges += 1);
 const newClientSecret = () => `slwcs_${randomBytes(32).toString('base64url')}`;
 
 export async function createClient(
-  repos: { oauthClients: OAuthClientRepository; accounts: AccountRepository },
+  repos: { oauthClients: OAuthClientRepository; accounts: AccountRepository; changes: Changes },
   input: CreateClientInput,
   reservedId?: string,
 ): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
@@ -128,7 +87,7 @@ export async function createClient(
     updated_at: now,
   };
   await repos.oauthClients.insert(client);
-  clientsChanged();
+  repos.changes.emit('oauthClientsChanged');
   return { client, clientSecret };
 }
 
@@ -151,6 +110,8 @@ export function presentClient(doc: OAuthClientDoc) {
 // Client management for an account (/v1/oauth_clients).
 
 export interface ClientAdminDeps extends GrantRevocationDeps {
+  /** Tells what is derived from the set of clients (the CORS origins) to reload. */
+  changes: Changes;
   oauthClients: OAuthClientRepository;
   accounts: AccountRepository;
   consents: ConsentRepository;
@@ -162,7 +123,7 @@ export type RegisterClientInput = Omit<CreateClientInput, 'account_id'>;
 
 /** Registers a (third-party) client in the actor's account; the secret (confidential clients) is returned once. */
 export async function registerClient(
-  deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events'>,
+  deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events' | 'changes'>,
   ctx: ServiceContext,
   input: RegisterClientInput,
   reservedId?: string,
@@ -187,7 +148,7 @@ export async function registerClient(
 }
 
 async function registerNewClient(
-  deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events'>,
+  deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events' | 'changes'>,
   ctx: ServiceContext,
   input: RegisterClientInput,
   reservedId: string | undefined,
@@ -257,7 +218,7 @@ export async function deleteClient(deps: ClientAdminDeps, ctx: ServiceContext, c
   // Every access token of the client (user and client_credentials) is refused from the next request on
   // this instance, and within revocationRefreshSeconds on the others.
   await deps.revokedGrants.add(revokedClientKey(client._id));
-  clientsChanged();
+  deps.changes.emit('oauthClientsChanged');
   const grantIds = [...(await deps.consents.grantIdsForClient(client._id)), ...(await deps.oidcArtifacts.grantIdsForClient(client._id))];
   const revokedGrants = await revokeGrants(deps, grantIds);
   await deps.consents.deleteForClient(client._id);

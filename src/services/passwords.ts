@@ -3,8 +3,6 @@ import { hash, verify } from '@node-rs/argon2';
 // OWASP Password Storage Cheat Sheet: argon2id, 19 MiB memory, 2 iterations, 1 lane.
 const OPTIONS = { algorithm: 2 /* Algorithm.Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
-export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 256;
 
 export async function hashPassword(password: string): Promise<string> {
   return await hash(password, OPTIONS);

@@ -1,6 +1,6 @@
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../domain/principal.ts';
 import { conflict, forbidden, invalidTransition, notFound, projectNotActive } from '../errors.ts';
-import type { PageRequest } from '../http/pagination.ts';
+import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
 import type { DeploymentRepository } from '../repositories/deployments.ts';
 import type { EventRepository } from '../repositories/events.ts';

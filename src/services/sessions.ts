@@ -1,14 +1,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { capByRole, expandScopes, type Principal } from '../auth/principal.ts';
-import { TtlCache } from '../auth/ttlCache.ts';
-import type { SessionDoc, SessionRepository } from '../repositories/sessions.ts';
+import { capByRole, expandScopes, type Principal } from '../domain/principal.ts';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionDoc, type SessionRepository } from '../repositories/sessions.ts';
 import type { UserRepository } from '../repositories/users.ts';
 import { sha256Hex } from '../lib/hash.ts';
+import { RecordCache } from '../lib/recordCache.ts';
 
 export const SESSION_PREFIX = 'slws_';
 export const SESSION_COOKIE = 'slipway_session';
-export const SESSION_IDLE_MS = 12 * 3600 * 1000;
-export const SESSION_ABSOLUTE_MS = 7 * 24 * 3600 * 1000;
 /** How long a validated session is trusted from memory before it is read again (revocation bound). */
 const CACHE_MS = 30_000;
 
@@ -31,7 +29,7 @@ interface Validated {
 export class SessionService {
   readonly #sessions: SessionRepository;
   readonly #users: UserRepository;
-  readonly #cache = new TtlCache<Validated | null>(CACHE_MS);
+  readonly #cache = new RecordCache<Validated>((hash) => this.#load(hash), { ttlMs: CACHE_MS });
 
   constructor(sessions: SessionRepository, users: UserRepository) {
     this.#sessions = sessions;
@@ -58,10 +56,10 @@ export class SessionService {
   async authenticate(token: string): Promise<Validated | null> {
     if (!looksLikeSessionToken(token)) return null;
     const hash = hashSessionToken(token);
-    const found = await this.#cache.get(hash, (h) => this.#load(h));
+    const found = await this.#cache.get(hash);
     // Lifetimes are checked on every use, cached or not.
     if (found && this.#alive(found.session, Date.now())) return found;
-    if (found) this.#cache.delete(hash);
+    if (found) this.#cache.forget(hash);
     return null;
   }
 
@@ -91,7 +89,7 @@ export class SessionService {
 
   async revoke(token: string): Promise<void> {
     const hash = hashSessionToken(token);
-    this.#cache.delete(hash);
+    this.#cache.forget(hash);
     await this.#sessions.delete(hash);
   }
 
@@ -103,7 +101,7 @@ export class SessionService {
 
   /** Drops cached sessions of a user (after a role change), so the next request reads the new role. */
   forgetUser(userId: string): void {
-    this.#cache.deleteWhere((found) => found?.session.user_id === userId);
+    this.#cache.forgetWhere((found) => found.session.user_id === userId);
   }
 
   static csrfMatches(session: SessionDoc, presented: string | undefined): boolean {

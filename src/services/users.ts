@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import type { Changes } from '../lib/changes.ts';
 import { conflict, forbidden, invalidRequest, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
@@ -8,15 +9,17 @@ import type { AccountRepository } from '../repositories/accounts.ts';
 import type { ConsentRepository } from '../repositories/consents.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
-import type { PageRequest, PageResult } from '../repositories/page.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { SessionRepository } from '../repositories/sessions.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
-import { ROLES, type Role, type UserDoc, type UserRepository } from '../repositories/users.ts';
+import { type UserDoc, type UserRepository } from '../repositories/users.ts';
+import { ROLES, type Role } from '../domain/principal.ts';
 import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 import { withLock } from './locking.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, verifyPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../schemas/users.ts';
 import { sha256Hex } from '../lib/hash.ts';
 
 export const CreateUserInput = z
@@ -356,7 +359,7 @@ export async function deleteUser(
  * tokens their apps already hold keep working until revoked.
  */
 export async function setUserPassword(
-  deps: Pick<UserAdminDeps, 'users' | 'events' | 'userSetupTokens'> & Pick<UserAccessDeps, 'sessions' | 'oidcArtifacts'>,
+  deps: Pick<UserAdminDeps, 'users' | 'events' | 'userSetupTokens'> & Pick<UserAccessDeps, 'sessions' | 'oidcArtifacts' | 'changes'>,
   ctx: ServiceContext,
   id: string,
   input: { password: string },
@@ -368,29 +371,20 @@ export async function setUserPassword(
   await deps.sessions.deleteForUser(user._id);
   await deps.oidcArtifacts.deleteSessionsForAccount(user._id);
   await deps.userSetupTokens.deleteForUser(user._id);
-  for (const listener of accessRevokedListeners) listener(user._id);
+  deps.changes.emit('userAccessRevoked', user._id);
   await recordEvent(deps, { accountId: ctx.accountId, type: 'user.password_set', actor: ctx.actor, data: { user_id: user._id } });
   return (await deps.users.findById(user._id)) ?? user;
 }
 
 /** What ending a user's access touches besides the users collection. */
 export interface UserAccessDeps extends GrantRevocationDeps {
+  /** Tells this process's session cache at once that the user's access ended. */
+  changes: Changes;
   consents: ConsentRepository;
   userSetupTokens: UserSetupTokenRepository;
   sessions: SessionRepository;
 }
 
-type AccessRevokedListener = (userId: string) => void;
-const accessRevokedListeners = new Set<AccessRevokedListener>();
-
-/**
- * Lets this process drop what it has cached about a user (validated dashboard sessions) the moment
- * their access is revoked here; other instances catch up when their cache entries expire (≤ 30 s).
- */
-export function onUserAccessRevoked(listener: AccessRevokedListener): () => void {
-  accessRevokedListeners.add(listener);
-  return () => accessRevokedListeners.delete(listener);
-}
 
 /**
  * Revokes every grant, authorization-server session, dashboard session, consent and setup link of a
@@ -406,7 +400,7 @@ export async function revokeUserAccess(deps: UserAccessDeps, userId: string): Pr
   await deps.oidcArtifacts.deleteSessionsForAccount(userId);
   await deps.sessions.deleteForUser(userId);
   await deps.userSetupTokens.deleteForUser(userId);
-  for (const listener of accessRevokedListeners) listener(userId);
+  deps.changes.emit('userAccessRevoked', userId);
   return count;
 }
 

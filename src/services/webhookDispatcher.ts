@@ -4,7 +4,7 @@ import type { Repositories } from '../repositories/index.ts';
 import type { DeliveryAttempt } from '../repositories/webhookDeliveries.ts';
 import type { WebhookQueueEntry } from '../repositories/webhookQueue.ts';
 import { recordEvent } from './events.ts';
-import type { SecretBox } from './secretBox.ts';
+import type { SecretBox } from '../keys/secretBox.ts';
 import { signingSecrets } from './webhooks.ts';
 import { postWebhook } from './webhookSender.ts';
 import { signatureHeader } from './webhookSigning.ts';

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { webhookUrlProblem } from '../schemas/webhooks.ts';
 
 /**
  * SSRF guard for webhook URLs (PRODUCT §7). A URL is refused unless it is https (or http to loopback
@@ -11,7 +12,6 @@ import ipaddr from 'ipaddr.js';
  * registration and again before every connection, and the connection goes to the addresses checked.
  */
 
-export const MAX_URL_LENGTH = 2048;
 
 export interface TargetPolicy {
   /** Development and tests: loopback addresses are allowed, and http to them. */
@@ -31,21 +31,6 @@ export class TargetRefused extends Error {
   }
 }
 
-/** What is wrong with the URL as written (no DNS); undefined when nothing. */
-export function webhookUrlProblem(value: string): string | undefined {
-  if (value.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https URL';
-  if (url.username || url.password) return 'must not contain credentials';
-  if (url.hash || value.includes('#')) return 'must not contain a fragment';
-  if (!url.hostname) return 'must have a host';
-  return undefined;
-}
 
 /** Why an address may not be connected to; undefined when it may. */
 export function addressProblem(address: string, policy: TargetPolicy): string | undefined {

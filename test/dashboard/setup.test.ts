@@ -313,7 +313,7 @@ describe('setup tokens at rest and in the log', () => {
     const pending = await addUserWithLink('Sam Stored');
     const doc = await server.repos.userSetupTokens.collection.findOne({ user_id: pending.id });
     expect(doc!._id).toBe(sha256(pending.token));
-    const db = server.running.runtime.database.db;
+    const db = server.running.container.database.db;
     let scanned = 0;
     for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray()) {
       const dump = JSON.stringify(await db.collection(name).find({}).toArray());

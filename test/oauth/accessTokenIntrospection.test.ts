@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, tokenRequest } from '../../bench/lib/authorize.ts';
+import { basicAuth, tokenRequest } from '../support/oauthDriver.ts';
 import type { Api } from '../support/api.ts';
 import { makeClient } from '../support/factories.ts';
 import { expectRefused, useApiServer } from '../support/fixtures.ts';

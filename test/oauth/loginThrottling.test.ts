@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CookieJar } from '../../bench/lib/authorize.ts';
+import { CookieJar } from '../support/oauthDriver.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';

@@ -147,7 +147,7 @@ describe('interactions that do not exist or have expired', () => {
     const { page } = await openLoginPage();
     try {
       const uid = new URL(page.url()).pathname.split('/').pop()!;
-      const db = server.running.runtime.database.db;
+      const db = server.running.container.database.db;
       const { matchedCount } = await db.collection('oidc_interaction').updateOne({ _id: sha256Hex(uid) as never }, { $set: { expires_at: new Date(Date.now() - 1000) } });
       expect(matchedCount).toBe(1);
 

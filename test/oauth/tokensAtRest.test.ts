@@ -3,7 +3,7 @@ import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/lib/hash.ts';
-import { collectionName, createAdapterClass } from '../../src/oauth/adapter.ts';
+import { collectionName, createAdapterClass } from '../../src/repositories/oidcStore.ts';
 import { migrate } from '../../src/repositories/index.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
@@ -63,20 +63,20 @@ describe('authorization server artifacts at rest', () => {
       'session uid': flow.sessionUid,
       ...Object.fromEntries(flow.interactionIds.map((id, i) => [`interaction ${i}`, id])),
     };
-    const dump = await dumpDatabase(server.running.runtime.database.db);
+    const dump = await dumpDatabase(server.running.container.database.db);
     for (const [what, value] of Object.entries(secrets)) {
       expect(value.length, what).toBeGreaterThanOrEqual(16);
       expect(dump.includes(value), `${what} is in the database`).toBe(false);
     }
     // Still usable by whoever holds them: the refresh token is looked up by its hash.
-    const stored = await server.running.runtime.database.db.collection(collectionName('RefreshToken')).findOne({ _id: sha256Hex(flow.refreshed.refresh_token!) as never });
+    const stored = await server.running.container.database.db.collection(collectionName('RefreshToken')).findOne({ _id: sha256Hex(flow.refreshed.refresh_token!) as never });
     expect(stored).not.toBeNull();
     expect(await oidc.tokenIntrospection(flow.config, flow.refreshed.refresh_token!)).toMatchObject({ active: true });
   });
 
   it('records stored before ids were hashed are re-keyed by the migration and keep working', async () => {
     const flow = await signInAndRefresh();
-    const db = server.running.runtime.database.db;
+    const db = server.running.container.database.db;
     const refreshToken = flow.refreshed.refresh_token!;
     // Put the live refresh token back in the old form: raw id, clear payload.
     const Adapter = createAdapterClass(db, server.repos.oauthClients);

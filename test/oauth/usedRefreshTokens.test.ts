@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tokenRequest } from '../../bench/lib/authorize.ts';
+import { tokenRequest } from '../support/oauthDriver.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
-import { CONSUMED_REFRESH_TOKENS, collectionName } from '../../src/oauth/adapter.ts';
+import { CONSUMED_REFRESH_TOKENS, collectionName } from '../../src/repositories/oidcStore.ts';
 import { useApiServer } from '../support/fixtures.ts';
 import { waitFor } from '../support/processes.ts';
 import type { TestUser } from '../support/tokens.ts';
@@ -18,8 +18,8 @@ beforeAll(() => {
   ({ owner } = env);
 });
 
-const live = () => env.server.running.runtime.database.db.collection<{ _id: string }>(collectionName('RefreshToken'));
-const consumed = () => env.server.running.runtime.database.db.collection<{ _id: string; sealed: string; consumed_at?: Date; grant_id?: string }>(CONSUMED_REFRESH_TOKENS);
+const live = () => env.server.running.container.database.db.collection<{ _id: string }>(collectionName('RefreshToken'));
+const consumed = () => env.server.running.container.database.db.collection<{ _id: string; sealed: string; consumed_at?: Date; grant_id?: string }>(CONSUMED_REFRESH_TOKENS);
 
 async function rotatedPair() {
   const clientId = await env.tokens.publicClient(owner.accountId, true);

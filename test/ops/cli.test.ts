@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { basicAuth } from '../../bench/lib/authorize.ts';
+import { basicAuth } from '../support/oauthDriver.ts';
 import { runNode } from '../support/processes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { AuthorizeError, authorizeOverHttp, basicAuth, tokenRequest } from '../../bench/lib/authorize.ts';
+import { AuthorizeError, authorizeOverHttp, basicAuth, tokenRequest } from '../support/oauthDriver.ts';
 import { buildProgram } from '../../src/cli/program.ts';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
 import { makeClient, makeUser } from '../support/factories.ts';

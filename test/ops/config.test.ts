@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { basicAuth } from '../../bench/lib/authorize.ts';
+import { basicAuth } from '../support/oauthDriver.ts';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';

@@ -47,7 +47,7 @@ describe('slipway keys create', () => {
     expect((await api.get(`/v1/projects/${projectId}`, { token: key })).status).toBe(200);
     expect((await api.post(`/v1/projects/${projectId}/deployments`, { token: key, body: { environment: 'production', branch: 'main' } })).status).toBe(201);
     expect((await api.delete(`/v1/projects/${projectId}`, { token: key })).body.error.code).toBe('insufficient_scope');
-    expect(await dumpDatabase(server.running.runtime.database.db)).not.toContain(key);
+    expect(await dumpDatabase(server.running.container.database.db)).not.toContain(key);
   });
 
   it('prints the key in text mode too, with the warning that it is not shown again', async () => {

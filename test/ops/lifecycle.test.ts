@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
-import { reachable as portOpen } from '../../src/services/runtime.ts';
+import { reachable as portOpen } from '../../src/db/runtime.ts';
 import { runNode, spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
 
 const started: NodeProcess[] = [];

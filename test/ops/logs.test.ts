@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthorizeError, authorizeOverHttp, basicAuth, CookieJar, tokenRequest } from '../../bench/lib/authorize.ts';
+import { AuthorizeError, authorizeOverHttp, basicAuth, CookieJar, tokenRequest } from '../support/oauthDriver.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
-import { AuthorizeError, authorizeOverHttp, CookieJar, obtainTokens, tokenRequest } from '../../bench/lib/authorize.ts';
+import { AuthorizeError, authorizeOverHttp, CookieJar, obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';
 import { sample } from '../support/metrics.ts';

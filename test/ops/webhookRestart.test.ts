@@ -6,7 +6,7 @@ import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { loadOrCreateKeys } from '../../src/keys/keystore.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { recordEvent, SYSTEM_ACTOR } from '../../src/services/events.ts';
-import { createSecretBox } from '../../src/services/secretBox.ts';
+import { createSecretBox } from '../../src/keys/secretBox.ts';
 import { createWebhook, webhookDeps, type WebhookDeps } from '../../src/services/webhooks.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 import { spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';

@@ -91,7 +91,7 @@ describe('every list query is served by a declared index on MongoDB', () => {
       `/v1/webhooks/${hook.body.id as string}/deliveries`,
     ];
 
-    const client = env.server.running.runtime.database.client;
+    const client = env.server.running.container.database.client;
     const seen: ListQuery[] = [];
     const record = (event: CommandStartedEvent) => {
       const query = listQuery(event);
@@ -111,7 +111,7 @@ describe('every list query is served by a declared index on MongoDB', () => {
     const lists = seen.filter((q) => !(Object.keys(q.filter).length === 1 && typeof q.filter._id === 'string' && q.sort.length === 0));
     expect(new Set(lists.map((q) => q.collection))).toEqual(new Set(['projects', 'deployments', 'api_keys', 'configurations', 'events', 'oauth_clients', 'users', 'webhooks', 'webhook_deliveries']));
 
-    const db = env.server.running.runtime.database.db;
+    const db = env.server.running.container.database.db;
     const indexes = new Map<string, IndexDescription[]>();
     const unserved: string[] = [];
     for (const query of lists) {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { obtainTokens, tokenRequest } from '../../bench/lib/authorize.ts';
+import { obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
 import type { Api } from '../support/api.ts';
 import { makeClient } from '../support/factories.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
@@ -24,7 +24,7 @@ let owner: TestUser;
 async function commandsPerRequest(request: () => Promise<unknown>): Promise<{ perRequest: number; commands: string[] }> {
   await request();
   const commands: string[] = [];
-  const client = env.server.running.runtime.database.client;
+  const client = env.server.running.container.database.client;
   const seen = (event: { commandName: string }) => commands.push(event.commandName);
   client.on('commandStarted', seen);
   try {

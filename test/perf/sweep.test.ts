@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tokenRequest } from '../../bench/lib/authorize.ts';
-import { collectionName } from '../../src/oauth/adapter.ts';
+import { tokenRequest } from '../support/oauthDriver.ts';
+import { collectionName } from '../../src/repositories/oidcStore.ts';
 import { DELIVERY_RETENTION_MS } from '../../src/repositories/webhookDeliveries.ts';
 import { makeClient } from '../support/factories.ts';
 import { useApiServer } from '../support/fixtures.ts';
@@ -27,7 +27,7 @@ beforeAll(async () => {
 
 describe('the sweeper keeps the per-request collections small', () => {
   it('expired refresh tokens, grants, rate-limit counters and idempotency records go; live ones stay', async () => {
-    const db = env.server.running.runtime.database.db;
+    const db = env.server.running.container.database.db;
     const past = new Date(Date.now() - 60_000);
     const future = new Date(Date.now() + 3600_000);
     const collections = [collectionName('RefreshToken'), collectionName('Grant'), 'rate_limits', 'idempotency_keys'];

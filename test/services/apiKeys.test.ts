@@ -1,3 +1,4 @@
+import { createChanges } from '../../src/lib/changes.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from '../../src/auth/apiKeyAuthenticator.ts';
 import { API_KEY_LENGTH, apiKeyChecksum, generateApiKey, hashApiKey, looksLikeApiKey } from '../../src/lib/apiKeyFormat.ts';
@@ -22,16 +23,18 @@ let deps: ApiKeyDeps;
 const ctx: ServiceContext = { accountId: newId('acct'), actor: { type: 'user', id: newId('usr') } };
 const project = newId('proj');
 const authenticators: ApiKeyAuthenticator[] = [];
+/** This test process's change emitter: the services emit on it, each authenticator listens until closed. */
+const changes = createChanges();
 
 /** An authenticator as another instance would have one; `clock.offset` moves its time forward. */
 function instance(clock = { offset: 0 }) {
-  const a = createApiKeyAuthenticator(t.repos, { now: () => Date.now() + clock.offset });
+  const a = createApiKeyAuthenticator(t.repos, { now: () => Date.now() + clock.offset, changes });
   authenticators.push(a);
   return a;
 }
 
 beforeAll(() => {
-  deps = t.repos;
+  deps = { ...t.repos, changes };
 });
 afterAll(() => {
   for (const a of authenticators) a.close();

@@ -12,7 +12,7 @@ import {
   type ConfigurationDeps,
 } from '../../src/services/configurations.ts';
 import { listEvents, type ServiceContext } from '../../src/services/events.ts';
-import { createSecretBox, type DataKeys } from '../../src/services/secretBox.ts';
+import { createSecretBox, type DataKeys } from '../../src/keys/secretBox.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
 
 const t = useTestDatabase();

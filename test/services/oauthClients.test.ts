@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { Db } from 'mongodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tokenRequest } from '../../bench/lib/authorize.ts';
+import { tokenRequest } from '../support/oauthDriver.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { createAdapterClass } from '../../src/oauth/adapter.ts';
+import { createAdapterClass } from '../../src/repositories/oidcStore.ts';
 import { listEvents, type ServiceContext } from '../../src/services/events.ts';
 import {
   deleteClient,
@@ -25,11 +25,11 @@ import { Tokens } from '../support/tokens.ts';
 const server = useTestServer();
 const tokens = new Tokens(server);
 let db: Db;
-let repos: TestServer['repos'];
+let repos: TestServer['repos'] & { changes: TestServer['running']['container']['changes'] };
 
 beforeAll(() => {
-  db = server.running.runtime.database.db;
-  repos = server.repos;
+  db = server.running.container.database.db;
+  repos = { ...server.repos, changes: server.running.container.changes };
 });
 
 async function ownerContext(): Promise<ServiceContext & { userId: string }> {

@@ -1,13 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadOrCreateKeys } from '../../src/keys/keystore.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { Repositories } from '../../src/repositories/index.ts';
 import { createConfiguration, getConfiguration, presentConfiguration } from '../../src/services/configurations.ts';
-import { createSecretBox, readDataKeysSync } from '../../src/services/secretBox.ts';
+import { createSecretBox, readDataKeysSync } from '../../src/keys/secretBox.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 import { runNode } from '../support/processes.ts';
 

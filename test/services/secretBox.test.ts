@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createSecretBox, UnknownDataKeyError, type DataKeys } from '../../src/services/secretBox.ts';
+import { createSecretBox, UnknownDataKeyError, type DataKeys } from '../../src/keys/secretBox.ts';
 
 const key = () => randomBytes(32).toString('base64url');
 

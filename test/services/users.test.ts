@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { Db } from 'mongodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tokenRequest } from '../../bench/lib/authorize.ts';
+import { tokenRequest } from '../support/oauthDriver.ts';
 import type { AppError } from '../../src/errors.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { createAdapterClass } from '../../src/oauth/adapter.ts';
-import type { Role } from '../../src/repositories/users.ts';
+import { createAdapterClass } from '../../src/repositories/oidcStore.ts';
+import type { Role } from '../../src/domain/principal.ts';
 import { listEvents, SYSTEM_ACTOR } from '../../src/services/events.ts';
 import { verifyPassword } from '../../src/services/passwords.ts';
 import {
@@ -30,11 +30,11 @@ import { Tokens } from '../support/tokens.ts';
 
 const server = useTestServer();
 let db: Db;
-let repos: TestServer['repos'];
+let repos: TestServer['repos'] & { changes: TestServer['running']['container']['changes'] };
 
 beforeAll(() => {
-  db = server.running.runtime.database.db;
-  repos = server.repos;
+  db = server.running.container.database.db;
+  repos = { ...server.repos, changes: server.running.container.changes };
 });
 
 /** A fresh account with an owner, acting as that owner. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Role } from '../../src/repositories/users.ts';
+import type { Role } from '../../src/domain/principal.ts';
 import { createClient, type CreateClientInput } from '../../src/services/oauthClients.ts';
 import { createUser } from '../../src/services/users.ts';
 import type { TestServer } from './server.ts';
@@ -19,7 +19,7 @@ export async function makeUser(server: TestServer, overrides: { role?: Role; ema
 }
 
 export async function makeClient(server: TestServer, overrides: Partial<CreateClientInput> & { account_id: string }) {
-  return await createClient(server.repos, {
+  return await createClient(server.services.oauthClients, {
     client_name: 'Test App',
     redirect_uris: ['http://127.0.0.1:9/callback'],
     token_endpoint_auth_method: 'none',

@@ -20,7 +20,9 @@ export interface TestServer {
   metricsUrl: string | undefined;
   /** Every log line the server wrote, as text (JSON lines). */
   logs: string[];
-  repos: RunningServer['runtime']['repos'];
+  repos: RunningServer['container']['repos'];
+  /** The server's own services (src/services/index.ts). */
+  services: RunningServer['container']['services'];
   /** Stops the server; the database and keys stay for a restart. */
   stop(): Promise<void>;
   /** Starts a new server process-equivalent on the same port, database and keys. */
@@ -65,7 +67,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     running,
     metricsUrl: running.metricsUrl,
     logs,
-    repos: running.runtime.repos,
+    repos: running.container.repos,
+    services: running.container.services,
     stop: () => running.close(),
     async restart() {
       await running.close();

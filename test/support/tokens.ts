@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKeyPair, importJWK, SignJWT, type JWTPayload } from 'jose';
-import { CookieJar, obtainTokens, tokenRequest } from '../../bench/lib/authorize.ts';
-import type { Role } from '../../src/repositories/users.ts';
+import { CookieJar, obtainTokens, tokenRequest } from './oauthDriver.ts';
+import type { Role } from '../../src/domain/principal.ts';
 import { makeClient, makeUser } from './factories.ts';
 import type { TestServer } from './server.ts';
 
@@ -77,7 +77,7 @@ export class Tokens {
    * header overrides: for expired, wrong-iss/aud/typ and badly signed cases.
    */
   async forge(claims: JWTPayload & Record<string, unknown>, options: { typ?: string; foreignKey?: boolean } = {}): Promise<string> {
-    const jwk = this.server.running.runtime.keys.signing.keys[0]!;
+    const jwk = this.server.running.container.keys.signing.keys[0]!;
     const now = Math.floor(Date.now() / 1000);
     const body = {
       iss: this.server.issuer,

@@ -374,7 +374,7 @@ describe('the secret is shown once and kept nowhere', () => {
   it('no issued key appears in any collection of the database or in the server log', async () => {
     expect(issued.length).toBeGreaterThanOrEqual(10);
     // Keys were sent above as valid, rotated-out, revoked and expired credentials: all of that was logged.
-    const dump = await dumpDatabase(server.running.runtime.database.db);
+    const dump = await dumpDatabase(server.running.container.database.db);
     const logs = server.logs.join('\n');
     expect(dump.length).toBeGreaterThan(1000);
     expect(logs).toContain('/api_keys');

@@ -147,7 +147,7 @@ describe('secret values', () => {
     const made = await create(project, { environment: 'production', key: 'STRIPE_KEY', value, secret: true });
     expect(made).toMatchObject({ key: 'STRIPE_KEY', secret: true, value: null });
     const stored = await server.repos.configurations.collection.findOne({ _id: made.id });
-    expect(stored).toMatchObject({ secret: true, value: null, value_encrypted: { alg: 'A256GCM', kid: server.running.runtime.keys.data.current } });
+    expect(stored).toMatchObject({ secret: true, value: null, value_encrypted: { alg: 'A256GCM', kid: server.running.container.keys.data.current } });
     expect(JSON.stringify(stored)).not.toContain(value);
     // A plain variable is stored as it is (the check above is not vacuous).
     const plain = await create(project, { environment: 'production', key: 'PLAIN', value: 'visible-value' });
@@ -245,7 +245,7 @@ describe('secret values', () => {
 
   it('no secret value appears anywhere in the database, in the audit log or in the server log', async () => {
     expect(secrets.length).toBeGreaterThanOrEqual(6);
-    const dump = await dumpDatabase(server.running.runtime.database.db);
+    const dump = await dumpDatabase(server.running.container.database.db);
     const events = await api.get('/v1/events?per_page=100', { token: admin });
     expect(events.body.data.some((e: { type: string }) => e.type === 'configuration.updated')).toBe(true);
     const logs = server.logs.join('\n');

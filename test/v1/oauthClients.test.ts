@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tokenRequest } from '../../bench/lib/authorize.ts';
+import { tokenRequest } from '../support/oauthDriver.ts';
 import type { Api, ApiResponse } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { expectRefused, useApiServer } from '../support/fixtures.ts';
@@ -151,7 +151,7 @@ describe('rotating and deleting', () => {
 
   it('no client secret is stored or logged in plaintext', async () => {
     expect(secrets.length).toBeGreaterThanOrEqual(5);
-    const dump = await dumpDatabase(server.running.runtime.database.db);
+    const dump = await dumpDatabase(server.running.container.database.db);
     const logs = server.logs.join('\n');
     for (const secret of secrets) {
       expect(dump).not.toContain(secret);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenRequest } from '../../bench/lib/authorize.ts';
+import { tokenRequest } from '../support/oauthDriver.ts';
 import type { Api } from '../support/api.ts';
 import { expectRefused, useApiServer } from '../support/fixtures.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

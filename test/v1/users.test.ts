@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CookieJar, obtainTokens, tokenRequest } from '../../bench/lib/authorize.ts';
+import { CookieJar, obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
 import { SessionService } from '../../src/services/sessions.ts';
 import type { Api } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
@@ -89,7 +89,7 @@ describe('adding, changing and removing users (admin)', () => {
     // The password is stored only as a memory-hard hash.
     const stored = await server.repos.users.collection.findOne({ _id: added.id });
     expect(stored!.password_hash).toMatch(/^\$argon2id\$|^\$scrypt/);
-    expect(JSON.stringify(await dumpDatabase(server.running.runtime.database.db))).not.toContain(TEST_PASSWORD);
+    expect(JSON.stringify(await dumpDatabase(server.running.container.database.db))).not.toContain(TEST_PASSWORD);
   });
 
   it('without a password: a one-time setup link, shown once and stored only hashed', async () => {
@@ -104,7 +104,7 @@ describe('adding, changing and removing users (admin)', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual({ ...res.body, setup_url: null });
     expect((await api.get(`/v1/users/${res.body.id}`, { token: ownerToken })).text).not.toContain(token);
-    expect(await dumpDatabase(server.running.runtime.database.db)).not.toContain(token);
+    expect(await dumpDatabase(server.running.container.database.db)).not.toContain(token);
     expect(server.logs.join('\n')).not.toContain(token);
   });
 

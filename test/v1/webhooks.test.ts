@@ -65,7 +65,7 @@ describe('managing webhooks', () => {
     const list = await api.get('/v1/webhooks?per_page=100', { token: admin });
     expect(list.body.data).toContainEqual(webhook);
     expect(list.text + got.text).not.toContain(secret);
-    expect(await dumpDatabase(server.running.runtime.database.db)).not.toContain(secret);
+    expect(await dumpDatabase(server.running.container.database.db)).not.toContain(secret);
     const events = await api.get('/v1/events?type=webhook.created', { token: admin });
     expect(events.body.data[0].data).toMatchObject({ webhook_id: made.id, host: `127.0.0.1:${r.port}` });
     expect(events.text).not.toContain(secret);

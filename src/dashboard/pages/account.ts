@@ -1,8 +1,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { validationFailed } from '../../errors.ts';
-import { PASSWORD_MIN_LENGTH } from '../../services/passwords.ts';
-import { SESSION_ABSOLUTE_MS, SESSION_COOKIE } from '../../services/sessions.ts';
+import { PASSWORD_MIN_LENGTH } from '../../schemas/users.ts';
+import { SESSION_COOKIE } from '../../services/sessions.ts';
+import { SESSION_ABSOLUTE_MS } from '../../repositories/sessions.ts';
 import { changeOwnPassword } from '../../services/users.ts';
 import { sessionCookieOptions } from '../auth.ts';
 import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertScope } from '../../auth/requireScope.ts';
+import { assertScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
 import type { ProjectDoc } from '../../repositories/projects.ts';
 import { createApiKey, getApiKey, listApiKeys, presentApiKey, revokeApiKey, rotateApiKey } from '../../services/apiKeys.ts';

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { assertScope, hasScope } from '../../auth/requireScope.ts';
+import { assertScope, hasScope } from '../../http/requireScope.ts';
 import type { EventDoc } from '../../repositories/events.ts';
 import { DEPLOYMENT_STATUSES } from '../../repositories/deployments.ts';
 import { canMoveDeployment } from '../../services/deployments.ts';

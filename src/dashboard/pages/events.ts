@@ -1,8 +1,9 @@
 import type Router from '@koa/router';
-import { assertScope } from '../../auth/requireScope.ts';
+import { assertScope } from '../../http/requireScope.ts';
 import type { EventDoc } from '../../repositories/events.ts';
-import { ListEventsQuery } from '../../routes/v1/events/schema.ts';
-import { EVENT_TYPES, listEvents } from '../../services/events.ts';
+import { ListEventsQuery } from '../../schemas/events.ts';
+import { listEvents } from '../../services/events.ts';
+import { EVENT_TYPES } from '../../domain/eventTypes.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { queryValue, selectField, type FormState } from '../forms.ts';
 import { html, type Html } from '../html.ts';

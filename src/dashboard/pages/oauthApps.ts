@@ -1,8 +1,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertScope } from '../../auth/requireScope.ts';
+import { assertScope } from '../../http/requireScope.ts';
 import type { OAuthClientDoc } from '../../repositories/oauthClients.ts';
-import { API_SCOPES, deleteClient, getClient, listClients, registerClient, rotateClientSecret, type RegisterClientInput } from '../../services/oauthClients.ts';
+import { deleteClient, getClient, listClients, registerClient, rotateClientSecret, type RegisterClientInput } from '../../services/oauthClients.ts';
+import { SCOPE_ORDER } from '../../domain/principal.ts';
 import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, refusal, str, textArea, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../html.ts';
@@ -20,7 +21,7 @@ const GRANT_OPTIONS = [
   { value: 'refresh_token', label: 'Refresh tokens' },
   { value: 'client_credentials', label: 'Client credentials (no user; confidential only)' },
 ];
-const SCOPE_OPTIONS = API_SCOPES.map((s) => ({ value: s, label: s }));
+const SCOPE_OPTIONS = SCOPE_ORDER.map((s) => ({ value: s, label: s }));
 
 /**
  * Settings > OAuth Apps (admins): register an application (RFC 7591 field names, as on

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertScope, hasScope } from '../../auth/requireScope.ts';
+import { assertScope, hasScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
 import { issuesToDetails } from '../../http/validate.ts';
 import { DEPLOYMENT_STATUSES, type DeploymentFilter, type DeploymentStatus } from '../../repositories/deployments.ts';
 import type { ProjectDoc } from '../../repositories/projects.ts';
-import { CreateDeploymentBody, Environment, UpdateDeploymentBody } from '../../routes/v1/deployments/schema.ts';
+import { CreateDeploymentBody, Environment, UpdateDeploymentBody } from '../../schemas/deployments.ts';
 import {
   createConfiguration,
   deleteConfiguration,

@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertScope, hasScope } from '../../auth/requireScope.ts';
+import { assertScope, hasScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
 import { issuesToDetails } from '../../http/validate.ts';
 import { DEPLOY_TARGETS, type ProjectStatus } from '../../repositories/projects.ts';
-import { CreateProjectBody, UpdateProjectBody } from '../../routes/v1/projects/schema.ts';
+import { CreateProjectBody, UpdateProjectBody } from '../../schemas/projects.ts';
 import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';
 import { formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
 import { html } from '../html.ts';

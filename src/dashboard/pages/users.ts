@@ -1,10 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertScope, hasScope } from '../../auth/requireScope.ts';
+import { assertScope, hasScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
-import { ROLES, type UserDoc } from '../../repositories/users.ts';
+import { type UserDoc } from '../../repositories/users.ts';
+import { ROLES } from '../../domain/principal.ts';
 import { addUser, deleteUser, getUser, listUsers, setupLinkUrl, updateUser, type IssuedSetupToken, type UserAdminContext } from '../../services/users.ts';
-import { PASSWORD_MIN_LENGTH } from '../../services/passwords.ts';
+import { PASSWORD_MIN_LENGTH } from '../../schemas/users.ts';
 import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
 import { html } from '../html.ts';

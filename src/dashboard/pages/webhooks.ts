@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { assertScope } from '../../auth/requireScope.ts';
+import { assertScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
 import { issuesToDetails } from '../../http/validate.ts';
 import type { WebhookDoc } from '../../repositories/webhooks.ts';
-import { CreateWebhookBody, UpdateWebhookBody } from '../../routes/v1/webhooks/schema.ts';
-import { EVENT_TYPES } from '../../services/events.ts';
+import { CreateWebhookBody, UpdateWebhookBody } from '../../schemas/webhooks.ts';
+import { EVENT_TYPES } from '../../domain/eventTypes.ts';
 import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver, rotateWebhookSecret, updateWebhook, webhookDeps } from '../../services/webhooks.ts';
 import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, refusal, str, textField, type FormState } from '../forms.ts';

@@ -1,24 +1,18 @@
 import type { Middleware } from 'koa';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
-import { createAuthenticate } from '../../auth/authenticate.ts';
-import { createAuthenticators } from '../../auth/index.ts';
+import type { Authenticator } from '../../auth/authenticators.ts';
+import { createAuthenticate } from '../../http/authenticate.ts';
 import type { Config } from '../../config/index.ts';
 import { methodNotAllowed, notFound } from '../../errors.ts';
 import { ApiRouter } from '../../http/apiRouter.ts';
 import { createIdempotent } from '../../http/idempotency.ts';
 import { createApiRegistry, generateDocument } from '../../http/openapi.ts';
 import { anonymousBucket, createApiRateLimiter } from '../../http/rateLimit.ts';
-import type { KeyMaterial } from '../../keys/keystore.ts';
 import type { Repositories } from '../../repositories/index.ts';
-import type { SessionService } from '../../services/sessions.ts';
-import { revokeAllForProject } from '../../services/apiKeys.ts';
-import { DeploymentService } from '../../services/deployments.ts';
-import { actorOf } from '../../services/events.ts';
-import { ProjectService } from '../../services/projects.ts';
-import type { SecretBox } from '../../services/secretBox.ts';
 import { registerApiKeyRoutes } from './apiKeys/index.ts';
 import { registerConfigurationRoutes } from './configurations/index.ts';
-import type { V1Deps, V1Services } from './deps.ts';
+import type { Services } from '../../services/index.ts';
+import type { V1Deps } from './deps.ts';
 import { registerDeploymentRoutes } from './deployments/index.ts';
 import { registerEventRoutes } from './events/index.ts';
 import { registerOAuthClientRoutes } from './oauthClients/index.ts';
@@ -31,31 +25,17 @@ export interface V1Api {
   middleware: Middleware;
   /** The OpenAPI 3.1 document of every /v1 route. */
   document: OpenAPIObject;
-  services: V1Services;
-}
-
-export function createServices(repos: Repositories, secretBox: SecretBox): V1Services {
-  const projects = new ProjectService(repos);
-  const deployments = new DeploymentService(repos, projects);
-  // PRODUCT §5: deleting a project removes its configurations and revokes its API keys.
-  projects.onDelete(async (project, principal) => {
-    await repos.configurations.deleteAllForProject(project.account_id, project._id);
-    await revokeAllForProject(repos, { accountId: project.account_id, actor: actorOf(principal) }, project._id);
-  });
-  const shared = { ...repos, secretBox };
-  return { projects, deployments, configurations: shared, apiKeys: shared, users: shared, oauthClients: shared, events: shared, secretBox };
 }
 
 /**
  * The /v1 API. Each resource module declares its routes on the ApiRouter (which also documents them);
  * add new resources next to the ones below.
  */
-export function createV1Api({ config, repos, keys, sessions, secretBox }: { config: Config; repos: Repositories; keys: KeyMaterial; sessions?: SessionService; secretBox: SecretBox }): V1Api {
+export function createV1Api({ config, repos, services, authenticators }: { config: Config; repos: Repositories; services: Services; authenticators: Authenticator[] }): V1Api {
   const registry = createApiRegistry(config);
   const api = new ApiRouter(registry, '/v1');
   const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour);
-  const authenticate = createAuthenticate({ authenticators: createAuthenticators({ config, keys, repos, sessions }), rateLimit });
-  const services = createServices(repos, secretBox);
+  const authenticate = createAuthenticate({ authenticators, rateLimit });
   const idempotent = createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000 });
   const deps: V1Deps = { config, repos, authenticate, idempotent, services };
 
@@ -100,5 +80,5 @@ export function createV1Api({ config, repos, keys, sessions, secretBox }: { conf
     await routes(ctx, () => allowedMethods(ctx, next));
   };
   const middleware: Middleware = (ctx, next) => boundary(ctx, () => dispatch(ctx, next));
-  return { middleware, document: generateDocument(registry, config), services };
+  return { middleware, document: generateDocument(registry, config) };
 }

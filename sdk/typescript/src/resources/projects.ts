@@ -1,5 +1,4 @@
-import type { RequestOptions } from '../core.js';
-import type { ApiClient } from '../core.js';
+import type { RequestOptions, ApiClient } from '../core.js';
 import type { CreateProjectParams, Page, PageParams, Project, UpdateProjectParams } from '../types.js';
 import { ApiKeys } from './apiKeys.js';
 import { Resource, seg } from './base.js';

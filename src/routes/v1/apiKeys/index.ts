@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
+import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -7,8 +7,8 @@ import { newId } from '../../../lib/ids.ts';
 import { apiKeyExists, createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey, rotateApiKey } from '../../../services/apiKeys.ts';
 import { actorOf } from '../../../services/events.ts';
 import type { V1Deps } from '../deps.ts';
-import { ProjectParams } from '../projects/schema.ts';
-import { ApiKey, ApiKeyList, ApiKeyParams, CreateApiKeyBody, IssuedApiKey, ListApiKeysQuery, RotateApiKeyBody } from './schema.ts';
+import { ProjectParams } from '../../../schemas/projects.ts';
+import { ApiKey, ApiKeyList, ApiKeyParams, CreateApiKeyBody, IssuedApiKey, ListApiKeysQuery, RotateApiKeyBody } from '../../../schemas/apiKeys.ts';
 
 const tags = ['API keys'];
 

@@ -1,6 +1,6 @@
 import type { Next } from 'koa';
-import type { Principal } from '../../../auth/principal.ts';
-import { requireScope } from '../../../auth/requireScope.ts';
+import type { Principal } from '../../../domain/principal.ts';
+import { requireScope } from '../../../http/requireScope.ts';
 import { documented, type ApiContext, type ApiMiddleware } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -18,7 +18,7 @@ import {
 } from '../../../services/configurations.ts';
 import { actorOf, type ServiceContext } from '../../../services/events.ts';
 import type { V1Deps } from '../deps.ts';
-import { ProjectParams } from '../projects/schema.ts';
+import { ProjectParams } from '../../../schemas/projects.ts';
 import {
   Configuration,
   ConfigurationList,
@@ -27,7 +27,7 @@ import {
   GetConfigurationQuery,
   ListConfigurationsQuery,
   UpdateConfigurationBody,
-} from './schema.ts';
+} from '../../../schemas/configurations.ts';
 
 const tags = ['Configurations'];
 

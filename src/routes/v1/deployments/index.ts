@@ -1,13 +1,13 @@
-import { requireScope } from '../../../auth/requireScope.ts';
+import { requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentDeployment } from '../../../presenters/deployments.ts';
-import { ProjectParams } from '../projects/schema.ts';
+import { ProjectParams } from '../../../schemas/projects.ts';
 import type { V1Deps } from '../deps.ts';
-import { CreateDeploymentBody, Deployment, DeploymentList, DeploymentParams, ListDeploymentsQuery, UpdateDeploymentBody } from './schema.ts';
+import { CreateDeploymentBody, Deployment, DeploymentList, DeploymentParams, ListDeploymentsQuery, UpdateDeploymentBody } from '../../../schemas/deployments.ts';
 
 const tags = ['Deployments'];
 

@@ -1,11 +1,11 @@
-import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
+import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { listEvents, presentEvent } from '../../../services/events.ts';
 import type { V1Deps } from '../deps.ts';
-import { EventList, ListEventsQuery } from './schema.ts';
+import { EventList, ListEventsQuery } from '../../../schemas/events.ts';
 
 /** The audit log (PRODUCT §7): admin, never an API key (a key acts as one project, not the account). */
 export function registerEventRoutes(api: ApiRouter, { authenticate, services, config }: V1Deps): void {

@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
+import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -6,7 +6,7 @@ import { validate } from '../../../http/validate.ts';
 import { actorOf } from '../../../services/events.ts';
 import { deleteClient, getClient, listClients, newClientId, presentClient, registerClient, rotateClientSecret } from '../../../services/oauthClients.ts';
 import type { V1Deps } from '../deps.ts';
-import { ClientParams, ListClientsQuery, OAuthClient, OAuthClientList, RegisterClientBody, RegisteredClient } from './schema.ts';
+import { ClientParams, ListClientsQuery, OAuthClient, OAuthClientList, RegisterClientBody, RegisteredClient } from '../../../schemas/oauthClients.ts';
 
 const tags = ['OAuth clients'];
 

@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
+import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -6,7 +6,7 @@ import { validate } from '../../../http/validate.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentProject } from '../../../presenters/projects.ts';
 import type { V1Deps } from '../deps.ts';
-import { CreateProjectBody, ListProjectsQuery, Project, ProjectList, ProjectParams, UpdateProjectBody } from './schema.ts';
+import { CreateProjectBody, ListProjectsQuery, Project, ProjectList, ProjectParams, UpdateProjectBody } from '../../../schemas/projects.ts';
 
 const tags = ['Projects'];
 

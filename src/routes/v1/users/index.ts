@@ -1,5 +1,5 @@
-import type { Principal } from '../../../auth/principal.ts';
-import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
+import type { Principal } from '../../../domain/principal.ts';
+import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -8,7 +8,7 @@ import { newId } from '../../../lib/ids.ts';
 import { actorOf } from '../../../services/events.ts';
 import { addUser, changeOwnPassword, deleteUser, getUser, listUsers, presentUser, setupLinkUrl, updateUser, type UserAdminContext } from '../../../services/users.ts';
 import type { V1Deps } from '../deps.ts';
-import { ChangePasswordBody, CreatedUser, CreateUserBody, ListUsersQuery, UpdateUserBody, User, UserList, UserParams } from './schema.ts';
+import { ChangePasswordBody, CreatedUser, CreateUserBody, ListUsersQuery, UpdateUserBody, User, UserList, UserParams } from '../../../schemas/users.ts';
 
 const tags = ['Users'];
 

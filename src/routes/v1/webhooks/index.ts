@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../auth/requireScope.ts';
+import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -31,7 +31,7 @@ import {
   WebhookParams,
   WebhookPayload,
   WebhookWithSecret,
-} from './schema.ts';
+} from '../../../schemas/webhooks.ts';
 
 const tags = ['Webhooks'];
 

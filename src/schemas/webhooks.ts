@@ -1,12 +1,28 @@
 import { z } from 'zod';
-import { pageOf } from '../../../http/openapi.ts';
-import { PageQuery } from '../../../http/pagination.ts';
-import { atLeastOneField, documentedPattern, HTTP_URL_PATTERN } from '../../../http/schemaRules.ts';
-import { DELIVERY_STATUSES } from '../../../repositories/webhookDeliveries.ts';
-import { WEBHOOK_STATUSES } from '../../../repositories/webhooks.ts';
-import { EVENT_TYPES } from '../../../services/events.ts';
-import { MAX_URL_LENGTH, webhookUrlProblem } from '../../../services/webhookTargets.ts';
-import { Timestamp } from '../projects/schema.ts';
+import { pageOf, PageQuery } from './page.ts';
+import { atLeastOneField, documentedPattern, HTTP_URL_PATTERN } from './rules.ts';
+import { DELIVERY_STATUSES } from '../repositories/webhookDeliveries.ts';
+import { WEBHOOK_STATUSES } from '../repositories/webhooks.ts';
+import { EVENT_TYPES } from '../domain/eventTypes.ts';
+import { Timestamp } from './projects.ts';
+
+export const MAX_URL_LENGTH = 2048;
+
+/** What is wrong with the URL as written (no DNS); undefined when nothing. */
+export function webhookUrlProblem(value: string): string | undefined {
+  if (value.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https URL';
+  if (url.username || url.password) return 'must not contain credentials';
+  if (url.hash || value.includes('#')) return 'must not contain a fragment';
+  if (!url.hostname) return 'must have a host';
+  return undefined;
+}
 
 const ID_BODY = '[0-9a-hjkmnp-tv-z]{26}';
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 /**
  * The authorization code flow with PKCE driven over plain HTTP, the way a browser would: GET
  * /authorize, post the login form, press Allow, follow every redirect with a cookie jar, then exchange
- * the code. No browser is needed, so the benchmark (and tests) can mint real refresh tokens quickly.
+ * the code. No browser is needed, so tests and the benchmark (bench/) can mint real refresh tokens quickly.
  */
 
 interface StoredCookie {

@@ -4,7 +4,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { sha256Hex } from '../lib/hash.ts';
-import type { OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
+import type { OAuthClientDoc, OAuthClientRepository } from './oauthClients.ts';
 
 /**
  * Storage for oidc-provider's models in MongoDB, with nothing recoverable at rest: every artifact (code,

@@ -1,4 +1,5 @@
-import type { Role } from '../repositories/users.ts';
+export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
 
 export type Scope = 'read' | 'write' | 'admin';
 
@@ -27,7 +28,7 @@ export function capByRole(scopes: Set<Scope>, role: Role): Set<Scope> {
  */
 export interface Principal {
   /** What the credential acts as. */
-  kind: 'user' | 'api_key' | 'client';
+  kind: 'user' | 'api_key' | 'client' | 'system';
   /** usr_… for users, key_… for API keys, the client_id for client_credentials tokens. */
   id: string;
   /** The tenant; every query is confined to it. */
@@ -39,7 +40,21 @@ export interface Principal {
   /** For API keys: the one project the key may touch. */
   projectId?: string;
   /** How it was proven. */
-  credential: 'access_token' | 'api_key' | 'session';
+  credential: 'access_token' | 'api_key' | 'session' | 'operator';
   /** Identifier of the credential itself (grant id, key id, session id), for revocation and audit. */
   credentialId?: string;
+}
+
+/**
+ * The operator acting through the admin CLI in one account: every scope, recorded in the audit log as
+ * the system (`{type: "system", id: "cli"}`).
+ */
+export function systemPrincipal(accountId: string): Principal {
+  return { kind: 'system', id: 'cli', accountId, scopes: new Set(SCOPE_ORDER), credential: 'operator' };
+}
+
+/** Who made a change, as the audit log and created records name it. */
+export interface Actor {
+  type: Principal['kind'];
+  id: string;
 }

@@ -3,21 +3,9 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Config } from '../config/index.ts';
-import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from '../db/embeddedFerretdb.ts';
-import { connectDatabase, type Database } from '../db/mongo.ts';
-import { loadOrCreateKeys, type KeyMaterial } from '../keys/keystore.ts';
+import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from './embeddedFerretdb.ts';
+import { connectDatabase, type Database } from './mongo.ts';
 import type { Logger } from '../logger.ts';
-import { createRepositories, migrate, type Repositories } from '../repositories/index.ts';
-
-/** What the server and the CLI share: one database, its repositories, and the key material. */
-export interface Runtime {
-  config: Config;
-  logger: Logger;
-  database: Database;
-  repos: Repositories;
-  keys: KeyMaterial;
-  close(): Promise<void>;
-}
 
 const ENDPOINT_FILE = '.ferretdb-endpoint';
 
@@ -61,7 +49,11 @@ async function resolveDatabase(config: Config, logger: Logger): Promise<{ uri: s
   return { uri: embedded.uri, embedded };
 }
 
-export async function openRuntime(config: Config, logger: Logger, options: { migrate?: boolean } = {}): Promise<Runtime> {
+/**
+ * Connects to the database: MONGODB_URI, or the embedded one (started here, or reused from a running
+ * server). `close` disconnects and stops the embedded database when this call started it.
+ */
+export async function openDatabase(config: Config, logger: Logger): Promise<Database & { close(): Promise<void> }> {
   const { uri, embedded } = await resolveDatabase(config, logger);
   let database: Database;
   try {
@@ -70,16 +62,8 @@ export async function openRuntime(config: Config, logger: Logger, options: { mig
     await embedded?.stop();
     throw err;
   }
-  const repos = createRepositories(database.db, { cacheMs: config.principalCacheSeconds * 1000 });
-  const keys = await loadOrCreateKeys(config.keysDir);
-  if (keys.created.length) logger.info({ files: keys.created, dir: config.keysDir }, 'generated key material');
-  if (options.migrate !== false) await migrate(database.db, repos);
   return {
-    config,
-    logger,
-    database,
-    repos,
-    keys,
+    ...database,
     async close() {
       await database.close();
       await embedded?.stop();

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { branchNameProblem } from '../../../lib/gitRef.ts';
-import { BRANCH_PATTERN, documentedPattern, HTTP_URL_PATTERN } from '../../../http/schemaRules.ts';
-import { pageOf } from '../../../http/openapi.ts';
-import { PageQuery } from '../../../http/pagination.ts';
-import { DEPLOYMENT_STATUSES } from '../../../repositories/deployments.ts';
-import { ProjectId, Timestamp } from '../projects/schema.ts';
+import { branchNameProblem } from '../lib/gitRef.ts';
+import { BRANCH_PATTERN, documentedPattern, HTTP_URL_PATTERN } from './rules.ts';
+import { pageOf, PageQuery } from './page.ts';
+import { DEPLOYMENT_STATUSES } from '../repositories/deployments.ts';
+import { ProjectId, Timestamp } from './projects.ts';
 
 export const DeploymentId = z
   .string()
@@ -83,7 +82,7 @@ export const Deployment = z
     status: DeploymentStatus,
     status_message: z.string().nullable(),
     url: z.string().nullable(),
-    created_by: z.object({ type: z.enum(['user', 'api_key', 'client']), id: z.string() }),
+    created_by: z.object({ type: z.enum(['user', 'api_key', 'client', 'system']), id: z.string() }),
     created_at: Timestamp,
     updated_at: Timestamp,
     started_at: Timestamp.nullable(),

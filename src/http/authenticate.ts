@@ -1,9 +1,9 @@
 import type { Next } from 'koa';
 import { AppError, invalidRequest, invalidToken, unauthorized } from '../errors.ts';
-import { documented, type ApiContext, type ApiMiddleware } from '../http/apiContext.ts';
-import { anonymousBucket, type ApiRateLimiter } from '../http/rateLimit.ts';
-import type { Authenticator } from './authenticators.ts';
-import type { Principal } from './principal.ts';
+import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
+import { anonymousBucket, type ApiRateLimiter } from './rateLimit.ts';
+import type { Authenticator } from '../auth/authenticators.ts';
+import type { Principal } from '../domain/principal.ts';
 
 /**
  * Query parameters that would carry a credential (RFC 6750 §2.3's `access_token`, and `api_key`); refused

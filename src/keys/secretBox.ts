@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { KEY_FILES, type KeyMaterial } from '../keys/keystore.ts';
+import { KEY_FILES, type KeyMaterial } from './keystore.ts';
 
 export type DataKeys = KeyMaterial['data'];
 

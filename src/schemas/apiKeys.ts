@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { trimmedText } from '../../../http/schemaRules.ts';
-import { pageOf } from '../../../http/openapi.ts';
-import { PageQuery } from '../../../http/pagination.ts';
-import { MAX_GRACE_PERIOD_SECONDS } from '../../../services/apiKeys.ts';
-import { ProjectId, Timestamp } from '../projects/schema.ts';
+import { trimmedText } from './rules.ts';
+import { pageOf, PageQuery } from './page.ts';
+import { ProjectId, Timestamp } from './projects.ts';
+
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 
 export const ApiKeyId = z
   .string()

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { pageOf } from '../../../http/openapi.ts';
-import { PageQuery } from '../../../http/pagination.ts';
-import { atLeastOneField, trimmedText } from '../../../http/schemaRules.ts';
-import { DEPLOY_TARGETS, PROJECT_STATUSES } from '../../../repositories/projects.ts';
+import { pageOf, PageQuery } from './page.ts';
+import { atLeastOneField, trimmedText } from './rules.ts';
+import { DEPLOY_TARGETS, PROJECT_STATUSES } from '../repositories/projects.ts';
 
 const ID_BODY = '[0-9a-hjkmnp-tv-z]{26}';
 

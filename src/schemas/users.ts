@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { pageOf } from '../../../http/openapi.ts';
-import { PageQuery } from '../../../http/pagination.ts';
-import { atLeastOneField, documentedPattern, EMAIL_PATTERN, trimmedText } from '../../../http/schemaRules.ts';
-import { ROLES } from '../../../repositories/users.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../services/passwords.ts';
-import { Timestamp } from '../projects/schema.ts';
+import { pageOf, PageQuery } from './page.ts';
+import { atLeastOneField, documentedPattern, EMAIL_PATTERN, trimmedText } from './rules.ts';
+import { ROLES } from '../domain/principal.ts';
+import { Timestamp } from './projects.ts';
+
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 256;
 
 export const UserId = z
   .string()

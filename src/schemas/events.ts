@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { pageOf } from '../../../http/openapi.ts';
-import { PageQuery } from '../../../http/pagination.ts';
-import { EVENT_TYPES } from '../../../services/events.ts';
-import { ProjectId, Timestamp } from '../projects/schema.ts';
+import { pageOf, PageQuery } from './page.ts';
+import { EVENT_TYPES } from '../domain/eventTypes.ts';
+import { ProjectId, Timestamp } from './projects.ts';
 
 export const EventType = z.enum(EVENT_TYPES).meta({ description: 'What happened.', example: 'deployment.status_changed' });
 

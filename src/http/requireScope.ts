@@ -1,8 +1,7 @@
 import type { Next } from 'koa';
 import { forbidden, insufficientScope } from '../errors.ts';
-import { documented, type ApiContext, type ApiMiddleware } from '../http/apiContext.ts';
-import type { Role } from '../repositories/users.ts';
-import { ROLE_CEILING, SCOPE_ORDER, type Principal, type Scope } from './principal.ts';
+import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
+import { type Role, ROLE_CEILING, SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
 
 /**
  * PRODUCT §3: the credential must carry `scope` (scopes nest: admin ⊃ write ⊃ read) and, for a user, the

@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { pageOf } from '../../../http/openapi.ts';
-import { PageQuery } from '../../../http/pagination.ts';
-import { atLeastOneField } from '../../../http/schemaRules.ts';
-import { ConfigurationKey, MAX_VALUE_BYTES } from '../../../services/configurations.ts';
-import { Environment } from '../deployments/schema.ts';
-import { ProjectId, Timestamp } from '../projects/schema.ts';
+import { pageOf, PageQuery } from './page.ts';
+import { atLeastOneField } from './rules.ts';
+import { Environment } from './deployments.ts';
+import { ProjectId, Timestamp } from './projects.ts';
+
+export const MAX_VALUE_BYTES = 32 * 1024;
+
+export const ConfigurationKey = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,255}$/, 'must be 1-256 letters, digits or underscores, not starting with a digit');
 
 export const ConfigurationId = z
   .string()

@@ -1,9 +1,44 @@
 import { z } from 'zod';
-import { pageOf } from '../../../http/openapi.ts';
-import { PageQuery } from '../../../http/pagination.ts';
-import { documentedPattern, REDIRECT_URI_PATTERN, SCOPE_LIST_PATTERN, trimmedText } from '../../../http/schemaRules.ts';
-import { CLIENT_FIELD_RULES, redirectUriProblem } from '../../../services/oauthClients.ts';
-import { Timestamp } from '../projects/schema.ts';
+import { pageOf, PageQuery } from './page.ts';
+import { documentedPattern, REDIRECT_URI_PATTERN, SCOPE_LIST_PATTERN, trimmedText } from './rules.ts';
+import { Timestamp } from './projects.ts';
+import type { ClientGrantType } from '../repositories/oauthClients.ts';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * Redirect URIs: https anywhere; http only to a loopback host (native apps, RFC 8252 §7.3); or a
+ * private-use scheme in reverse-domain form (RFC 8252 §7.1). No fragments, no wildcards.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URI';
+  }
+  if (url.hash || uri.includes('#')) return 'must not contain a fragment';
+  if (uri.includes('*')) return 'must not contain wildcards';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname) ? undefined : 'http is allowed only for loopback hosts';
+  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) return undefined;
+  return 'must be https, http on loopback, or a private-use scheme like com.example.app:/callback';
+}
+
+const hasGrant = (grant: ClientGrantType) => ({ required: ['grant_types'], properties: { grant_types: { contains: { const: grant } } } });
+const needsRedirectUris = { required: ['redirect_uris'], properties: { redirect_uris: { minItems: 1 } } };
+
+/**
+ * The rules between fields of a new client, as JSON Schema for the API's document; the superRefine
+ * below is the same list as code. Without `grant_types`, the default is authorization_code +
+ * refresh_token.
+ */
+export const CLIENT_FIELD_RULES = [
+  { if: { not: { required: ['grant_types'] } }, then: needsRedirectUris },
+  { if: hasGrant('authorization_code'), then: needsRedirectUris },
+  { if: hasGrant('client_credentials'), then: { required: ['token_endpoint_auth_method'], properties: { token_endpoint_auth_method: { const: 'client_secret_basic' } } } },
+  { if: hasGrant('refresh_token'), then: hasGrant('authorization_code') },
+];
 
 export const ClientId = z
   .string()

@@ -1,0 +1,82 @@
+import type { Config } from './config/index.ts';
+import { createAuthenticators } from './auth/index.ts';
+import type { Authenticator } from './auth/authenticators.ts';
+import { openDatabase } from './db/runtime.ts';
+import type { Database } from './db/mongo.ts';
+import { loadOrCreateKeys, type KeyMaterial } from './keys/keystore.ts';
+import { createSecretBox, readDataKeysSync, type SecretBox } from './keys/secretBox.ts';
+import { createChanges, type Changes } from './lib/changes.ts';
+import type { Logger } from './logger.ts';
+import { createRepositories, migrate, type Repositories } from './repositories/index.ts';
+import { createServices, type Services } from './services/index.ts';
+import { SessionService } from './services/sessions.ts';
+
+/**
+ * The composition root: everything the process is made of, built once, here and nowhere else, and
+ * handed side by side to the /v1 API, the dashboard and the authorization server (src/app.ts) and to
+ * the admin CLI (src/cli/program.ts).
+ */
+export interface Container {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  repos: Repositories;
+  keys: KeyMaterial;
+  /** Seals and opens secrets at rest (configuration values, webhook signing secrets). */
+  secretBox: SecretBox;
+  /** What this process changed and what listens (see lib/changes.ts). */
+  changes: Changes;
+  services: Services;
+  /** Dashboard session tokens (cookie or Bearer `slws_…`). */
+  sessions: SessionService;
+  /** Every /v1 credential: OAuth access tokens, API keys, dashboard sessions. */
+  authenticators: Authenticator[];
+  /** Closes the database (and stops the embedded one when this process started it). */
+  close(): Promise<void>;
+}
+
+export interface ContainerOptions {
+  /** Create indexes and re-key old records first (default true; `slipway db migrate` runs it itself). */
+  migrate?: boolean;
+}
+
+export async function openContainer(config: Config, logger: Logger, options: ContainerOptions = {}): Promise<Container> {
+  const database = await openDatabase(config, logger);
+  try {
+    const repos = createRepositories(database.db, { cacheMs: config.principalCacheSeconds * 1000 });
+    const keys = await loadOrCreateKeys(config.keysDir);
+    if (keys.created.length) logger.info({ files: keys.created, dir: config.keysDir }, 'generated key material');
+    if (options.migrate !== false) await migrate(database.db, repos);
+    // Values sealed by an instance started after a data-key rotation are opened by re-reading keys/
+    // (at most every few seconds).
+    const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
+    const changes = createChanges();
+    const services = createServices({ repos, secretBox, changes });
+    const sessions = new SessionService(repos.sessions, repos.users);
+    // A user removed through this process loses their dashboard sessions here at once (the rows are
+    // already deleted; this drops the validated-session cache too). Other instances: within 30 s.
+    changes.on('userAccessRevoked', (userId) => {
+      sessions.revokeForUser(userId).catch((err: unknown) => logger.warn({ err }, 'could not end the sessions of a removed user'));
+    });
+    const authenticators = createAuthenticators({ config, keys, repos, sessions, changes });
+    return {
+      config,
+      logger,
+      database,
+      repos,
+      keys,
+      secretBox,
+      changes,
+      services,
+      sessions,
+      authenticators,
+      async close() {
+        changes.removeAllListeners();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}

@@ -1,0 +1,24 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * What this process learns the moment it makes a change, so what it holds in memory about it (cached
+ * API keys, validated dashboard sessions, CORS origins) is dropped at once. Other instances learn
+ * within their cache bounds. One emitter per process, made by the composition root (src/container.ts)
+ * and handed to the services that emit and the caches that listen.
+ */
+export interface ChangeEvents {
+  /** A user was removed or their password set: their sessions and tokens stop working. */
+  userAccessRevoked: [userId: string];
+  /** An API key was revoked or rotated. */
+  apiKeyChanged: [keyId: string];
+  /** An OAuth client was created or deleted (the set of redirect origins moved). */
+  oauthClientsChanged: [];
+}
+
+export type Changes = EventEmitter<ChangeEvents>;
+
+export function createChanges(): Changes {
+  const changes = new EventEmitter<ChangeEvents>();
+  changes.setMaxListeners(0);
+  return changes;
+}
