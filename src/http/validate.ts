@@ -1,6 +1,7 @@
 import type { Next } from 'koa';
 import type { z } from 'zod';
-import { invalidRequest, notFound, validationFailed, type ErrorDetail } from '../errors.ts';
+import { invalidRequest, notFound, validationFailed } from '../errors.ts';
+import { issuesToDetails } from '../schemas/parse.ts';
 import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
 import { readJsonBody } from './jsonBody.ts';
 
@@ -18,19 +19,6 @@ export type InputOf<S extends RequestSchemas> = {
   [K in keyof S]: S[K] extends z.ZodType ? z.output<S[K]> : never;
 };
 
-/** Zod issues as `[{field, message}]`; unknown keys become one detail each. Values are never echoed. */
-export function issuesToDetails(error: z.ZodError): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
-  for (const issue of error.issues) {
-    const base = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) details.push({ field: base ? `${base}.${key}` : key, message: 'is not a recognised field' });
-    } else {
-      details.push({ field: base || '(body)', message: issue.message });
-    }
-  }
-  return details;
-}
 
 /**
  * Checks path parameters, query and body against their schemas and puts the parsed values in

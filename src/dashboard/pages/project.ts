@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { assertScope, hasScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
-import { issuesToDetails } from '../../http/validate.ts';
+import { issuesToDetails } from '../../schemas/parse.ts';
 import { DEPLOYMENT_STATUSES, type DeploymentFilter, type DeploymentStatus } from '../../repositories/deployments.ts';
 import type { ProjectDoc } from '../../repositories/projects.ts';
 import { CreateDeploymentBody, Environment, UpdateDeploymentBody } from '../../schemas/deployments.ts';

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { assertScope, hasScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
-import { issuesToDetails } from '../../http/validate.ts';
+import { issuesToDetails } from '../../schemas/parse.ts';
 import { DEPLOY_TARGETS, type ProjectStatus } from '../../repositories/projects.ts';
 import { CreateProjectBody, UpdateProjectBody } from '../../schemas/projects.ts';
 import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import { assertScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
-import { issuesToDetails } from '../../http/validate.ts';
+import { issuesToDetails } from '../../schemas/parse.ts';
 import type { WebhookDoc } from '../../repositories/webhooks.ts';
 import { CreateWebhookBody, UpdateWebhookBody } from '../../schemas/webhooks.ts';
 import { EVENT_TYPES } from '../../domain/eventTypes.ts';
