@@ -3,7 +3,9 @@ import { API_KEY_PREFIX, hashApiKey, looksLikeApiKey } from '../lib/apiKeyFormat
 import type { ApiKeyDoc, ApiKeyRepository } from '../repositories/apiKeys.ts';
 import type { ApiKeySecretRepository } from '../repositories/apiKeySecrets.ts';
 import type { ApiKeyUsageRepository } from '../repositories/apiKeyUsage.ts';
+import { LRUCache } from 'lru-cache';
 import type { Changes } from '../lib/changes.ts';
+import { RecordCache } from '../lib/recordCache.ts';
 import type { Authenticator } from './authenticators.ts';
 import { expandScopes, type Principal } from '../domain/principal.ts';
 
@@ -36,9 +38,9 @@ export interface ApiKeyAuthenticator {
   close(): void;
 }
 
-interface Entry {
-  fetchedAt: number;
-  found: { key: ApiKeyDoc; secretExpiresAt: number | null } | null;
+interface Found {
+  key: ApiKeyDoc;
+  secretExpiresAt: number | null;
 }
 
 const MAX_TTL_MS = 30_000;
@@ -60,56 +62,29 @@ export function createApiKeyAuthenticator(
   const negativeTtl = Math.min(options.negativeTtlMs ?? 5_000, ttl);
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, Entry>();
-  const inflight = new Map<string, Promise<Entry>>();
   const touches = new Set<Promise<unknown>>();
   /** When this process last recorded a use of each key. */
-  const lastTouched = new Map<string, number>();
-  // Bumped by forget(): a lookup that started before a change must not re-cache what it read.
-  let generation = 0;
+  const lastTouched = new LRUCache<string, number>({ max: maxEntries });
+  const cache = new RecordCache<Found>(
+    async (hash) => {
+      const secret = await repos.apiKeySecrets.findByHash(hash);
+      const key = secret ? await repos.apiKeys.findById(secret.key_id) : null;
+      return secret && key ? { key, secretExpiresAt: secret.expires_at?.getTime() ?? null } : null;
+    },
+    { ttlMs: ttl, missTtlMs: negativeTtl, max: maxEntries, now },
+  );
 
   function forget(keyId?: string): void {
-    generation++;
-    if (keyId === undefined) {
-      cache.clear();
-      return;
-    }
-    for (const [hash, entry] of cache) if (entry.found?.key._id === keyId) cache.delete(hash);
+    if (keyId === undefined) cache.forgetAll();
+    else cache.forgetWhere((found) => found.key._id === keyId);
   }
   const onChanged = (keyId: string) => forget(keyId);
   options.changes?.on('apiKeyChanged', onChanged);
-
-  async function load(hash: string): Promise<Entry> {
-    const secret = await repos.apiKeySecrets.findByHash(hash);
-    const key = secret ? await repos.apiKeys.findById(secret.key_id) : null;
-    return { fetchedAt: now(), found: secret && key ? { key, secretExpiresAt: secret.expires_at?.getTime() ?? null } : null };
-  }
-
-  async function entryFor(hash: string): Promise<Entry> {
-    const cached = cache.get(hash);
-    if (cached && now() - cached.fetchedAt < (cached.found ? ttl : negativeTtl)) return cached;
-    let pending = inflight.get(hash);
-    if (!pending) {
-      const startedAt = generation;
-      pending = load(hash).then((entry) => {
-        if (startedAt === generation) {
-          cache.delete(hash);
-          if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
-          cache.set(hash, entry);
-        }
-        return entry;
-      });
-      pending = pending.finally(() => inflight.delete(hash));
-      inflight.set(hash, pending);
-    }
-    return await pending;
-  }
 
   function touch(keyId: string, at: number): void {
     const last = lastTouched.get(keyId);
     if (last !== undefined && at - last < LAST_USED_GRANULARITY_MS) return;
     // Remembered locally first, so this instance tries at most once a minute per key.
-    if (lastTouched.size >= maxEntries) lastTouched.clear();
     lastTouched.set(keyId, at);
     const write = repos.apiKeyUsage
       .touch(keyId, new Date(at))
@@ -121,9 +96,9 @@ export function createApiKeyAuthenticator(
   return {
     async authenticateApiKey(token) {
       if (!looksLikeApiKey(token)) return null;
-      const entry = await entryFor(hashApiKey(token));
-      if (!entry.found) return null;
-      const { key, secretExpiresAt } = entry.found;
+      const found = await cache.get(hashApiKey(token));
+      if (!found) return null;
+      const { key, secretExpiresAt } = found;
       const at = now();
       if (secretExpiresAt !== null && secretExpiresAt <= at) return null;
       if (key.status !== 'active') return null;

@@ -8,40 +8,62 @@ class LoadFailed {
   }
 }
 
+export interface RecordCacheOptions {
+  /** How long a found record is trusted; 0 caches nothing. */
+  ttlMs: number;
+  /** How long "not found" is trusted (default 0: a record created anywhere is found at once). */
+  missTtlMs?: number;
+  /** At most this many entries; the least recently used go first. Default 10,000. */
+  max?: number;
+  /** The clock (tests move it forward). Default `performance.now`. */
+  now?: () => number;
+}
+
 /**
- * Records by key held in memory for at most `ttlMs` (an LRU of at most `max` entries), for hot paths
- * that would otherwise read the same document on every request (the OAuth client and the user on the
- * token endpoint and /v1, dashboard sessions). Concurrent misses for one key share one load
+ * Records by key held in memory for a bounded time (an LRU on `lru-cache`), for hot paths that would
+ * otherwise read the same document on every request: the OAuth client and the user on the token
+ * endpoint and /v1, API keys, dashboard sessions. Concurrent misses for one key share one load
  * (`LRUCache.fetch`). Changes made through this process call `forget` right after the write, so they
- * apply here at once; changes made elsewhere (another instance, the CLI) apply within `ttlMs`. Missing
- * records are not cached, so a record created anywhere is found at once. A load under way when its key
- * is forgotten is abandoned by the cache and read again, so it cannot put back what a write just
- * replaced. With `ttlMs` 0 nothing is cached.
+ * apply here at once; changes made elsewhere (another instance, the CLI) apply within `ttlMs`. A load
+ * under way when its key is forgotten is abandoned by the cache and read again, so it cannot put back
+ * what a write just replaced.
  */
 export class RecordCache<V extends object> {
-  readonly #entries: LRUCache<string, V> | undefined;
+  readonly #entries: LRUCache<string, { value: V | null }> | undefined;
   readonly #load: (id: string) => Promise<V | null>;
+  /** Keys being loaded now: `forgetWhere` cannot see their records yet, so it abandons them all. */
+  readonly #loading = new Set<string>();
 
-  constructor(load: (id: string) => Promise<V | null>, options: { ttlMs: number; max?: number }) {
+  constructor(load: (id: string) => Promise<V | null>, options: RecordCacheOptions) {
     this.#load = load;
-    if (options.ttlMs > 0)
-      this.#entries = new LRUCache<string, V>({
-        max: options.max ?? 10_000,
-        ttl: options.ttlMs,
-        fetchMethod: async (id) => {
-          try {
-            return (await load(id)) ?? undefined;
-          } catch (err) {
-            throw new LoadFailed(err);
-          }
-        },
-      });
+    if (options.ttlMs <= 0) return;
+    const missTtl = Math.min(options.missTtlMs ?? 0, options.ttlMs);
+    this.#entries = new LRUCache<string, { value: V | null }>({
+      max: options.max ?? 10_000,
+      ttl: options.ttlMs,
+      ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
+      fetchMethod: async (id, _stale, { options: set }) => {
+        let value: V | null;
+        this.#loading.add(id);
+        try {
+          value = await load(id);
+        } catch (err) {
+          throw new LoadFailed(err);
+        } finally {
+          this.#loading.delete(id);
+        }
+        if (value !== null) return { value };
+        if (missTtl <= 0) return undefined;
+        set.ttl = missTtl;
+        return { value: null };
+      },
+    });
   }
 
   async get(id: string): Promise<V | null> {
     if (!this.#entries) return await this.#load(id);
     try {
-      return (await this.#entries.fetch(id)) ?? null;
+      return (await this.#entries.fetch(id))?.value ?? null;
     } catch (err) {
       if (err instanceof LoadFailed) throw err.cause;
       // Forgotten while loading (a write happened meanwhile): read it again, after the write.
@@ -54,10 +76,11 @@ export class RecordCache<V extends object> {
     this.#entries?.delete(id);
   }
 
-  /** Drops every entry whose record matches (e.g. all sessions of one user). */
+  /** Drops every entry whose record matches (e.g. all sessions of one user), and every load under way. */
   forgetWhere(matches: (value: V) => boolean): void {
     if (!this.#entries) return;
-    for (const [id, value] of this.#entries.entries()) if (matches(value)) this.#entries.delete(id);
+    for (const [id, entry] of this.#entries.entries()) if (entry.value && matches(entry.value)) this.#entries.delete(id);
+    for (const id of [...this.#loading]) this.#entries.delete(id);
   }
 
   /** Drops everything (after a write whose key is not at hand), and keeps no load that was under way. */
