@@ -15,7 +15,7 @@ import { revokedClientKey, revokedTokenKey, revokedUserKey, type RevokedGrantRep
  * responses), with two changes: the step that refuses every JWT lets through the ones typed `at+jwt`,
  * and finding an access token or client_credentials token by value verifies such a JWT against our
  * signing keys and the revocation list instead of reading storage. Revoking one then lists its `jti`
- * (src/oauth/adapter.ts `onAccessTokenRevoked`), which /v1 refuses.
+ * (src/repositories/oidcStore.ts `onAccessTokenRevoked`), which /v1 refuses.
  */
 
 interface AccessTokenClaims extends JWTPayload {

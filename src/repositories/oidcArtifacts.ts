@@ -25,7 +25,7 @@ export class OidcArtifactRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    // Created by ensureOidcIndexes (src/oauth/adapter.ts).
+    // Created by ensureOidcIndexes (src/repositories/oidcStore.ts).
   }
 
   #collection(model: string): Collection<StoredArtifact> {

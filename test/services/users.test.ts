@@ -198,7 +198,7 @@ describe('users: deleting revokes everything they could act with', () => {
     expect(revokedGrants).toBe(2);
     expect(await repos.users.findById(leaving._id)).toBeNull();
 
-    // Artifacts are stored under the SHA-256 of their id (src/oauth/adapter.ts).
+    // Artifacts are stored under the SHA-256 of their id (src/repositories/oidcStore.ts).
     const ids = async (collection: string) => (await db.collection(collection).find({}, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id));
     for (const grantId of [consented, unlisted]) {
       expect(await ids('oidc_grant')).not.toContain(sha256Hex(grantId));
