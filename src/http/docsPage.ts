@@ -277,26 +277,3 @@ ${schemas}
 </body>
 </html>`.value;
 }
-
-export const DOCS_STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#f5f6f8;--card:#fff;--muted:#5b6470;--accent:#1f5fd1;--border:#d0d5dd;--code:#eef1f5}
-@media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--card:#1a1f25;--muted:#9aa4b0;--accent:#6ea1ff;--border:#353c45;--code:#222a33}}
-*{box-sizing:border-box}body{margin:0;display:flex;font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-nav{position:sticky;top:0;align-self:flex-start;width:19rem;height:100vh;overflow:auto;padding:1rem;border-right:1px solid var(--border);background:var(--card)}
-nav ul{list-style:none;padding:0;margin:0 0 1rem}nav li{margin:.2rem 0;font-size:.85rem;overflow-wrap:anywhere}nav h2{font-size:.95rem;margin:1rem 0 .3rem}
-main{flex:1;max-width:60rem;padding:1rem 2rem 4rem}a{color:var(--accent);text-decoration:none}a:hover,main a,nav p a{text-decoration:underline}
-.brand{font-weight:700;color:var(--accent);margin:0 0 .5rem}.muted{color:var(--muted);font-weight:400}
-code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;background:var(--code);border-radius:.25rem}code{padding:.05rem .3rem}
-pre{padding:.75rem;overflow:auto}h2.tag{margin-top:2.5rem;border-bottom:1px solid var(--border)}
-.op,.schema{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.5rem 1.25rem 1rem;margin:1rem 0}
-.op h3{font-size:1.05rem}.summary{font-weight:600}
-.method{display:inline-block;min-width:3.6rem;text-align:center;font-size:.72rem;font-weight:700;padding:.1rem .35rem;border-radius:.25rem;color:#fff;background:#667085}
-.m-get{background:#1f7a4d}.m-post{background:#1f5fd1}.m-patch{background:#a15c07}.m-put{background:#7a3fb0}.m-delete{background:#b42318}
-table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:.9rem}th,td{border:1px solid var(--border);padding:.35rem .5rem;text-align:left;vertical-align:top}td p{margin:0}
-.req{font-size:.72rem;color:#b42318}ul.responses{padding-left:1rem}ul.responses li{margin:.4rem 0}
-.status{display:inline-block;font-weight:700;font-family:ui-monospace,monospace}.s2{color:#1f7a4d}.s4{color:#a15c07}.s5{color:#b42318}
-details{margin:.2rem 0 .2rem 1rem}summary{cursor:pointer}
-h5{font-size:.9rem;margin:.75rem 0 .25rem}.examples{border-top:1px solid var(--border);margin-top:1rem}pre.example code{background:none;padding:0;white-space:pre-wrap;overflow-wrap:anywhere}
-.skip-link{position:absolute;left:-9999px;top:.5rem;background:var(--card);padding:.5rem 1rem;border:1px solid var(--border)}.skip-link:focus{left:.5rem}
-:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
-@media (prefers-color-scheme:dark){.s2{color:#5fd39a}.s4{color:#f0b45b}.s5,.req{color:#ff8a80}}
-@media (max-width:50rem){body{display:block}nav{position:static;width:auto;height:auto;border-right:0;border-bottom:1px solid var(--border)}main{padding:1rem}table{table-layout:fixed}th,td,code{overflow-wrap:anywhere}.op,.schema{padding:.5rem .75rem 1rem}}`;

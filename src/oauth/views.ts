@@ -92,16 +92,3 @@ export function renderErrorPage(out: Record<string, string | undefined>): string
 <p class="muted">Error code: <code>${out.error ?? 'error'}</code>. Return to the application and try again.</p>`,
   );
 }
-
-export const STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#f5f6f8;--card:#fff;--muted:#5b6470;--accent:#1f5fd1;--on-accent:#fff;--err:#b42318;--border:#d0d5dd;--input-border:#6b7480}
-@media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--card:#1a1f25;--muted:#9aa4b0;--accent:#6ea1ff;--on-accent:#0b1220;--err:#ff8a80;--border:#353c45;--input-border:#8b95a1}}
-*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-.card{max-width:26rem;margin:2rem auto;padding:1.5rem;background:var(--card);border:1px solid var(--border);border-radius:.75rem}
-.brand{font-weight:700;color:var(--accent);margin:0 0 .5rem}h1{font-size:1.4rem;margin:.25rem 0 1rem}
-label{display:block;font-weight:600;margin:.75rem 0 .25rem}input{width:100%;padding:.6rem;font:inherit;border:1px solid var(--input-border);border-radius:.4rem;background:transparent;color:inherit}
-button{margin-top:1rem;padding:.6rem 1.2rem;font:inherit;font-weight:600;border:0;border-radius:.4rem;background:var(--accent);color:var(--on-accent);cursor:pointer}
-button.secondary{background:transparent;color:var(--fg);border:1px solid var(--input-border)}
-:focus-visible{outline:3px solid var(--accent);outline-offset:2px}.error{color:var(--err);font-weight:600}.notice{padding:.5rem .75rem;border:1px solid var(--border);border-left:4px solid #1a7f37;border-radius:.4rem}.muted{color:var(--muted)}
-.actions{display:flex;gap:.75rem;flex-wrap:wrap}.scopes{padding-left:1.2rem}code{font-size:.95em}
-@media (max-width:480px){.card{margin:0;border-radius:0;border-width:0 0 1px}}
-`;
