@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // Served to browsers as it is (src/http/assets.ts): a classic script, no modules, no Node.
+    files: ['src/assets/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly', navigator: 'readonly' } },
+  },
+  {
     files: ['src/cli/**', 'bench/**', 'test/**', 'scripts/**', 'sdk/testserver/**', 'sdk/typescript/test/**'],
     rules: { 'no-console': 'off' },
   },

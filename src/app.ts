@@ -2,13 +2,13 @@ import Koa from 'koa';
 import mount from 'koa-mount';
 import type Provider from 'oidc-provider';
 import type { Container } from './container.ts';
+import { createAssetsRouter } from './http/assets.ts';
 import { apiCors, CorsOrigins } from './http/cors.ts';
 import { singleHeaders } from './http/edge.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import type { Metrics } from './http/metrics.ts';
 import { requestContext } from './http/requestContext.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
-import { createDashboardAssetsRouter } from './dashboard/assets.ts';
 import { createDashboardAuthRouter } from './dashboard/auth.ts';
 import { createDashboard } from './dashboard/index.ts';
 import { createSetupPages } from './dashboard/setup.ts';
@@ -54,6 +54,7 @@ export function createApp(deps: AppDeps): Koa {
 
   const system = createSystemRouter({ config, db: container.database.db, metrics, isShuttingDown: deps.isShuttingDown });
   app.use(system.routes());
+  app.use(createAssetsRouter().routes());
 
   const interactions = createInteractionRouter({ config, provider, repos, logger });
   app.use(interactions.routes());
@@ -65,7 +66,6 @@ export function createApp(deps: AppDeps): Koa {
 
   // The JSON API and the dashboard use the very same services (same rules in both).
   const v1 = createV1Api({ config, repos, services, authenticators: container.authenticators });
-  app.use(createDashboardAssetsRouter().routes());
   // Setup links are opened by people without a session, so this page sits before the dashboard's.
   app.use(createSetupPages({ config, services, sessions, logger }));
   app.use(createDashboard({ config, repos, services, sessions, logger }));

@@ -6,7 +6,7 @@ import type Provider from 'oidc-provider';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { renderMessage } from '../oauth/views.ts';
-import { html } from './html.ts';
+import { html } from '../lib/html.ts';
 import { renderPage } from './layout.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { SESSION_COOKIE, SessionService } from '../services/sessions.ts';

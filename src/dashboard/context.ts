@@ -14,7 +14,7 @@ import { actorOf, type ServiceContext } from '../services/events.ts';
 import { SESSION_COOKIE, SessionService } from '../services/sessions.ts';
 import { sessionCookieOptions } from './auth.ts';
 import { formBody } from './forms.ts';
-import { html } from './html.ts';
+import { html } from '../lib/html.ts';
 import { renderPage, type Flash, type PageOptions, type Viewer } from './layout.ts';
 import { sha256Hex } from '../lib/hash.ts';
 

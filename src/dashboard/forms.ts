@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts';
-import { html, type Html } from './html.ts';
+import { html, type Html } from '../lib/html.ts';
 
 /** Messages per form field name, shown next to the field. */
 export type FieldErrors = Record<string, string>;

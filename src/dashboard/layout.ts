@@ -1,4 +1,4 @@
-import { html, type Html } from './html.ts';
+import { html, pageHead, type Html } from '../lib/html.ts';
 
 export type NavItem = 'projects' | 'events' | 'api-keys' | 'users' | 'oauth-apps' | 'webhooks' | 'account';
 
@@ -69,17 +69,7 @@ ${entries}
 
 /** The dashboard's page frame: header with navigation and the sign-out form, then the page. */
 export function renderPage({ title, body, active, viewer, flash }: PageOptions): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${title} · Slipway Dashboard</title>
-<link rel="stylesheet" href="/assets/slipway.css">
-<link rel="stylesheet" href="/assets/dashboard.css">
-<script src="/assets/dashboard.js" defer></script>
-</head>
+  return html`${pageHead({ title, site: 'Slipway Dashboard', stylesheets: ['/assets/slipway.css', '/assets/dashboard.css'], scripts: ['/assets/dashboard.js'] })}
 <body class="dash">
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="topbar">

@@ -9,7 +9,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../schemas/users.ts';
 import { completeUserSetup, findSetupTokenUser } from '../services/users.ts';
 import { dashboardErrors, type DashboardDeps } from './context.ts';
 import { formBody, formProblem, queryValue, refusal, str, textField, type FieldErrors, type FormState } from './forms.ts';
-import { html } from './html.ts';
+import { html } from '../lib/html.ts';
 import { dateTime, renderPage } from './layout.ts';
 
 const SETUP_PATH = '/dashboard/setup';

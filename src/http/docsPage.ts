@@ -1,5 +1,5 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
-import { escape, pageHead } from '../oauth/views.ts';
+import { html, join, pageHead, type Html } from '../lib/html.ts';
 import { operationExamples, sdkExamples } from './docsExamples.ts';
 
 /**
@@ -12,13 +12,15 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 type Schema = SchemaObject | ReferenceObject;
 
-/** `code` spans from backticks; everything else escaped. */
-const prose = (text: string | undefined): string =>
-  escape(text ?? '')
-    .replace(/`([^`]+)`/g, '<code>$1</code>')
-    .split(/\n{2,}/)
-    .map((p) => `<p>${p.replace(/\n/g, '<br>')}</p>`)
-    .join('');
+/** Text with its line breaks kept. */
+const lines = (text: string): Html => join(text.split('\n'), html`<br>`);
+
+/** One paragraph of a description: `code` spans from backticks. */
+const paragraph = (text: string): Html =>
+  html`${text.split(/`([^`]+)`/).map((part, i) => (i % 2 ? html`<code>${lines(part)}</code>` : lines(part)))}`;
+
+/** A description: paragraphs at blank lines. */
+const prose = (text: string | undefined): Html => html`${(text ?? '').split(/\n{2,}/).map((p) => html`<p>${paragraph(p)}</p>`)}`;
 
 const refName = (ref: string | undefined) => (ref ?? '').split('/').pop()!;
 const anchor = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase();
@@ -30,96 +32,91 @@ function resolve(doc: OpenAPIObject, schema: Schema | undefined): SchemaObject {
 }
 
 /** A short type label: `string`, `integer`, `Project`, `array of Deployment`, `"a" | "b"`, `… or null`. */
-function typeLabel(doc: OpenAPIObject, schema: Schema | undefined): string {
-  if (!schema) return 'any';
-  if ('$ref' in schema) return `<a href="#schema-${anchor(refName(schema.$ref))}">${escape(refName(schema.$ref))}</a>`;
+function typeLabel(doc: OpenAPIObject, schema: Schema | undefined): Html {
+  if (!schema) return html`any`;
+  if ('$ref' in schema) return html`<a href="#schema-${anchor(refName(schema.$ref))}">${refName(schema.$ref)}</a>`;
   const variants = schema.anyOf ?? schema.oneOf;
-  if (variants) return variants.map((v) => typeLabel(doc, v)).join(' or ');
-  if (schema.enum) return schema.enum.map((v) => `<code>${escape(JSON.stringify(v))}</code>`).join(' | ');
+  if (variants) return join(variants.map((v) => typeLabel(doc, v)), ' or ');
+  if (schema.enum) return join(schema.enum.map((v) => html`<code>${JSON.stringify(v)}</code>`), ' | ');
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
-  return types
-    .map((t) => (t === 'array' ? `array of ${typeLabel(doc, schema.items as Schema)}` : escape(t)))
-    .join(' or ') || 'object';
+  if (!types.length) return html`object`;
+  return join(types.map((t) => (t === 'array' ? html`array of ${typeLabel(doc, schema.items as Schema)}` : t)), ' or ');
 }
 
-function constraints(schema: SchemaObject): string {
-  const parts: string[] = [];
+function constraints(schema: SchemaObject): Html[] {
+  const parts: (string | Html)[] = [];
   if (schema.minLength !== undefined) parts.push(`min length ${schema.minLength}`);
   if (schema.maxLength !== undefined) parts.push(`max length ${schema.maxLength}`);
   if (schema.minimum !== undefined) parts.push(`≥ ${schema.minimum}`);
   if (schema.maximum !== undefined) parts.push(`≤ ${schema.maximum}`);
-  if (schema.pattern) parts.push(`pattern <code>${escape(schema.pattern)}</code>`);
-  if (schema.default !== undefined) parts.push(`default <code>${escape(JSON.stringify(schema.default))}</code>`);
-  return parts.join(', ');
+  if (schema.pattern) parts.push(html`pattern <code>${schema.pattern}</code>`);
+  if (schema.default !== undefined) parts.push(html`default <code>${JSON.stringify(schema.default)}</code>`);
+  return parts.length ? [join(parts, ', ')] : [];
 }
 
-function fieldsTable(doc: OpenAPIObject, schema: Schema | undefined): string {
+function fieldsTable(doc: OpenAPIObject, schema: Schema | undefined): Html {
   const resolved = resolve(doc, schema);
   const props = Object.entries(resolved.properties ?? {});
-  if (!props.length) return `<p>${typeLabel(doc, schema)}</p>`;
+  if (!props.length) return html`<p>${typeLabel(doc, schema)}</p>`;
   const required = new Set(resolved.required ?? []);
-  const rows = props
-    .map(([name, prop]) => {
-      const p = resolve(doc, prop);
-      const notes = [p.description ? prose(p.description) : '', constraints(p)].filter(Boolean).join(' ');
-      return `<tr><td><code>${escape(name)}</code>${required.has(name) ? ' <span class="req">required</span>' : ''}</td><td>${typeLabel(doc, prop)}</td><td>${notes}</td></tr>`;
-    })
-    .join('');
-  return `<table><thead><tr><th>Field</th><th>Type</th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const rows = props.map(([name, prop]) => {
+    const p = resolve(doc, prop);
+    const notes = join([...(p.description ? [prose(p.description)] : []), ...constraints(p)], ' ');
+    return html`<tr><td><code>${name}</code>${required.has(name) && html` <span class="req">required</span>`}</td><td>${typeLabel(doc, prop)}</td><td>${notes}</td></tr>`;
+  });
+  return html`<table><thead><tr><th>Field</th><th>Type</th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function parametersTable(doc: OpenAPIObject, params: (ParameterObject | ReferenceObject)[]): string {
-  if (!params.length) return '';
-  const rows = params
-    .map((raw) => {
-      const p = raw as ParameterObject;
-      const schema = resolve(doc, p.schema);
-      const notes = [prose(p.description ?? schema.description), constraints(schema)].filter(Boolean).join(' ');
-      return `<tr><td><code>${escape(p.name)}</code>${p.required ? ' <span class="req">required</span>' : ''}</td><td>${escape(p.in)}</td><td>${typeLabel(doc, p.schema)}</td><td>${notes}</td></tr>`;
-    })
-    .join('');
-  return `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table>`;
+function parametersTable(doc: OpenAPIObject, params: (ParameterObject | ReferenceObject)[]): Html {
+  if (!params.length) return html``;
+  const rows = params.map((raw) => {
+    const p = raw as ParameterObject;
+    const schema = resolve(doc, p.schema);
+    const notes = join([prose(p.description ?? schema.description), ...constraints(schema)], ' ');
+    return html`<tr><td><code>${p.name}</code>${p.required && html` <span class="req">required</span>`}</td><td>${p.in}</td><td>${typeLabel(doc, p.schema)}</td><td>${notes}</td></tr>`;
+  });
+  return html`<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Notes</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function responsesList(doc: OpenAPIObject, responses: Record<string, ResponseObject | ReferenceObject>): string {
-  return Object.entries(responses)
-    .map(([status, raw]) => {
-      const r = raw as ResponseObject;
-      const media = r.content?.['application/json'];
-      const examples = Object.entries(media?.examples ?? {})
-        .map(([name, ex]) => `<details><summary><code>${escape(name)}</code></summary><pre>${escape(JSON.stringify((ex as { value?: unknown }).value, null, 2))}</pre></details>`)
-        .join('');
-      const headers = Object.keys(r.headers ?? {}).filter((h) => !h.startsWith('RateLimit-') && h !== 'X-Request-Id');
-      return `<li><span class="status s${escape(status[0])}">${escape(status)}</span> ${prose(r.description).replace(/^<p>|<\/p>$/g, '')}${
-        media?.schema ? ` — ${typeLabel(doc, media.schema as Schema)}` : ''
-      }${headers.length ? ` <span class="muted">(headers: ${headers.map((h) => `<code>${escape(h)}</code>`).join(', ')})</span>` : ''}${examples}</li>`;
-    })
-    .join('');
+function responsesList(doc: OpenAPIObject, responses: Record<string, ResponseObject | ReferenceObject>): Html[] {
+  return Object.entries(responses).map(([status, raw]) => {
+    const r = raw as ResponseObject;
+    const media = r.content?.['application/json'];
+    const examples = Object.entries(media?.examples ?? {}).map(
+      ([name, ex]) => html`<details><summary><code>${name}</code></summary><pre>${JSON.stringify((ex as { value?: unknown }).value, null, 2)}</pre></details>`,
+    );
+    const headers = Object.keys(r.headers ?? {}).filter((h) => !h.startsWith('RateLimit-') && h !== 'X-Request-Id');
+    // The description runs on after the status: its first paragraph is not wrapped in <p>.
+    const description = join((r.description ?? '').split(/\n{2,}/).map(paragraph), html`</p><p>`);
+    return html`<li><span class="status s${status[0]}">${status}</span> ${description}${media?.schema && html` — ${typeLabel(doc, media.schema as Schema)}`}${
+      headers.length > 0 && html` <span class="muted">(headers: ${join(headers.map((h) => html`<code>${h}</code>`), ', ')})</span>`
+    }${examples}</li>`;
+  });
 }
 
-const json = (value: unknown) => escape(JSON.stringify(value, null, 2));
+const json = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** The generated examples of one operation: the curl command, the body sent, the success response. */
-function examplesBlock(doc: OpenAPIObject, method: string, path: string, op: OperationObject): string {
+function examplesBlock(doc: OpenAPIObject, method: string, path: string, op: OperationObject): Html {
   const ex = operationExamples(doc, method, path, op);
-  return `<div class="examples">
+  return html`<div class="examples">
 <h4>Example</h4>
-<pre class="example" data-example="curl" aria-label="curl example"><code>${escape(ex.curl)}</code></pre>
-${ex.request !== undefined ? `<h5>Request body</h5><pre class="example" data-example="request"><code>${json(ex.request)}</code></pre>` : ''}
-<h5>Response <span class="status s${escape(ex.response.status[0])}">${escape(ex.response.status)}</span></h5>
-<pre class="example" data-example="response"><code>${escape(`HTTP/1.1 ${ex.response.status}`)}${ex.response.body !== undefined ? `\nContent-Type: application/json\n\n${json(ex.response.body)}` : ''}</code></pre>
+<pre class="example" data-example="curl" aria-label="curl example"><code>${ex.curl}</code></pre>
+${ex.request !== undefined && html`<h5>Request body</h5><pre class="example" data-example="request"><code>${json(ex.request)}</code></pre>`}
+<h5>Response <span class="status s${ex.response.status[0]}">${ex.response.status}</span></h5>
+<pre class="example" data-example="response"><code>HTTP/1.1 ${ex.response.status}${ex.response.body !== undefined && `\nContent-Type: application/json\n\n${json(ex.response.body)}`}</code></pre>
 </div>`;
 }
 
-function operationSection(doc: OpenAPIObject, method: string, path: string, op: OperationObject): string {
+function operationSection(doc: OpenAPIObject, method: string, path: string, op: OperationObject): Html {
   const scope = (op as { 'x-required-scope'?: string })['x-required-scope'];
   const body = op.requestBody && 'content' in op.requestBody ? op.requestBody.content['application/json']?.schema : undefined;
-  return `<section class="op" id="${escape(opId(method, path, op))}">
-<h3><span class="method m-${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
-<p class="summary">${escape(op.summary)}${scope ? ` · needs scope <code>${escape(scope)}</code>` : ''}</p>
+  return html`<section class="op" id="${opId(method, path, op)}">
+<h3><span class="method m-${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>
+<p class="summary">${op.summary}${scope && html` · needs scope <code>${scope}</code>`}</p>
 ${prose(op.description)}
 ${parametersTable(doc, op.parameters ?? [])}
-${body ? `<h4>Request body <span class="muted">(application/json)</span></h4>${fieldsTable(doc, body as Schema)}` : ''}
+${body && html`<h4>Request body <span class="muted">(application/json)</span></h4>${fieldsTable(doc, body as Schema)}`}
 <h4>Responses</h4><ul class="responses">${responsesList(doc, (op.responses ?? {}) as Record<string, ResponseObject>)}</ul>
 ${examplesBlock(doc, method, path, op)}
 </section>`;
@@ -143,22 +140,22 @@ const OAUTH_TOPICS: [string, string][] = [
   ['oauth-introspection', 'Introspection'],
 ];
 
-const block = (text: string) => `<pre class="example"><code>${escape(text)}</code></pre>`;
+const block = (text: string) => html`<pre class="example"><code>${text}</code></pre>`;
 
 /**
  * The authorization server's endpoints (oidc-provider at {issuer}): not part of the OpenAPI document
  * (they speak OAuth's form-encoded protocol, not /v1's JSON), so described here with one example each.
  */
-function oauthSection(doc: OpenAPIObject): string {
+function oauthSection(doc: OpenAPIObject): Html {
   const issuer = issuerOf(doc);
   const base = doc.servers?.[0]?.url ?? '';
   const tokenResponse = { access_token: 'eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCJ9…', expires_in: 3600, token_type: 'Bearer', scope: 'read write', refresh_token: 'Qm9yaW5nIGV4YW1wbGUgcmVmcmVzaCB0b2tlbg…' };
-  return `<section id="oauth" aria-labelledby="oauth-title">
+  return html`<section id="oauth" aria-labelledby="oauth-title">
 <h2 id="oauth-title">OAuth 2.0</h2>
-<p>The authorization server's issuer is <code>${escape(issuer)}</code>. Applications acting for a user use the authorization code flow with PKCE (S256, required for every client); servers acting for their own account use client credentials. Access tokens are JWTs for the audience <code>${escape(base)}/v1</code>, valid 3600 seconds, sent as <code>Authorization: Bearer &lt;token&gt;</code>. Scopes: <code>read</code> ⊂ <code>write</code> ⊂ <code>admin</code>.</p>
+<p>The authorization server's issuer is <code>${issuer}</code>. Applications acting for a user use the authorization code flow with PKCE (S256, required for every client); servers acting for their own account use client credentials. Access tokens are JWTs for the audience <code>${base}/v1</code>, valid 3600 seconds, sent as <code>Authorization: Bearer &lt;token&gt;</code>. Scopes: <code>read</code> ⊂ <code>write</code> ⊂ <code>admin</code>.</p>
 
 <section class="op" id="oauth-discovery"><h3>Discovery</h3>
-<p>Every endpoint below, and what the server supports, in one document (OpenID Connect discovery; also at the RFC 8414 path <code>/.well-known/oauth-authorization-server/oauth</code>). Signing keys are at <code>${escape(issuer)}/jwks</code>.</p>
+<p>Every endpoint below, and what the server supports, in one document (OpenID Connect discovery; also at the RFC 8414 path <code>/.well-known/oauth-authorization-server/oauth</code>). Signing keys are at <code>${issuer}/jwks</code>.</p>
 ${block(`curl ${issuer}/.well-known/openid-configuration`)}
 ${block(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, revocation_endpoint: `${issuer}/token/revocation`, introspection_endpoint: `${issuer}/token/introspection`, jwks_uri: `${issuer}/jwks`, code_challenge_methods_supported: ['S256'], grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'] }, null, 2))}
 </section>
@@ -177,7 +174,7 @@ ${block(`HTTP/1.1 200\nContent-Type: application/json\n\n${JSON.stringify(tokenR
 </section>
 
 <section class="op" id="oauth-refresh"><h3>Refresh</h3>
-<p>A new access token without the user: <code>POST ${escape(issuer)}/token</code> with <code>grant_type=refresh_token</code>, <code>refresh_token</code> and <code>client_id</code>. Public clients get a new refresh token each time and must keep only the newest; presenting a used one again revokes the whole grant.</p>
+<p>A new access token without the user: <code>POST ${issuer}/token</code> with <code>grant_type=refresh_token</code>, <code>refresh_token</code> and <code>client_id</code>. Public clients get a new refresh token each time and must keep only the newest; presenting a used one again revokes the whole grant.</p>
 ${block(`curl -X POST ${issuer}/token \\
   -d grant_type=refresh_token \\
   -d refresh_token=$REFRESH_TOKEN \\
@@ -219,86 +216,64 @@ const SDK_TASKS: [keyof ReturnType<typeof sdkExamples>[number]['tasks'], string]
 ];
 
 /** The official client libraries (sdk/<language>): the common tasks in each, and where to read on. */
-function sdkSection(doc: OpenAPIObject): string {
+function sdkSection(doc: OpenAPIObject): Html {
   const languages = sdkExamples(doc.servers?.[0]?.url ?? '', issuerOf(doc));
-  return `<section id="client-libraries" aria-labelledby="client-libraries-title">
+  return html`<section id="client-libraries" aria-labelledby="client-libraries-title">
 <h2 id="client-libraries-title">Client libraries</h2>
 <p>Official clients for TypeScript, Python and Go wrap every operation below with typed models, API keys and OAuth (PKCE, refresh), lazy pagination, typed errors, and retries that never create twice. Each lives in the repository with a README covering the rest (pagination, errors, retries, webhooks).</p>
-${languages
-  .map(
-    (sdk) => `<section class="op" id="sdk-${sdk.language}"><h3>${escape(sdk.label)}</h3>
-<p><code>${escape(sdk.install)}</code> · README: <code>${escape(sdk.readme)}</code></p>
-${SDK_TASKS.map(([task, title]) => `<h4>${escape(title)}</h4><pre class="example" data-example="sdk" data-language="${sdk.language}" data-task="${task}"><code>${escape(sdk.tasks[task])}</code></pre>`).join('\n')}
+${join(
+  languages.map(
+    (sdk) => html`<section class="op" id="sdk-${sdk.language}"><h3>${sdk.label}</h3>
+<p><code>${sdk.install}</code> · README: <code>${sdk.readme}</code></p>
+${join(SDK_TASKS.map(([task, title]) => html`<h4>${title}</h4><pre class="example" data-example="sdk" data-language="${sdk.language}" data-task="${task}"><code>${sdk.tasks[task]}</code></pre>`), '\n')}
 </section>`,
-  )
-  .join('\n')}
+  ),
+  '\n',
+)}
 </section>`;
 }
 
 export function renderDocsPage(doc: OpenAPIObject): string {
-  const byTag = new Map<string, string[]>();
-  const toc = new Map<string, string[]>();
+  const byTag = new Map<string, Html[]>();
+  const toc = new Map<string, Html[]>();
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of METHODS) {
       const op = item[method] as OperationObject | undefined;
       if (!op) continue;
       const tag = op.tags?.[0] ?? 'Other';
       byTag.set(tag, [...(byTag.get(tag) ?? []), operationSection(doc, method, path, op)]);
-      toc.set(tag, [...(toc.get(tag) ?? []), `<li><a href="#${escape(opId(method, path, op))}"><span class="method m-${method}">${method.toUpperCase()}</span> ${escape(path)}</a></li>`]);
+      toc.set(tag, [...(toc.get(tag) ?? []), html`<li><a href="#${opId(method, path, op)}"><span class="method m-${method}">${method.toUpperCase()}</span> ${path}</a></li>`]);
     }
   }
-  const schemas = Object.entries(doc.components?.schemas ?? {})
-    .map(([name, schema]) => `<section class="schema" id="schema-${anchor(name)}"><h3>${escape(name)}</h3>${prose((schema as SchemaObject).description)}${fieldsTable(doc, schema)}</section>`)
-    .join('');
-  return `${pageHead(`${doc.info.title} ${doc.info.version}`, '/docs/docs.css')}
+  const schemas = Object.entries(doc.components?.schemas ?? {}).map(
+    ([name, schema]) => html`<section class="schema" id="schema-${anchor(name)}"><h3>${name}</h3>${prose((schema as SchemaObject).description)}${fieldsTable(doc, schema)}</section>`,
+  );
+  return html`${pageHead({ title: `${doc.info.title} ${doc.info.version}`, stylesheets: ['/docs/docs.css'] })}
 <body>
 <a class="skip-link" href="#main">Skip to content</a>
 <nav aria-label="Contents">
 <p class="brand">Slipway API</p>
-<p><a href="/openapi.json">openapi.json</a> (OpenAPI ${escape(doc.openapi)})</p>
+<p><a href="/openapi.json">openapi.json</a> (OpenAPI ${doc.openapi})</p>
 <h2><a href="#authentication">Authentication</a></h2>
 <h2><a href="#oauth">OAuth 2.0</a></h2>
-<ul>${OAUTH_TOPICS.map(([id, label]) => `<li><a href="#${id}">${escape(label)}</a></li>`).join('')}</ul>
+<ul>${OAUTH_TOPICS.map(([id, label]) => html`<li><a href="#${id}">${label}</a></li>`)}</ul>
 <h2><a href="#client-libraries">Client libraries</a></h2>
 <ul><li><a href="#sdk-typescript">TypeScript</a></li><li><a href="#sdk-python">Python</a></li><li><a href="#sdk-go">Go</a></li></ul>
-${[...toc].map(([tag, items]) => `<h2><a href="#tag-${anchor(tag)}">${escape(tag)}</a></h2><ul>${items.join('')}</ul>`).join('')}
+${[...toc].map(([tag, items]) => html`<h2><a href="#tag-${anchor(tag)}">${tag}</a></h2><ul>${items}</ul>`)}
 <h2><a href="#schemas">Schemas</a></h2>
 </nav>
 <main id="main">
-<h1>${escape(doc.info.title)} <span class="muted">v${escape(doc.info.version)}</span></h1>
+<h1>${doc.info.title} <span class="muted">v${doc.info.version}</span></h1>
 ${prose(doc.info.description)}
 <h2 id="authentication">Authentication</h2>
 <p>Send <code>Authorization: Bearer &lt;token&gt;</code> with an OAuth 2.0 access token, an API key (<code>slw_…</code>) or a session token (<code>slws_…</code>). Missing → <code>401 unauthorized</code>; invalid, expired or revoked → <code>401 invalid_token</code>. Every operation below has a <code>curl</code> example, the body it sends and the response it gets; set <code>TOKEN</code> first.</p>
 ${block(`export TOKEN=slw_…   # an API key, or an OAuth access token\ncurl -H "Authorization: Bearer $TOKEN" ${doc.servers?.[0]?.url ?? ''}/v1/projects`)}
 ${oauthSection(doc)}
 ${sdkSection(doc)}
-${[...byTag].map(([tag, ops]) => `<h2 class="tag" id="tag-${anchor(tag)}">${escape(tag)}</h2>${ops.join('')}`).join('')}
+${[...byTag].map(([tag, ops]) => html`<h2 class="tag" id="tag-${anchor(tag)}">${tag}</h2>${ops}`)}
 <h2 id="schemas">Schemas</h2>
 ${schemas}
 </main>
 </body>
-</html>`;
+</html>`.value;
 }
-
-export const DOCS_STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#f5f6f8;--card:#fff;--muted:#5b6470;--accent:#1f5fd1;--border:#d0d5dd;--code:#eef1f5}
-@media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--card:#1a1f25;--muted:#9aa4b0;--accent:#6ea1ff;--border:#353c45;--code:#222a33}}
-*{box-sizing:border-box}body{margin:0;display:flex;font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-nav{position:sticky;top:0;align-self:flex-start;width:19rem;height:100vh;overflow:auto;padding:1rem;border-right:1px solid var(--border);background:var(--card)}
-nav ul{list-style:none;padding:0;margin:0 0 1rem}nav li{margin:.2rem 0;font-size:.85rem;overflow-wrap:anywhere}nav h2{font-size:.95rem;margin:1rem 0 .3rem}
-main{flex:1;max-width:60rem;padding:1rem 2rem 4rem}a{color:var(--accent);text-decoration:none}a:hover,main a,nav p a{text-decoration:underline}
-.brand{font-weight:700;color:var(--accent);margin:0 0 .5rem}.muted{color:var(--muted);font-weight:400}
-code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;background:var(--code);border-radius:.25rem}code{padding:.05rem .3rem}
-pre{padding:.75rem;overflow:auto}h2.tag{margin-top:2.5rem;border-bottom:1px solid var(--border)}
-.op,.schema{background:var(--card);border:1px solid var(--border);border-radius:.6rem;padding:.5rem 1.25rem 1rem;margin:1rem 0}
-.op h3{font-size:1.05rem}.summary{font-weight:600}
-.method{display:inline-block;min-width:3.6rem;text-align:center;font-size:.72rem;font-weight:700;padding:.1rem .35rem;border-radius:.25rem;color:#fff;background:#667085}
-.m-get{background:#1f7a4d}.m-post{background:#1f5fd1}.m-patch{background:#a15c07}.m-put{background:#7a3fb0}.m-delete{background:#b42318}
-table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:.9rem}th,td{border:1px solid var(--border);padding:.35rem .5rem;text-align:left;vertical-align:top}td p{margin:0}
-.req{font-size:.72rem;color:#b42318}ul.responses{padding-left:1rem}ul.responses li{margin:.4rem 0}
-.status{display:inline-block;font-weight:700;font-family:ui-monospace,monospace}.s2{color:#1f7a4d}.s4{color:#a15c07}.s5{color:#b42318}
-details{margin:.2rem 0 .2rem 1rem}summary{cursor:pointer}
-h5{font-size:.9rem;margin:.75rem 0 .25rem}.examples{border-top:1px solid var(--border);margin-top:1rem}pre.example code{background:none;padding:0;white-space:pre-wrap;overflow-wrap:anywhere}
-.skip-link{position:absolute;left:-9999px;top:.5rem;background:var(--card);padding:.5rem 1rem;border:1px solid var(--border)}.skip-link:focus{left:.5rem}
-:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
-@media (prefers-color-scheme:dark){.s2{color:#5fd39a}.s4{color:#f0b45b}.s5,.req{color:#ff8a80}}
-@media (max-width:50rem){body{display:block}nav{position:static;width:auto;height:auto;border-right:0;border-bottom:1px solid var(--border)}main{padding:1rem}table{table-layout:fixed}th,td,code{overflow-wrap:anywhere}.op,.schema{padding:.5rem .75rem 1rem}}`;

@@ -1,35 +1,16 @@
-/** Server-rendered pages of the authorization server. Every interpolated value goes through `escape`. */
-export function escape(value: unknown): string {
-  return String(value ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
+import { html, join, pageHead, type Html } from '../lib/html.ts';
 
-/** The start of every server-rendered page up to `</head>`: `title` (escaped) and one stylesheet of this server. */
-export function pageHead(title: string, stylesheet: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escape(title)} · Slipway</title>
-<link rel="stylesheet" href="${escape(stylesheet)}">
-</head>`;
-}
+// The authorization server's pages: sign-in, consent, messages and errors.
 
-export function layout(title: string, body: string): string {
-  return `${pageHead(title, '/assets/slipway.css')}
+function layout(title: string, body: Html): string {
+  return html`${pageHead({ title, stylesheets: ['/assets/slipway.css'] })}
 <body>
 <main class="card">
 <p class="brand" aria-hidden="true">Slipway</p>
 ${body}
 </main>
 </body>
-</html>`;
+</html>`.value;
 }
 
 export interface LoginView {
@@ -44,17 +25,18 @@ export interface LoginView {
 export function renderLogin({ action, clientName, email, error, notice }: LoginView): string {
   // With the email already filled in (after setting a password), the cursor starts in the password.
   const focusPassword = Boolean(email) && !error;
+  const invalid = error ? html` aria-describedby="login-error" aria-invalid="true"` : '';
   return layout(
     'Sign in',
-    `<h1>Sign in</h1>
-<p>to continue to <strong>${escape(clientName)}</strong></p>
-${notice && !error ? `<p class="notice" role="status">${escape(notice)}</p>` : ''}
-${error ? `<p class="error" role="alert" id="login-error">${escape(error)}</p>` : ''}
-<form method="post" action="${escape(action)}" novalidate>
+    html`<h1>Sign in</h1>
+<p>to continue to <strong>${clientName}</strong></p>
+${notice && !error ? html`<p class="notice" role="status">${notice}</p>` : ''}
+${error ? html`<p class="error" role="alert" id="login-error">${error}</p>` : ''}
+<form method="post" action="${action}" novalidate>
   <label for="email">Email</label>
-  <input id="email" name="email" type="email" autocomplete="username" required${focusPassword ? '' : ' autofocus'} value="${escape(email)}"${error ? ' aria-describedby="login-error" aria-invalid="true"' : ''}>
+  <input id="email" name="email" type="email" autocomplete="username" required${focusPassword ? '' : html` autofocus`} value="${email}"${invalid}>
   <label for="password">Password</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required${focusPassword ? ' autofocus' : ''}${error ? ' aria-describedby="login-error" aria-invalid="true"' : ''}>
+  <input id="password" name="password" type="password" autocomplete="current-password" required${focusPassword ? html` autofocus` : ''}${invalid}>
   <button type="submit">Sign in</button>
 </form>`,
   );
@@ -77,23 +59,25 @@ export interface ConsentView {
 }
 
 export function renderConsent({ action, denyAction, clientName, userEmail, scopes }: ConsentView): string {
-  const items = scopes.map((s) => `<li><code>${escape(s)}</code> — ${escape(SCOPE_TEXT[s] ?? s)}</li>`).join('\n');
+  const items = scopes.length
+    ? join(scopes.map((s) => html`<li><code>${s}</code> — ${SCOPE_TEXT[s] ?? s}</li>`), '\n')
+    : html`<li>No additional permissions</li>`;
   return layout(
     'Authorize access',
-    `<h1>Authorize ${escape(clientName)}</h1>
-<p><strong>${escape(clientName)}</strong> asks to act for <strong>${escape(userEmail)}</strong> with these permissions:</p>
+    html`<h1>Authorize ${clientName}</h1>
+<p><strong>${clientName}</strong> asks to act for <strong>${userEmail}</strong> with these permissions:</p>
 <ul class="scopes">
-${items || '<li>No additional permissions</li>'}
+${items}
 </ul>
 <div class="actions">
-  <form method="post" action="${escape(action)}"><button type="submit" name="decision" value="allow">Allow</button></form>
-  <form method="post" action="${escape(denyAction)}"><button type="submit" class="secondary" name="decision" value="deny">Deny</button></form>
+  <form method="post" action="${action}"><button type="submit" name="decision" value="allow">Allow</button></form>
+  <form method="post" action="${denyAction}"><button type="submit" class="secondary" name="decision" value="deny">Deny</button></form>
 </div>`,
   );
 }
 
 export function renderMessage(title: string, message: string): string {
-  return layout(title, `<h1>${escape(title)}</h1>\n<p>${escape(message)}</p>`);
+  return layout(title, html`<h1>${title}</h1>\n<p>${message}</p>`);
 }
 
 export function renderErrorPage(out: Record<string, string | undefined>): string {
@@ -103,21 +87,8 @@ export function renderErrorPage(out: Record<string, string | undefined>): string
       : (out.error_description ?? 'The request could not be completed.');
   return layout(
     'Sign-in problem',
-    `<h1>We could not complete this request</h1>
-<p role="alert">${escape(description)}</p>
-<p class="muted">Error code: <code>${escape(out.error ?? 'error')}</code>. Return to the application and try again.</p>`,
+    html`<h1>We could not complete this request</h1>
+<p role="alert">${description}</p>
+<p class="muted">Error code: <code>${out.error ?? 'error'}</code>. Return to the application and try again.</p>`,
   );
 }
-
-export const STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--bg:#f5f6f8;--card:#fff;--muted:#5b6470;--accent:#1f5fd1;--on-accent:#fff;--err:#b42318;--border:#d0d5dd;--input-border:#6b7480}
-@media (prefers-color-scheme:dark){:root{--fg:#e6e8eb;--bg:#111418;--card:#1a1f25;--muted:#9aa4b0;--accent:#6ea1ff;--on-accent:#0b1220;--err:#ff8a80;--border:#353c45;--input-border:#8b95a1}}
-*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-.card{max-width:26rem;margin:2rem auto;padding:1.5rem;background:var(--card);border:1px solid var(--border);border-radius:.75rem}
-.brand{font-weight:700;color:var(--accent);margin:0 0 .5rem}h1{font-size:1.4rem;margin:.25rem 0 1rem}
-label{display:block;font-weight:600;margin:.75rem 0 .25rem}input{width:100%;padding:.6rem;font:inherit;border:1px solid var(--input-border);border-radius:.4rem;background:transparent;color:inherit}
-button{margin-top:1rem;padding:.6rem 1.2rem;font:inherit;font-weight:600;border:0;border-radius:.4rem;background:var(--accent);color:var(--on-accent);cursor:pointer}
-button.secondary{background:transparent;color:var(--fg);border:1px solid var(--input-border)}
-:focus-visible{outline:3px solid var(--accent);outline-offset:2px}.error{color:var(--err);font-weight:600}.notice{padding:.5rem .75rem;border:1px solid var(--border);border-left:4px solid #1a7f37;border-radius:.4rem}.muted{color:var(--muted)}
-.actions{display:flex;gap:.75rem;flex-wrap:wrap}.scopes{padding-left:1.2rem}code{font-size:.95em}
-@media (max-width:480px){.card{margin:0;border-radius:0;border-width:0 0 1px}}
-`;

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
-import { DOCS_STYLESHEET, renderDocsPage } from '../http/docsPage.ts';
+import { renderDocsPage } from '../http/docsPage.ts';
 
 /** `/openapi.json` and `/docs`: outside /v1, no credentials (PRODUCT §1). */
 export function createDocsRouter(document: OpenAPIObject) {
@@ -17,11 +17,6 @@ export function createDocsRouter(document: OpenAPIObject) {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.type = 'html';
     ctx.body = page;
-  });
-  router.get('/docs/docs.css', (ctx) => {
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.type = 'text/css';
-    ctx.body = DOCS_STYLESHEET;
   });
   return router;
 }

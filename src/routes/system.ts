@@ -4,7 +4,6 @@ import type { Config } from '../config/index.ts';
 import { pingDatabase } from '../db/mongo.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { metricsAuthorized, metricsExposure } from '../http/metricsEndpoint.ts';
-import { STYLESHEET } from '../oauth/views.ts';
 import { SCOPE_ORDER } from '../domain/principal.ts';
 
 /** Endpoints outside /v1 that need no credentials. */
@@ -41,12 +40,6 @@ export function createSystemRouter({ config, db, metrics, isShuttingDown }: { co
   router.get('/favicon.ico', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=86400');
     ctx.status = 204;
-  });
-
-  router.get('/assets/slipway.css', (ctx) => {
-    ctx.type = 'text/css';
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.body = STYLESHEET;
   });
 
   // RFC 9728: how clients find the authorization server for /v1.

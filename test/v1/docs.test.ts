@@ -6,7 +6,7 @@ import type { OpenAPIObject, OperationObject } from 'openapi3-ts/oas31';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
 import { operationExamples, sdkExamples } from '../../src/http/docsExamples.ts';
-import { escape } from '../../src/oauth/views.ts';
+import { escape } from '../../src/lib/html.ts';
 import { Api } from '../support/api.ts';
 import { useTestServer } from '../support/fixtures.ts';
 

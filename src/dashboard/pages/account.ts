@@ -8,7 +8,7 @@ import { changeOwnPassword } from '../../services/users.ts';
 import { sessionCookieOptions } from '../auth.ts';
 import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';
 import { formProblem, refusal, str, textField, type FormState } from '../forms.ts';
-import { html } from '../html.ts';
+import { html } from '../../lib/html.ts';
 import { csrfField, dateTime } from '../layout.ts';
 
 const ACCOUNT_PATH = '/dashboard/account';

@@ -6,7 +6,7 @@ import type { ProjectDoc } from '../../repositories/projects.ts';
 import { createApiKey, getApiKey, listApiKeys, presentApiKey, revokeApiKey, rotateApiKey } from '../../services/apiKeys.ts';
 import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, queryValue, refusal, selectField, str, textField, type FormState } from '../forms.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal, statusBadge } from '../layout.ts';
 
 const SCOPE_OPTIONS = [

@@ -5,7 +5,7 @@ import { DEPLOYMENT_STATUSES } from '../../repositories/deployments.ts';
 import { canMoveDeployment } from '../../services/deployments.ts';
 import { listEvents } from '../../services/events.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
-import { html } from '../html.ts';
+import { html } from '../../lib/html.ts';
 import { csrfField, dateTime, statusBadge } from '../layout.ts';
 
 /** A deployment has a handful of status changes (queued → … → superseded); one page holds them all. */

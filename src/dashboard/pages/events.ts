@@ -6,7 +6,7 @@ import { listEvents } from '../../services/events.ts';
 import { EVENT_TYPES } from '../../domain/eventTypes.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { queryValue, selectField, type FormState } from '../forms.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../lib/html.ts';
 import { dateTime, pagination } from '../layout.ts';
 
 const EVENTS_PATH = '/dashboard/events';

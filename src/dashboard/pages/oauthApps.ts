@@ -6,7 +6,7 @@ import { deleteClient, getClient, listClients, registerClient, rotateClientSecre
 import { SCOPE_ORDER } from '../../domain/principal.ts';
 import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, refusal, str, textArea, textField, type FormState } from '../forms.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal } from '../layout.ts';
 
 const APPS_PATH = '/dashboard/settings/oauth-apps';

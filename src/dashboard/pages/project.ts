@@ -18,7 +18,7 @@ import { canMoveDeployment } from '../../services/deployments.ts';
 import { listEvents } from '../../services/events.ts';
 import { dash, seeOther, sendPage, serviceContext, type DashboardDeps } from '../context.ts';
 import { choiceGroup, formProblem, intParam, queryValue, refusal, selectField, str, textArea, textField, type FormState } from '../forms.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, statusBadge } from '../layout.ts';
 import { eventTable } from './events.ts';
 import { STATUS_ACTIONS } from './projects.ts';

@@ -7,7 +7,7 @@ import { DEPLOY_TARGETS, type ProjectStatus } from '../../repositories/projects.
 import { CreateProjectBody, UpdateProjectBody } from '../../schemas/projects.ts';
 import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';
 import { formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
-import { html } from '../html.ts';
+import { html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, statusBadge } from '../layout.ts';
 
 export const TARGET_OPTIONS = [{ value: '', label: 'Not set' }, ...DEPLOY_TARGETS.map((t) => ({ value: t, label: t }))];

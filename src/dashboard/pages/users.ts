@@ -8,7 +8,7 @@ import { addUser, deleteUser, getUser, listUsers, setupLinkUrl, updateUser, type
 import { PASSWORD_MIN_LENGTH } from '../../schemas/users.ts';
 import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
-import { html } from '../html.ts';
+import { html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal } from '../layout.ts';
 
 const USERS_PATH = '/dashboard/settings/users';

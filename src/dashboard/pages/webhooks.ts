@@ -10,7 +10,7 @@ import { EVENT_TYPES } from '../../domain/eventTypes.ts';
 import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver, rotateWebhookSecret, updateWebhook, webhookDeps } from '../../services/webhooks.ts';
 import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, refusal, str, textField, type FormState } from '../forms.ts';
-import { html, type Html } from '../html.ts';
+import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal, statusBadge } from '../layout.ts';
 
 const HOOKS_PATH = '/dashboard/settings/webhooks';
