@@ -1,5 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import type { PageRequest } from '../domain/page.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
+import { findPage } from './page.ts';
 import type { Actor } from '../domain/principal.ts';
 
 export const DEPLOYMENT_STATUSES = ['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'] as const;
@@ -55,21 +56,12 @@ export class DeploymentRepository {
   }
 
   /** Newest first, with optional exact-match filters. */
-  async page(accountId: string, projectId: string, filter: DeploymentFilter, { page, per_page }: PageRequest): Promise<{ items: DeploymentDoc[]; total: number }> {
+  async page(accountId: string, projectId: string, filter: DeploymentFilter, page: PageRequest): Promise<PageResult<DeploymentDoc>> {
     const query: Filter<DeploymentDoc> = { account_id: String(accountId), project_id: String(projectId) };
     if (filter.environment !== undefined) query.environment = String(filter.environment);
     if (filter.status !== undefined) query.status = String(filter.status) as DeploymentStatus;
     if (filter.branch !== undefined) query.branch = String(filter.branch);
-    const [items, total] = await Promise.all([
-      this.collection
-        .find(query)
-        .sort({ _id: -1 })
-        .skip((page - 1) * per_page)
-        .limit(per_page)
-        .toArray(),
-      this.collection.countDocuments(query),
-    ]);
-    return { items, total };
+    return await findPage(this.collection, query, { _id: -1 }, page);
   }
 
   /** Moves a deployment only if it is still in `from` (no lost updates without transactions). */

@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
-import type { PageRequest } from '../domain/page.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
+import { findPage } from './page.ts';
 
 export const DEPLOY_TARGETS = ['aws', 'azure', 'gcp', 'kubernetes', 'vercel', 'netlify', 'cloudflare', 'fly', 'render', 'heroku'] as const;
 export type DeployTarget = (typeof DEPLOY_TARGETS)[number];
@@ -79,18 +80,8 @@ export class ProjectRepository {
   }
 
   /** Newest first. */
-  async page(scope: ProjectScope, { page, per_page }: PageRequest): Promise<{ items: ProjectDoc[]; total: number }> {
-    const filter = this.#filter(scope)!;
-    const [items, total] = await Promise.all([
-      this.collection
-        .find(filter)
-        .sort({ _id: -1 })
-        .skip((page - 1) * per_page)
-        .limit(per_page)
-        .toArray(),
-      this.collection.countDocuments(filter),
-    ]);
-    return { items, total };
+  async page(scope: ProjectScope, page: PageRequest): Promise<PageResult<ProjectDoc>> {
+    return await findPage(this.collection, this.#filter(scope)!, { _id: -1 }, page);
   }
 
   /**
