@@ -3,7 +3,7 @@ import { connectDatabase, type Database } from '../../src/db/mongo.ts';
 import { createRepositories, type Repositories } from '../../src/repositories/index.ts';
 import { createChanges, type Changes } from '../../src/lib/changes.ts';
 import { createClient } from '../../src/services/oauthClients.ts';
-import { createUser } from '../../src/services/users.ts';
+import { UserService } from '../../src/services/users.ts';
 
 /** Never contacted: the benchmark reads the code from the redirect's Location header. */
 export const BENCH_REDIRECT_URI = 'http://127.0.0.1:9/callback';
@@ -30,7 +30,7 @@ export async function seed(uri: string, dbName: string): Promise<Seed> {
   const database = await connectDatabase(uri, dbName);
   const repos = { ...createRepositories(database.db), changes: createChanges() };
   const password = `bench-${randomBytes(12).toString('base64url')}`;
-  const user = await createUser(repos, { email: `bench-${randomBytes(4).toString('hex')}@example.com`, name: 'Bench Owner', role: 'owner', password });
+  const user = await new UserService(repos).createByOperator({ email: `bench-${randomBytes(4).toString('hex')}@example.com`, name: 'Bench Owner', role: 'owner', password });
   const confidential = await createClient(repos, {
     account_id: user.account_id,
     client_name: 'Bench confidential client',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../src/lib/ids.ts';
 import type { ProjectDoc } from '../../src/repositories/projects.ts';
-import { createUser } from '../../src/services/users.ts';
+import { UserService } from '../../src/services/users.ts';
 import { obtainTokens } from '../../test/support/oauthDriver.ts';
 import { startBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
@@ -66,7 +66,7 @@ function fixture(ctx: BenchContext): Promise<V1Fixture> {
           })
         ).access_token;
       const password = `bench-${randomBytes(12).toString('base64url')}`;
-      const other = await createUser(repos, { email: `bench-small-${randomBytes(4).toString('hex')}@example.com`, name: 'Small account', role: 'developer', password });
+      const other = await new UserService(repos).createByOperator({ email: `bench-small-${randomBytes(4).toString('hex')}@example.com`, name: 'Small account', role: 'developer', password });
       await repos.projects.collection.insertMany(projectDocs(other.account_id, 20));
       return {
         token: await signIn(user.email, user.password),

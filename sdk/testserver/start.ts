@@ -36,7 +36,6 @@ import { createLogger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createApiKey } from '../../src/services/apiKeys.ts';
 import { createClient } from '../../src/services/oauthClients.ts';
-import { createUser } from '../../src/services/users.ts';
 
 /** The redirect URI registered for the public client; any port on 127.0.0.1 is accepted with it. */
 export const LOOPBACK_REDIRECT_URI = 'http://127.0.0.1/callback';
@@ -168,13 +167,13 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: values['log-level'] ?? 'warn', destination: process.stderr, pretty: false });
   const running: RunningServer = await startServer(config, logger);
   cleanups.push(() => running.close());
-  const { repos, services } = running.container;
+  const { services } = running.container;
 
   const suffix = randomBytes(4).toString('hex');
   const ownerPassword = `owner-${randomBytes(12).toString('base64url')}`;
   const viewerPassword = `viewer-${randomBytes(12).toString('base64url')}`;
-  const owner = await createUser(repos, { email: `owner-${suffix}@example.com`, name: 'SDK Owner', role: 'owner', password: ownerPassword });
-  const viewer = await createUser(repos, {
+  const owner = await services.users.createByOperator({ email: `owner-${suffix}@example.com`, name: 'SDK Owner', role: 'owner', password: ownerPassword });
+  const viewer = await services.users.createByOperator({
     email: `viewer-${suffix}@example.com`,
     name: 'SDK Viewer',
     role: 'viewer',

@@ -8,13 +8,16 @@ import { retireSigningKey, rotateCookieKeys, rotateDataKey, rotateSigningKey, lo
 import { createLogger } from '../logger.ts';
 import { migrate } from '../repositories/index.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
-import { deleteAccount, getAccount, listAccounts, presentAccount, summarizeAccounts } from '../services/accounts.ts';
 import { CreateApiKeyInput, createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey } from '../services/apiKeys.ts';
 import { reencryptConfigurations } from '../services/configurations.ts';
 import { SYSTEM_ACTOR } from '../services/events.ts';
 import { createClient, deleteClient, getClient, listClients, presentClient, rotateClientSecret } from '../services/oauthClients.ts';
 import { openContainer, type Container } from '../container.ts';
-import { CreateUserInput, createUser, deleteUser, getUser, listUsers, presentUser, setUserPassword } from '../services/users.ts';
+import { systemPrincipal } from '../domain/principal.ts';
+import { presentAccount } from '../presenters/accounts.ts';
+import { presentUser } from '../presenters/users.ts';
+import { parseInput } from '../schemas/parse.ts';
+import { OperatorCreateUserInput, SetPasswordInput } from '../schemas/users.ts';
 import { InputError, progressLogger, readPassword, withHeartbeat } from './io.ts';
 
 /**
@@ -120,9 +123,9 @@ function usersCommands(program: Command): void {
       const password = await readPassword();
       const input = { email: o.email as string, password, name: o.name as string, role: o.role as 'owner', ...(o.account ? { account_id: o.account } : {}) };
       // Every problem at once (missing flags included), before touching the database.
-      const checked = CreateUserInput.safeParse(input);
+      const checked = OperatorCreateUserInput.safeParse(input);
       if (!checked.success) throw new UsageError(`invalid arguments:\n${flagProblems(input, checked.error.issues, { account_id: 'account', password: 'password (stdin)' })}`);
-      const user = await withRuntime((rt) => createUser(rt.repos, input));
+      const user = await withRuntime((rt) => rt.services.users.createByOperator(checked.data));
       output(o.json, presentUser(user), `created user ${user._id} (${user.email}, ${user.role}) in account ${user.account_id}`);
     });
 
@@ -130,7 +133,7 @@ function usersCommands(program: Command): void {
     .option('--account <id>', 'the account (default: the only one)')
     .action(async (o: JsonOption & { account?: string; page: number; perPage: number }) => {
       const page = pageOf(o);
-      const result = await withRuntime(async (rt) => listUsers(rt.services.users, await accountOf(rt, o.account), page));
+      const result = await withRuntime(async (rt) => rt.services.users.list(systemPrincipal(await accountOf(rt, o.account)), page));
       outputList(o.json, page, result, presentUser, (u) => `${u._id}  ${u.email}  ${u.role}  ${u.name}`);
     });
 
@@ -140,7 +143,7 @@ function usersCommands(program: Command): void {
       const user = await withRuntime(async (rt) => {
         const found = await rt.repos.users.findById(id);
         if (!found) throw notFound('No such user.');
-        return await getUser(rt.services.users, found.account_id, id);
+        return await rt.services.users.get(systemPrincipal(found.account_id), id);
       });
       output(o.json, presentUser(user), JSON.stringify(presentUser(user), null, 2));
     });
@@ -151,7 +154,7 @@ function usersCommands(program: Command): void {
       const result = await withRuntime(async (rt) => {
         const found = await rt.repos.users.findById(id);
         if (!found) throw notFound('No such user.');
-        return await deleteUser(rt.services.users, { accountId: found.account_id, actor: SYSTEM_ACTOR }, id);
+        return await rt.services.users.delete(systemPrincipal(found.account_id), id);
       });
       output(o.json, { deleted: presentUser(result.user), revoked_grants: result.revokedGrants }, `deleted user ${result.user._id} (${result.user.email}); ${result.revokedGrants} grant(s) revoked`);
     });
@@ -162,11 +165,11 @@ function usersCommands(program: Command): void {
     .addHelpText('after', `\nExample (a locked-out owner):\n  slipway users list --account acct_…\n  slipway users set-password usr_…          # prompts twice, without echo\n  printf '%s\\n' "$PASSWORD" | slipway users set-password usr_…`)
     .action(async (id: string, o: JsonOption & { password?: string }) => {
       refusePasswordFlag(o.password);
-      const password = await readPassword('New password');
+      const input = parseInput(SetPasswordInput, { password: await readPassword('New password') });
       const user = await withRuntime(async (rt) => {
         const found = await rt.repos.users.findById(id);
         if (!found) throw notFound('No such user.');
-        return await setUserPassword(rt.services.users, { accountId: found.account_id, actor: SYSTEM_ACTOR }, id, { password });
+        return await rt.services.users.setPassword(systemPrincipal(found.account_id), id, input);
       });
       output(o.json, presentUser(user), `password set for ${user._id} (${user.email}); their sessions have ended`);
     });
@@ -369,17 +372,14 @@ function accountsCommands(program: Command): void {
 
   leaf(accounts, 'list', 'list every account with its numbers of users, clients and projects', { list: true }).action(async (o: JsonOption & { page: number; perPage: number }) => {
     const page = pageOf(o);
-    const result = await withRuntime(async (rt) => {
-      const listed = await listAccounts(rt.repos, page);
-      return { items: await summarizeAccounts(rt.repos, listed.items), total: listed.total };
-    });
+    const result = await withRuntime((rt) => rt.services.accounts.list(page));
     outputList(o.json, page, result, presentAccount, (a) => `${a.account._id}  ${a.account.name}  users: ${a.users}  clients: ${a.oauth_clients}  projects: ${a.projects}`);
   });
 
   leaf(accounts, 'get', 'show one account')
     .argument('<id>', 'account id (acct_…)')
     .action(async (id: string, o: JsonOption) => {
-      const summary = await withRuntime((rt) => getAccount(rt.repos, id));
+      const summary = await withRuntime((rt) => rt.services.accounts.get(id));
       output(o.json, presentAccount(summary), JSON.stringify(presentAccount(summary), null, 2));
     });
 
@@ -389,9 +389,7 @@ function accountsCommands(program: Command): void {
     .action(async (id: string, o: JsonOption & { yes?: boolean }) => {
       if (!o.yes) throw new UsageError(`deleting ${id} removes everything in it and cannot be undone: add --yes`);
       const { progress } = progressLogger();
-      const result = await withRuntime(async (rt) => {
-        return await deleteAccount(rt.repos, rt.services, id, SYSTEM_ACTOR, progress);
-      });
+      const result = await withRuntime((rt) => rt.services.accounts.delete(id, progress));
       const d = result.deleted;
       output(
         o.json,

@@ -5,8 +5,8 @@ import { koaBody } from 'koa-body';
 import { AppError } from '../errors.ts';
 import { setLoginNotice } from '../oauth/loginNotice.ts';
 import type { UserDoc } from '../repositories/users.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../schemas/users.ts';
-import { completeUserSetup, findSetupTokenUser } from '../services/users.ts';
+import { parseInput } from '../schemas/parse.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SetPasswordInput } from '../schemas/users.ts';
 import { dashboardErrors, type DashboardDeps } from './context.ts';
 import { formBody, formProblem, queryValue, refusal, str, textField, type FieldErrors, type FormState } from './forms.ts';
 import { html } from '../lib/html.ts';
@@ -36,7 +36,7 @@ const FIELD_LABELS = { password: 'New password', confirm_password: 'Confirm new 
  */
 export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services' | 'sessions' | 'logger'>): Middleware {
   const { config, sessions, logger } = deps;
-  const userDeps = deps.services.users;
+  const { users } = deps.services;
   const secure = config.publicUrl.startsWith('https:');
   const csrfCookie = { httpOnly: true, sameSite: 'strict' as const, secure, path: SETUP_PATH, signed: true, overwrite: true };
   const parseForm = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
@@ -112,7 +112,7 @@ ${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confi
 
   router.get('/setup', async (ctx) => {
     const token = queryValue(ctx.query.token);
-    const found = await findSetupTokenUser(userDeps, token);
+    const found = await users.findBySetupToken(token);
     if (!found) return invalidPage(ctx);
     renderForm(ctx, { token, ...found });
   });
@@ -120,7 +120,7 @@ ${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confi
   router.post('/setup', parseForm, async (ctx) => {
     const form = formBody(ctx.request.body);
     const token = str(form, 'token');
-    const found = await findSetupTokenUser(userDeps, token);
+    const found = await users.findBySetupToken(token);
     if (!found) return invalidPage(ctx);
     if (!csrfMatches(ctx, str(form, '_csrf'))) {
       ctx.state.log?.warn({ path: ctx.path }, 'setup form refused: missing or wrong CSRF cookie');
@@ -138,8 +138,8 @@ ${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confi
 
     let user: UserDoc;
     try {
-      // Consumes the token exactly once, also against concurrent posts (see completeUserSetup).
-      user = await completeUserSetup(userDeps, token, { password });
+      // Consumes the token exactly once, also against concurrent posts (see UserService.completeSetup).
+      user = await users.completeSetup(token, parseInput(SetPasswordInput, { password }));
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_request') return invalidPage(ctx);
       const refused = refusal(err, { fields: ['password'] });

@@ -57,6 +57,20 @@ export const ChangePasswordBody = z
   .meta({ id: 'ChangePassword' });
 export type ChangePasswordBody = z.output<typeof ChangePasswordBody>;
 
+/**
+ * A password set without the current one: through a setup link (the dashboard's setup page) or by an
+ * operator (`slipway users set-password`). No /v1 route takes it.
+ */
+export const SetPasswordInput = z.object({ password: Password }).strict();
+export type SetPasswordInput = z.output<typeof SetPasswordInput>;
+
+/**
+ * A user an operator creates (`slipway users create`, and the seeds of tests and benchmarks): the
+ * password is required, and without `account_id` the user comes with a new account of their own.
+ */
+export const OperatorCreateUserInput = z.object({ email: Email, name: Name, role: Role, password: Password, account_id: z.string().optional() }).strict();
+export type OperatorCreateUserInput = z.output<typeof OperatorCreateUserInput>;
+
 export const ListUsersQuery = PageQuery;
 export type ListUsersQuery = z.output<typeof ListUsersQuery>;
 
@@ -82,5 +96,6 @@ export const CreatedUser = User.extend({
   }),
   setup_expires_at: Timestamp.nullable().meta({ description: 'When the setup link stops working.' }),
 }).meta({ id: 'CreatedUser' });
+export type CreatedUser = z.output<typeof CreatedUser>;
 
 export const UserList = pageOf(User, 'UserList');

@@ -13,7 +13,7 @@ import type { LockRepository } from '../repositories/locks.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { withLock } from './locking.ts';
-import { zodDetails } from './users.ts';
+import { zodDetails } from '../schemas/parse.ts';
 import { MAX_GRACE_PERIOD_SECONDS } from '../schemas/apiKeys.ts';
 
 

@@ -10,7 +10,7 @@ import { createOnce } from './createOnce.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { withLock } from './locking.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
-import { zodDetails } from './users.ts';
+import { zodDetails } from '../schemas/parse.ts';
 import { ConfigurationKey, MAX_VALUE_BYTES } from '../schemas/configurations.ts';
 
 

@@ -1,6 +1,7 @@
 import type { Changes } from '../lib/changes.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import type { Repositories } from '../repositories/index.ts';
+import { AccountService } from './accounts.ts';
 import { revokeAllForProject, type ApiKeyDeps } from './apiKeys.ts';
 import type { ConfigurationDeps } from './configurations.ts';
 import { DeploymentService } from './deployments.ts';
@@ -8,20 +9,22 @@ import { actorOf } from './events.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { ClientAdminDeps } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
-import type { UserAccessDeps, UserAdminDeps } from './users.ts';
+import { UserService } from './users.ts';
 
 /**
  * Every service of the process, built once by the composition root (src/container.ts) and used by
- * /v1, the dashboard and the admin CLI alike. Projects and deployments are classes; the others are
- * modules of functions (configurations.ts, apiKeys.ts, users.ts, oauthClients.ts, events.ts) that take
- * their dependencies as the first argument: the entries below are those dependencies, ready to pass.
+ * /v1, the dashboard and the admin CLI alike. Projects, deployments, users and accounts are classes;
+ * the others are modules of functions (configurations.ts, apiKeys.ts, oauthClients.ts, events.ts) that
+ * take their dependencies as the first argument: their entries below are those dependencies, ready to
+ * pass.
  */
 export interface Services {
   projects: ProjectService;
   deployments: DeploymentService;
   configurations: ConfigurationDeps;
   apiKeys: ApiKeyDeps;
-  users: UserAdminDeps & UserAccessDeps;
+  users: UserService;
+  accounts: AccountService;
   oauthClients: ClientAdminDeps;
   events: { events: EventRepository };
   /** The process's one secret box (AES-256-GCM data keys from `keys/`). */
@@ -43,5 +46,7 @@ export function createServices({ repos, secretBox, changes }: ServiceDeps): Serv
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await revokeAllForProject(shared, { accountId: project.account_id, actor: actorOf(principal) }, project._id);
   });
-  return { projects, deployments, configurations: shared, apiKeys: shared, users: shared, oauthClients: shared, events: shared, secretBox };
+  const users = new UserService({ ...repos, changes });
+  const accounts = new AccountService(repos, { projects, users, oauthClients: shared });
+  return { projects, deployments, configurations: shared, apiKeys: shared, users, accounts, oauthClients: shared, events: shared, secretBox };
 }

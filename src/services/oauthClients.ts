@@ -11,7 +11,7 @@ import { revokedClientKey } from '../repositories/revokedGrants.ts';
 import { createOnce } from './createOnce.ts';
 import { recordEvent, type ServiceContext } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
-import { zodDetails } from './users.ts';
+import { zodDetails } from '../schemas/parse.ts';
 import { sha256Hex } from '../lib/hash.ts';
 import { redirectUriProblem } from '../schemas/oauthClients.ts';
 import { SCOPE_ORDER } from '../domain/principal.ts';

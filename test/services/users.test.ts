@@ -7,21 +7,13 @@ import type { AppError } from '../../src/errors.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createAdapterClass } from '../../src/repositories/oidcStore.ts';
-import type { Role } from '../../src/domain/principal.ts';
-import { listEvents, SYSTEM_ACTOR } from '../../src/services/events.ts';
+import { systemPrincipal, type Principal, type Role } from '../../src/domain/principal.ts';
+import { presentUser } from '../../src/presenters/users.ts';
+import { parseInput } from '../../src/schemas/parse.ts';
+import { ChangePasswordBody, CreateUserBody, SetPasswordInput, UpdateUserBody } from '../../src/schemas/users.ts';
+import { listEvents } from '../../src/services/events.ts';
 import { verifyPassword } from '../../src/services/passwords.ts';
-import {
-  addUser,
-  changeOwnPassword,
-  completeUserSetup,
-  deleteUser,
-  getUser,
-  issueSetupToken,
-  listUsers,
-  presentUser,
-  updateUser,
-  type UserAdminContext,
-} from '../../src/services/users.ts';
+import type { UserService } from '../../src/services/users.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { makeUser, TEST_PASSWORD } from '../support/factories.ts';
 import { rejection, useTestServer } from '../support/fixtures.ts';
@@ -30,17 +22,32 @@ import { Tokens } from '../support/tokens.ts';
 
 const server = useTestServer();
 let db: Db;
-let repos: TestServer['repos'] & { changes: TestServer['running']['container']['changes'] };
+let repos: TestServer['repos'];
+let users: UserService;
 
 beforeAll(() => {
   db = server.running.container.database.db;
-  repos = { ...server.repos, changes: server.running.container.changes };
+  repos = server.repos;
+  users = server.services.users;
 });
 
+/** A user acting for themselves, with their role (as a dashboard session or a user's token). */
+const actingAs = (user: { _id: string; account_id: string; role: Role }): Principal => ({
+  kind: 'user',
+  id: user._id,
+  accountId: user.account_id,
+  scopes: new Set(['read', 'write', 'admin']),
+  role: user.role,
+  credential: 'session',
+});
+
+/** Input the schema refuses: the route (and the dashboard, the CLI) answer it before any service sees it. */
+const refusedInput = (schema: Parameters<typeof parseInput>[0], value: unknown) => rejection(Promise.resolve().then(() => parseInput(schema, value)));
+
 /** A fresh account with an owner, acting as that owner. */
-async function account(): Promise<{ owner: Awaited<ReturnType<typeof makeUser>>; ctx: UserAdminContext }> {
+async function account(): Promise<{ owner: Awaited<ReturnType<typeof makeUser>>; ctx: Principal }> {
   const owner = await makeUser(server, { role: 'owner' });
-  return { owner, ctx: { accountId: owner.account_id, actor: { type: 'user', id: owner._id }, actorRole: 'owner' } };
+  return { owner, ctx: actingAs(owner) };
 }
 
 async function member(accountId: string, role: Role) {
@@ -52,12 +59,12 @@ describe('users: listing and reading', () => {
     const { owner, ctx } = await account();
     for (const role of ['viewer', 'developer', 'admin'] as const) await member(ctx.accountId, role);
     await account();
-    const first = await listUsers(repos, ctx.accountId, { page: 1, per_page: 3 });
+    const first = await users.list(ctx, { page: 1, per_page: 3 });
     expect(first.total).toBe(4);
     expect(first.items.map((u) => u.role)).toEqual(['owner', 'viewer', 'developer']);
-    expect((await listUsers(repos, ctx.accountId, { page: 2, per_page: 3 })).items).toHaveLength(1);
-    expect((await getUser(repos, ctx.accountId, owner._id)).email).toBe(owner.email);
-    expect((await rejection(getUser(repos, newId('acct'), owner._id))).code).toBe('not_found');
+    expect((await users.list(ctx, { page: 2, per_page: 3 })).items).toHaveLength(1);
+    expect((await users.get(ctx, owner._id)).email).toBe(owner.email);
+    expect((await rejection(users.get({ ...ctx, accountId: newId('acct') }, owner._id))).code).toBe('not_found');
     expect(presentUser(owner)).not.toHaveProperty('password_hash');
   });
 });
@@ -65,55 +72,55 @@ describe('users: listing and reading', () => {
 describe('users: adding', () => {
   it('adds with a password, or with a one-time setup link stored only hashed', async () => {
     const { ctx } = await account();
-    const withPassword = await addUser(repos, ctx, { email: `Dev-${randomBytes(3).toString('hex')}@Example.com `, name: 'Dev', role: 'developer', password: TEST_PASSWORD });
+    const withPassword = await users.create(ctx, parseInput(CreateUserBody, { email: `Dev-${randomBytes(3).toString('hex')}@Example.com `, name: 'Dev', role: 'developer', password: TEST_PASSWORD }));
     expect(withPassword.setup).toBeNull();
     expect(withPassword.user.account_id).toBe(ctx.accountId);
     expect(withPassword.user.email).toMatch(/^dev-[0-9a-f]{6}@example\.com$/);
     expect(await verifyPassword(withPassword.user.password_hash!, TEST_PASSWORD)).toBe(true);
 
-    const invited = await addUser(repos, ctx, { email: `new-${randomBytes(3).toString('hex')}@example.com`, name: 'New', role: 'viewer' });
+    const invited = await users.create(ctx, parseInput(CreateUserBody, { email: `new-${randomBytes(3).toString('hex')}@example.com`, name: 'New', role: 'viewer' }));
     expect(invited.user.password_hash).toBeNull();
     const { token, expiresAt } = invited.setup!;
     expect(token).toMatch(/^slwsu_[A-Za-z0-9_-]{43}$/);
     expect(Math.abs(expiresAt.getTime() - Date.now() - 24 * 3600 * 1000)).toBeLessThan(5000);
     expect(await dumpDatabase(db)).not.toContain(token);
 
-    const weak = await rejection(completeUserSetup(repos, token, { password: 'short' }));
+    const weak = await refusedInput(SetPasswordInput, { password: 'short' });
     expect(weak.code).toBe('validation_failed');
-    const user = await completeUserSetup(repos, token, { password: 'a brand new passphrase' });
+    const user = await users.completeSetup(token, parseInput(SetPasswordInput, { password: 'a brand new passphrase' }));
     expect(await verifyPassword(user.password_hash!, 'a brand new passphrase')).toBe(true);
-    expect((await rejection(completeUserSetup(repos, token, { password: 'another passphrase!' }))).code).toBe('invalid_request');
+    expect((await rejection(users.completeSetup(token, { password: 'another passphrase!' }))).code).toBe('invalid_request');
 
     const events = await listEvents(repos, ctx.accountId, { type: 'user.created' }, { page: 1, per_page: 10 });
     expect(events.items.map((e) => e.data.setup_link)).toEqual([true, false]);
     expect(JSON.stringify(events.items)).not.toContain(token);
 
-    const dup = await rejection(addUser(repos, ctx, { email: withPassword.user.email, name: 'Again', role: 'viewer' }));
+    const dup = await rejection(users.create(ctx, { email: withPassword.user.email, name: 'Again', role: 'viewer' }));
     expect(dup.code).toBe('conflict');
-    const sneaky = await rejection(addUser(repos, ctx, { email: 'x@example.com', name: 'X', role: 'viewer', account_id: newId('acct') } as never));
+    const sneaky = await refusedInput(CreateUserBody, { email: 'x@example.com', name: 'X', role: 'viewer', account_id: newId('acct') });
     expect(sneaky.code).toBe('validation_failed');
   });
 
   it('a setup token works once even under concurrent use, expires, and is replaced by a newer one', async () => {
     const { ctx } = await account();
-    const { user, setup } = await addUser(repos, ctx, { email: `c-${randomBytes(3).toString('hex')}@example.com`, name: 'C', role: 'viewer' });
-    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => completeUserSetup(repos, setup!.token, { password: `concurrent passphrase ${i}` })));
+    const { user, setup } = await users.create(ctx, { email: `c-${randomBytes(3).toString('hex')}@example.com`, name: 'C', role: 'viewer' });
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => users.completeSetup(setup!.token, { password: `concurrent passphrase ${i}` })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
 
-    const again = await issueSetupToken(repos, user);
-    const newer = await issueSetupToken(repos, user);
-    expect((await rejection(completeUserSetup(repos, again.token, { password: 'old link passphrase' }))).code).toBe('invalid_request');
+    const again = await users.issueSetupToken(ctx, user._id);
+    const newer = await users.issueSetupToken(ctx, user._id);
+    expect((await rejection(users.completeSetup(again.token, { password: 'old link passphrase' }))).code).toBe('invalid_request');
     await repos.userSetupTokens.collection.updateMany({ user_id: user._id }, { $set: { expires_at: new Date(Date.now() - 1000) } });
-    expect((await rejection(completeUserSetup(repos, newer.token, { password: 'expired link passphrase' }))).code).toBe('invalid_request');
-    expect((await rejection(completeUserSetup(repos, 'slwsu_nope', { password: 'whatever passphrase' }))).code).toBe('invalid_request');
+    expect((await rejection(users.completeSetup(newer.token, { password: 'expired link passphrase' }))).code).toBe('invalid_request');
+    expect((await rejection(users.completeSetup('slwsu_nope', { password: 'whatever passphrase' }))).code).toBe('invalid_request');
   });
 
   it('only an owner may add an owner', async () => {
     const { ctx } = await account();
     const admin = await member(ctx.accountId, 'admin');
-    const asAdmin: UserAdminContext = { accountId: ctx.accountId, actor: { type: 'user', id: admin._id }, actorRole: 'admin' };
-    expect((await rejection(addUser(repos, asAdmin, { email: `o-${randomBytes(3).toString('hex')}@example.com`, name: 'O', role: 'owner' }))).code).toBe('forbidden');
-    await addUser(repos, asAdmin, { email: `d-${randomBytes(3).toString('hex')}@example.com`, name: 'D', role: 'developer' });
+    const asAdmin = actingAs(admin);
+    expect((await rejection(users.create(asAdmin, { email: `o-${randomBytes(3).toString('hex')}@example.com`, name: 'O', role: 'owner' }))).code).toBe('forbidden');
+    await users.create(asAdmin, { email: `d-${randomBytes(3).toString('hex')}@example.com`, name: 'D', role: 'developer' });
   });
 });
 
@@ -121,49 +128,51 @@ describe('users: updating and the last owner', () => {
   it('changes name and role and records what changed', async () => {
     const { ctx } = await account();
     const dev = await member(ctx.accountId, 'developer');
-    const renamed = await updateUser(repos, ctx, dev._id, { name: '  Renamed  ' });
+    const renamed = await users.update(ctx, dev._id, parseInput(UpdateUserBody, { name: '  Renamed  ' }));
     expect(renamed.name).toBe('Renamed');
-    const promoted = await updateUser(repos, ctx, dev._id, { role: 'admin' });
+    const promoted = await users.update(ctx, dev._id, { role: 'admin' });
     expect(promoted.role).toBe('admin');
-    expect(await updateUser(repos, ctx, dev._id, { role: 'admin' })).toMatchObject({ role: 'admin' });
+    expect(await users.update(ctx, dev._id, { role: 'admin' })).toMatchObject({ role: 'admin' });
     const events = await listEvents(repos, ctx.accountId, { type: 'user.updated' }, { page: 1, per_page: 10 });
     expect(events.items.map((e) => e.data)).toEqual([
       { user_id: dev._id, changed: ['role'], role: { from: 'developer', to: 'admin' } },
       { user_id: dev._id, changed: ['name'] },
     ]);
-    expect((await rejection(updateUser(repos, ctx, dev._id, { role: 'superuser' } as never))).code).toBe('validation_failed');
-    expect((await rejection(updateUser(repos, ctx, dev._id, { email: 'x@example.com' } as never))).code).toBe('validation_failed');
-    expect((await rejection(updateUser(repos, { ...ctx, accountId: newId('acct') }, dev._id, { name: 'x' }))).code).toBe('not_found');
+    expect((await refusedInput(UpdateUserBody, { role: 'superuser' })).code).toBe('validation_failed');
+    expect((await refusedInput(UpdateUserBody, { email: 'x@example.com' })).code).toBe('validation_failed');
+    expect((await rejection(users.update({ ...ctx, accountId: newId('acct') }, dev._id, { name: 'x' }))).code).toBe('not_found');
   });
 
   it('refuses to demote or remove the last owner (409), and only owners touch owners (403)', async () => {
     const { owner, ctx } = await account();
-    expect((await rejection(updateUser(repos, ctx, owner._id, { role: 'admin' }))).status).toBe(409);
-    expect((await rejection(deleteUser(repos, ctx, owner._id))).status).toBe(409);
-    expect((await getUser(repos, ctx.accountId, owner._id)).role).toBe('owner');
+    expect((await rejection(users.update(ctx, owner._id, { role: 'admin' }))).status).toBe(409);
+    expect((await rejection(users.delete(ctx, owner._id))).status).toBe(409);
+    expect((await users.get(ctx, owner._id)).role).toBe('owner');
+    // Only the operator deleting the whole account removes the last owner.
+    expect((await rejection(users.deleteWithAccount(ctx, owner._id))).code).toBe('forbidden');
 
     const admin = await member(ctx.accountId, 'admin');
-    const asAdmin: UserAdminContext = { accountId: ctx.accountId, actor: { type: 'user', id: admin._id }, actorRole: 'admin' };
-    expect((await rejection(updateUser(repos, asAdmin, owner._id, { role: 'viewer' }))).code).toBe('forbidden');
-    expect((await rejection(updateUser(repos, asAdmin, admin._id, { role: 'owner' }))).code).toBe('forbidden');
-    expect((await rejection(deleteUser(repos, asAdmin, owner._id))).code).toBe('forbidden');
+    const asAdmin = actingAs(admin);
+    expect((await rejection(users.update(asAdmin, owner._id, { role: 'viewer' }))).code).toBe('forbidden');
+    expect((await rejection(users.update(asAdmin, admin._id, { role: 'owner' }))).code).toBe('forbidden');
+    expect((await rejection(users.delete(asAdmin, owner._id))).code).toBe('forbidden');
     // The CLI (no acting role) may.
-    const second = await updateUser(repos, { accountId: ctx.accountId, actor: SYSTEM_ACTOR }, admin._id, { role: 'owner' });
+    const second = await users.update(systemPrincipal(ctx.accountId), admin._id, { role: 'owner' });
     expect(second.role).toBe('owner');
     // With two owners, one may go.
-    expect((await updateUser(repos, ctx, owner._id, { role: 'admin' })).role).toBe('admin');
-    expect((await rejection(updateUser(repos, ctx, second._id, { role: 'developer' }))).status).toBe(409);
+    expect((await users.update(ctx, owner._id, { role: 'admin' })).role).toBe('admin');
+    expect((await rejection(users.update(ctx, second._id, { role: 'developer' }))).status).toBe(409);
   });
 
   it('two owners demoting or removing each other at the same time: exactly one succeeds', async () => {
     for (let round = 0; round < 3; round++) {
       const { owner: a, ctx } = await account();
       const b = await member(ctx.accountId, 'owner');
-      const asB: UserAdminContext = { accountId: ctx.accountId, actor: { type: 'user', id: b._id }, actorRole: 'owner' };
+      const asB = actingAs(b);
       const results =
         round === 1
-          ? await Promise.allSettled([deleteUser(repos, ctx, b._id), deleteUser(repos, asB, a._id)])
-          : await Promise.allSettled([updateUser(repos, ctx, b._id, { role: 'admin' }), updateUser(repos, asB, a._id, { role: 'viewer' })]);
+          ? await Promise.allSettled([users.delete(ctx, b._id), users.delete(asB, a._id)])
+          : await Promise.allSettled([users.update(ctx, b._id, { role: 'admin' }), users.update(asB, a._id, { role: 'viewer' })]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect((refused.reason as AppError).status).toBe(409);
@@ -194,7 +203,7 @@ describe('users: deleting revokes everything they could act with', () => {
     await put('Session', `s_${leaving._id}`, { accountId: leaving._id, uid: randomBytes(4).toString('hex') });
     await put('Session', `s_${staying._id}`, { accountId: staying._id, uid: randomBytes(4).toString('hex') });
 
-    const { revokedGrants } = await deleteUser(repos, ctx, leaving._id);
+    const { revokedGrants } = await users.delete(ctx, leaving._id);
     expect(revokedGrants).toBe(2);
     expect(await repos.users.findById(leaving._id)).toBeNull();
 
@@ -227,7 +236,7 @@ describe('users: deleting revokes everything they could act with', () => {
     const gid = decodeJwt(issued.access_token).gid as string;
     expect(gid).toBeTruthy();
 
-    await deleteUser(repos, { accountId: owner.accountId, actor: { type: 'user', id: owner.id }, actorRole: 'owner' }, dev.id);
+    await users.delete(actingAs({ _id: owner.id, account_id: owner.accountId, role: 'owner' }), dev.id);
     expect(await repos.revokedGrants.collection.findOne({ _id: gid })).not.toBeNull();
     await expect(tokenRequest(server.issuer, { clientId: issued.clientId }, { grant_type: 'refresh_token', refresh_token: issued.refresh_token! })).rejects.toThrow(/invalid_grant/);
   });
@@ -235,15 +244,15 @@ describe('users: deleting revokes everything they could act with', () => {
 
 describe('users: own password', () => {
   it('needs the current password, refuses reuse, and stores the new one hashed', async () => {
-    const { owner } = await account();
-    const wrong = await rejection(changeOwnPassword(repos, owner._id, { current_password: 'not my password', new_password: 'a new long passphrase' }));
+    const { owner, ctx } = await account();
+    const wrong = await rejection(users.changeOwnPassword(ctx, { current_password: 'not my password', new_password: 'a new long passphrase' }));
     expect(wrong.code).toBe('validation_failed');
     expect(wrong.details).toEqual([{ field: 'current_password', message: 'is not correct' }]);
-    const same = await rejection(changeOwnPassword(repos, owner._id, { current_password: TEST_PASSWORD, new_password: TEST_PASSWORD }));
+    const same = await rejection(users.changeOwnPassword(ctx, { current_password: TEST_PASSWORD, new_password: TEST_PASSWORD }));
     expect(same.details![0]!.field).toBe('new_password');
-    expect((await rejection(changeOwnPassword(repos, owner._id, { current_password: TEST_PASSWORD, new_password: 'short' }))).code).toBe('validation_failed');
+    expect((await refusedInput(ChangePasswordBody, { current_password: TEST_PASSWORD, new_password: 'short' })).code).toBe('validation_failed');
 
-    await changeOwnPassword(repos, owner._id, { current_password: TEST_PASSWORD, new_password: 'a new long passphrase' });
+    await users.changeOwnPassword(ctx, parseInput(ChangePasswordBody, { current_password: TEST_PASSWORD, new_password: 'a new long passphrase' }));
     const stored = (await repos.users.findById(owner._id))!.password_hash!;
     expect(await verifyPassword(stored, 'a new long passphrase')).toBe(true);
     expect(await verifyPassword(stored, TEST_PASSWORD)).toBe(false);

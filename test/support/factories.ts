@@ -1,20 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../src/domain/principal.ts';
 import { createClient, type CreateClientInput } from '../../src/services/oauthClients.ts';
-import { createUser } from '../../src/services/users.ts';
+import { parseInput } from '../../src/schemas/parse.ts';
+import { OperatorCreateUserInput } from '../../src/schemas/users.ts';
 import type { TestServer } from './server.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
 export async function makeUser(server: TestServer, overrides: { role?: Role; email?: string; password?: string; account_id?: string; name?: string } = {}) {
   const password = overrides.password ?? TEST_PASSWORD;
-  const user = await createUser(server.repos, {
+  const input = parseInput(OperatorCreateUserInput, {
     email: overrides.email ?? `user-${randomBytes(4).toString('hex')}@example.com`,
     name: overrides.name ?? 'Test User',
     role: overrides.role ?? 'owner',
     password,
     ...(overrides.account_id ? { account_id: overrides.account_id } : {}),
   });
+  const user = await server.services.users.createByOperator(input);
   return { ...user, password };
 }
 

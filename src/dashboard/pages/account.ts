@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { validationFailed } from '../../errors.ts';
-import { PASSWORD_MIN_LENGTH } from '../../schemas/users.ts';
+import { parseInput } from '../../schemas/parse.ts';
+import { ChangePasswordBody, PASSWORD_MIN_LENGTH } from '../../schemas/users.ts';
 import { SESSION_COOKIE } from '../../services/sessions.ts';
 import { SESSION_ABSOLUTE_MS } from '../../repositories/sessions.ts';
-import { changeOwnPassword } from '../../services/users.ts';
 import { sessionCookieOptions } from '../auth.ts';
 import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';
 import { formProblem, refusal, str, textField, type FormState } from '../forms.ts';
@@ -59,7 +59,7 @@ ${textField({ form: 'pw', name: 'confirm_password', label: 'Confirm new password
     try {
       const next = str(form, 'new_password');
       if (next && next !== str(form, 'confirm_password')) throw validationFailed([{ field: 'confirm_password', message: 'does not match the new password' }]);
-      await changeOwnPassword(deps.services.users, state.user._id, { current_password: str(form, 'current_password'), new_password: next });
+      await deps.services.users.changeOwnPassword(state.principal, parseInput(ChangePasswordBody, { current_password: str(form, 'current_password'), new_password: next }));
     } catch (err) {
       const refused = refusal(err, { fields: ['current_password', 'new_password', 'confirm_password'] });
       if (!refused) throw err;

@@ -4,9 +4,11 @@ import { assertScope, hasScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
 import { type UserDoc } from '../../repositories/users.ts';
 import { ROLES } from '../../domain/principal.ts';
-import { addUser, deleteUser, getUser, listUsers, setupLinkUrl, updateUser, type IssuedSetupToken, type UserAdminContext } from '../../services/users.ts';
-import { PASSWORD_MIN_LENGTH } from '../../schemas/users.ts';
-import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
+import { setupLinkUrl } from '../../presenters/users.ts';
+import type { IssuedSetupToken } from '../../services/users.ts';
+import { parseInput } from '../../schemas/parse.ts';
+import { CreateUserBody, PASSWORD_MIN_LENGTH, UpdateUserBody } from '../../schemas/users.ts';
+import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
 import { html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal } from '../layout.ts';
@@ -28,19 +30,18 @@ const ALREADY_SUBMITTED = `That form was already submitted. A setup link is show
  */
 export function registerUserPages(router: Router, deps: DashboardDeps): void {
   const { config, sessions, repos } = deps;
-  const { users: userDeps } = deps.services;
+  const { users } = deps.services;
 
   const manage = (ctx: Context): DashboardState => {
     const state = dash(ctx);
     assertScope(state.principal, 'admin');
     return state;
   };
-  const adminContext = (state: DashboardState): UserAdminContext => ({ ...serviceContext(state), ...(state.principal.role ? { actorRole: state.principal.role } : {}) });
 
   async function renderList(ctx: Context, form?: FormState, status = 200) {
     const state = dash(ctx);
     const page = intParam(ctx.query.page, 1);
-    const { items, total } = await listUsers(userDeps, state.principal.accountId, { page, per_page: 20 });
+    const { items, total } = await users.list(state.principal, { page, per_page: 20 });
     const addState = form ?? { values: { role: 'developer', credential: 'password' }, errors: {} };
     const isAdmin = hasScope(state.principal, 'admin');
     sendPage(ctx, config, {
@@ -135,13 +136,14 @@ ${secretReveal('setup-link', `Setup link for ${user.email}`, setupLinkUrl(config
     try {
       const withLink = str(form, 'credential') === 'link';
       if (!withLink && !str(form, 'password')) throw validationFailed([{ field: 'password', message: 'enter an initial password, or choose a setup link' }]);
-      const { user, setup } = await addUser(userDeps, adminContext(state), {
+      const input = parseInput(CreateUserBody, {
         email: str(form, 'email'),
         name: str(form, 'name'),
-        role: str(form, 'role') as (typeof ROLES)[number],
+        role: str(form, 'role'),
         // With a setup link, a password typed before switching is ignored.
         ...(withLink ? {} : { password: str(form, 'password') }),
       });
+      const { user, setup } = await users.create(state.principal, input);
       await once.succeeded();
       if (!setup) return seeOther(ctx, config, USERS_PATH, { kind: 'success', text: `${user.email} added as ${user.role}.` });
       ctx.state.log?.info({ user_id: user._id }, 'user added in the dashboard with a setup link');
@@ -157,7 +159,7 @@ ${secretReveal('setup-link', `Setup link for ${user.email}`, setupLinkUrl(config
   router.post('/settings/users/:id/role', async (ctx) => {
     const state = manage(ctx);
     try {
-      const user = await updateUser(userDeps, adminContext(state), ctx.params.id!, { role: str(state.form, 'role') as (typeof ROLES)[number] });
+      const user = await users.update(state.principal, ctx.params.id!, parseInput(UpdateUserBody, { role: str(state.form, 'role') }));
       // The new role applies to their next request on this instance (other instances: within 30 s).
       sessions.forgetUser(user._id);
       seeOther(ctx, config, USERS_PATH, { kind: 'success', text: `${user.email} is now ${user.role}.` });
@@ -170,7 +172,7 @@ ${secretReveal('setup-link', `Setup link for ${user.email}`, setupLinkUrl(config
 
   router.get('/settings/users/:id/remove', async (ctx) => {
     const state = manage(ctx);
-    const user = await getUser(userDeps, state.principal.accountId, ctx.params.id!);
+    const user = await users.get(state.principal, ctx.params.id!);
     sendPage(ctx, config, {
       title: `Remove ${user.email}`,
       active: 'users',
@@ -189,8 +191,8 @@ ${secretReveal('setup-link', `Setup link for ${user.email}`, setupLinkUrl(config
   router.post('/settings/users/:id/remove', async (ctx) => {
     const state = manage(ctx);
     try {
-      // Also ends their grants, tokens and dashboard sessions (revokeUserAccess), on this instance at once.
-      const { user } = await deleteUser(userDeps, adminContext(state), ctx.params.id!);
+      // Also ends their grants, tokens and dashboard sessions, on this instance at once.
+      const { user } = await users.delete(state.principal, ctx.params.id!);
       if (user._id === state.user._id) return seeOther(ctx, config, '/dashboard/signed-out');
       seeOther(ctx, config, USERS_PATH, { kind: 'success', text: `${user.email} removed.` });
     } catch (err) {

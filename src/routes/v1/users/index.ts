@@ -1,23 +1,14 @@
-import type { Principal } from '../../../domain/principal.ts';
 import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { newId } from '../../../lib/ids.ts';
-import { actorOf } from '../../../services/events.ts';
-import { addUser, changeOwnPassword, deleteUser, getUser, listUsers, presentUser, setupLinkUrl, updateUser, type UserAdminContext } from '../../../services/users.ts';
+import { presentCreatedUser, presentUser } from '../../../presenters/users.ts';
 import type { V1Deps } from '../deps.ts';
 import { ChangePasswordBody, CreatedUser, CreateUserBody, ListUsersQuery, UpdateUserBody, User, UserList, UserParams } from '../../../schemas/users.ts';
 
 const tags = ['Users'];
-
-/**
- * Who is changing users: the actor and, for the owner rules, its role. A confidential client acting
- * for the account (client_credentials with the admin scope) counts as an admin, never as an owner: it
- * may manage users but not grant the owner role nor change or remove an owner.
- */
-const adminContext = (principal: Principal): UserAdminContext => ({ accountId: principal.accountId, actor: actorOf(principal), actorRole: principal.role ?? 'admin' });
 
 /**
  * The users of the caller's account (PRODUCT §5). Never for API keys (403 `forbidden`): a key acts as a
@@ -37,7 +28,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     validate({ query: ListUsersQuery }),
     async (ctx: ApiContext<{ query: ListUsersQuery }>) => {
       const { page, per_page } = ctx.input.query;
-      const { items, total } = await listUsers(users, ctx.state.principal.accountId, { page, per_page });
+      const { items, total } = await users.list(ctx.state.principal, { page, per_page });
       sendPage(ctx, config.publicUrl, items.map(presentUser), total, { page, per_page });
     },
   );
@@ -57,7 +48,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     usersOnly,
     requireScope('read'),
     async (ctx: ApiContext) => {
-      ctx.body = presentUser(await getUser(users, ctx.state.principal.accountId, ctx.state.principal.id));
+      ctx.body = presentUser(await users.get(ctx.state.principal, ctx.state.principal.id));
     },
   );
 
@@ -77,7 +68,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     requireScope('read'),
     validate({ body: ChangePasswordBody }),
     async (ctx: ApiContext<{ body: ChangePasswordBody }>) => {
-      await changeOwnPassword(users, ctx.state.principal.id, ctx.input.body);
+      await users.changeOwnPassword(ctx.state.principal, ctx.input.body);
       ctx.status = 204;
     },
   );
@@ -90,7 +81,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     requireScope('read'),
     validate({ params: UserParams }),
     async (ctx: ApiContext<{ params: UserParams }>) => {
-      ctx.body = presentUser(await getUser(users, ctx.state.principal.accountId, ctx.input.params.user_id));
+      ctx.body = presentUser(await users.get(ctx.state.principal, ctx.input.params.user_id));
     },
   );
 
@@ -116,11 +107,10 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     validate({ body: CreateUserBody }),
     idempotent({ secretRequestFields: ['password'], shownOnceResponseFields: ['setup_url'], newResourceId: () => newId('usr') }),
     async (ctx: ApiContext<{ body: CreateUserBody }>) => {
-      const { user, setup } = await addUser(users, adminContext(ctx.state.principal), ctx.input.body, ctx.state.resourceId);
+      const { user, setup } = await users.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/users/${user._id}`);
-      const setupUrl = setup ? setupLinkUrl(config.publicUrl, setup.token) : null;
-      ctx.body = { ...presentUser(user), setup_url: setupUrl, setup_expires_at: setup ? setup.expiresAt.toISOString() : null };
+      ctx.body = presentCreatedUser(user, setup, config.publicUrl);
     },
   );
 
@@ -139,7 +129,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     requireScope('admin'),
     validate({ params: UserParams, body: UpdateUserBody }),
     async (ctx: ApiContext<{ params: UserParams; body: UpdateUserBody }>) => {
-      ctx.body = presentUser(await updateUser(users, adminContext(ctx.state.principal), ctx.input.params.user_id, ctx.input.body));
+      ctx.body = presentUser(await users.update(ctx.state.principal, ctx.input.params.user_id, ctx.input.body));
     },
   );
 
@@ -159,7 +149,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     requireScope('admin'),
     validate({ params: UserParams }),
     async (ctx: ApiContext<{ params: UserParams }>) => {
-      await deleteUser(users, adminContext(ctx.state.principal), ctx.input.params.user_id);
+      await users.delete(ctx.state.principal, ctx.input.params.user_id);
       ctx.status = 204;
     },
   );
