@@ -350,7 +350,6 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
   router.post('/projects/:id/configurations', async (ctx) => {
     const state = dash(ctx);
     assertScope(state.principal, 'write');
-    const project = await load(ctx);
     const form = state.form;
     try {
       const input = parseInput(CreateConfigurationBody, {
@@ -360,31 +359,30 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
         secret: str(form, 'secret') === 'true',
       });
       // As on /v1: an archived project refuses configuration writes (409 project_not_active).
-      const created = await configurations.create(state.principal, project._id, input);
-      seeOther(ctx, config, `/dashboard/projects/${project._id}/configuration`, { kind: 'success', text: `${created.key} added to ${created.environment}.` });
+      const created = await configurations.create(state.principal, ctx.params.id!, input);
+      seeOther(ctx, config, `/dashboard/projects/${created.project_id}/configuration`, { kind: 'success', text: `${created.key} added to ${created.environment}.` });
     } catch (err) {
       const refused = refusal(err, { fields: ['environment', 'key', 'value', 'secret'], conflictField: 'key' });
       if (!refused) throw err;
       // A secret value is never sent back into the page.
       const values = { ...form, value: str(form, 'secret') === 'true' ? '' : str(form, 'value') };
-      await render(ctx, project, 'configuration', { configForm: { values, ...refused }, status: refused.status });
+      await render(ctx, await load(ctx), 'configuration', { configForm: { values, ...refused }, status: refused.status });
     }
   });
 
   router.post('/projects/:id/configurations/:configId/reveal', async (ctx) => {
     const state = dash(ctx);
     assertScope(state.principal, 'admin');
-    const project = await load(ctx);
-    const doc = await configurations.get(state.principal, project._id, ctx.params.configId!, { reveal: true });
+    const doc = await configurations.get(state.principal, ctx.params.id!, ctx.params.configId!, { reveal: true });
     // Rendered in this response only (no-store); a reload shows the masked page again.
-    await render(ctx, project, 'configuration', { revealed: { id: doc._id, value: doc.revealed ?? '' } });
+    await render(ctx, await load(ctx), 'configuration', { revealed: { id: doc._id, value: doc.revealed ?? '' } });
   });
 
   router.get('/projects/:id/configurations/:configId/delete', async (ctx) => {
     const state = dash(ctx);
     assertScope(state.principal, 'write');
+    const doc = await configurations.get(state.principal, ctx.params.id!, ctx.params.configId!);
     const project = await load(ctx);
-    const doc = await configurations.get(state.principal, project._id, ctx.params.configId!);
     sendPage(ctx, config, {
       title: `Delete ${doc.key}`,
       active: 'projects',
