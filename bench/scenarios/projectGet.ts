@@ -1,7 +1,8 @@
 import { newId } from '../../src/lib/ids.ts';
 import type { ProjectDoc } from '../../src/repositories/projects.ts';
-import { createApiKey } from '../../src/services/apiKeys.ts';
-import { SYSTEM_ACTOR } from '../../src/services/events.ts';
+import { systemPrincipal } from '../../src/domain/principal.ts';
+import { ApiKeyService } from '../../src/services/apiKeys.ts';
+import { ProjectService } from '../../src/services/projects.ts';
 import { obtainTokens } from '../../test/support/oauthDriver.ts';
 import { startBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
@@ -30,7 +31,8 @@ function fixture(ctx: BenchContext): Promise<Fixture> {
       const now = new Date();
       const project: ProjectDoc = { _id: newId('proj', now.getTime()), account_id: user.accountId, name: 'bench-read-target', name_lower: 'bench-read-target', status: 'active', deploy_target: 'fly', created_at: now, updated_at: now };
       await repos.projects.collection.insertOne(project);
-      const { key } = await createApiKey(repos, { accountId: user.accountId, actor: SYSTEM_ACTOR }, project._id, { name: 'bench reader', scopes: ['read'] });
+      const apiKeys = new ApiKeyService({ ...repos, projects: new ProjectService(repos) });
+      const { key } = await apiKeys.create(systemPrincipal(user.accountId), project._id, { name: 'bench reader', scopes: ['read'] });
       const tokens = await obtainTokens({
         issuer: ctx.server.issuer,
         clientId: confidentialClient.clientId,

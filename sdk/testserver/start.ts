@@ -34,7 +34,6 @@ import { PROJECT_ROOT, loadConfig } from '../../src/config/index.ts';
 import { FERRETDB_VERSION, ensureFerretdbBinary, freePort, startFerretdb, type EmbeddedDatabase } from '../../src/db/embeddedFerretdb.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
-import { createApiKey } from '../../src/services/apiKeys.ts';
 import { createClient } from '../../src/services/oauthClients.ts';
 
 /** The redirect URI registered for the public client; any port on 127.0.0.1 is accepted with it. */
@@ -202,10 +201,7 @@ async function main(): Promise<void> {
     credential: 'access_token',
   };
   const project = await services.projects.create(principal, { name: `sdk-${suffix}` });
-  const issued = await createApiKey(services.apiKeys, { accountId: owner.account_id, actor: { type: 'user', id: owner._id } }, project._id, {
-    name: 'SDK tests',
-    scopes: ['read', 'write'],
-  });
+  const issued = await services.apiKeys.create(principal, project._id, { name: 'SDK tests', scopes: ['read', 'write'] });
 
   const info: HarnessInfo = {
     base_url: publicUrl,

@@ -8,8 +8,8 @@ import { retireSigningKey, rotateCookieKeys, rotateDataKey, rotateSigningKey, lo
 import { createLogger } from '../logger.ts';
 import { migrate } from '../repositories/index.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
-import { CreateApiKeyInput, createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey } from '../services/apiKeys.ts';
-import { reencryptConfigurations } from '../services/configurations.ts';
+import { presentApiKey, presentIssuedApiKey } from '../presenters/apiKeys.ts';
+import { CreateApiKeyBody } from '../schemas/apiKeys.ts';
 import { SYSTEM_ACTOR } from '../services/events.ts';
 import { createClient, deleteClient, getClient, listClients, presentClient, rotateClientSecret } from '../services/oauthClients.ts';
 import { openContainer, type Container } from '../container.ts';
@@ -271,13 +271,13 @@ function keysCommands(program: Command): void {
         ...(o.expiresAt ? { expires_at: o.expiresAt } : {}),
       };
       // Every problem at once (missing flags included), before touching the database.
-      const checked = CreateApiKeyInput.safeParse(input);
+      const checked = CreateApiKeyBody.safeParse(input);
       const problems = [o.project ? '' : '  - --project: required', checked.success ? '' : flagProblems(input, checked.error.issues, { expires_at: 'expires-at' })];
       if (!checked.success || !o.project) throw new UsageError(`invalid arguments:\n${problems.filter(Boolean).join('\n')}`);
       const issued = await withRuntime(async (rt) => {
         const project = await rt.repos.projects.findById(o.project!);
         if (!project) throw notFound(`No such project: ${o.project!}.`);
-        return await createApiKey(rt.services.apiKeys, { accountId: project.account_id, actor: SYSTEM_ACTOR }, project._id, checked.data);
+        return await rt.services.apiKeys.create(systemPrincipal(project.account_id), project._id, checked.data);
       });
       output(
         o.json,
@@ -295,7 +295,7 @@ function keysCommands(program: Command): void {
         const result = await withRuntime(async (rt) => {
           const project = await rt.repos.projects.findById(o.project!);
           if (!project) throw notFound(`No such project: ${o.project!}.`);
-          return await listApiKeys(rt.services.apiKeys, project.account_id, project._id, page);
+          return await rt.services.apiKeys.list(systemPrincipal(project.account_id), project._id, {}, page);
         });
         outputList(o.json, page, result, (k) => presentApiKey(k), (k) => {
           const shown = presentApiKey(k);
@@ -323,7 +323,7 @@ function keysCommands(program: Command): void {
     .action(async (id: string, o: JsonOption) => {
       const key = await withRuntime(async (rt) => {
         const found = await findKey(rt, id);
-        return await getApiKey(rt.services.apiKeys, found.account_id, found.project_id, id);
+        return await rt.services.apiKeys.get(systemPrincipal(found.account_id), found.project_id, id);
       });
       output(o.json, presentApiKey(key), JSON.stringify(presentApiKey(key), null, 2));
     });
@@ -337,7 +337,7 @@ function keysCommands(program: Command): void {
       .action(async (id: string, o: JsonOption) => {
         const key = await withRuntime(async (rt) => {
           const found = await findKey(rt, id);
-          return await revokeApiKey(rt.services.apiKeys, { accountId: found.account_id, actor: SYSTEM_ACTOR }, found.project_id, id);
+          return await rt.services.apiKeys.revoke(systemPrincipal(found.account_id), found.project_id, id);
         });
         output(o.json, presentApiKey(key), `revoked API key ${key._id} (${key.name})`);
       });
@@ -428,7 +428,7 @@ function operationsCommands(program: Command): void {
       const { progress } = progressLogger();
       progress('re-encrypting secret configuration values…');
       const result = await withRuntime((rt) =>
-        withHeartbeat(reencryptConfigurations(rt.services.configurations), (s) => progress(`still re-encrypting (${s} s)…`)),
+        withHeartbeat(rt.services.configurations.reencryptSecrets(), (s) => progress(`still re-encrypting (${s} s)…`)),
       );
       const remaining = Object.entries(result.by_key)
         .filter(([kid]) => kid !== result.current_key)

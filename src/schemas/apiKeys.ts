@@ -24,7 +24,8 @@ export const CreateApiKeyBody = z
       .max(3)
       .meta({ description: 'Scopes nest (`write` includes `read`, `admin` includes both).', example: ['read', 'write'] }),
     expires_at: z.iso
-      .datetime({ offset: true })
+      .datetime({ offset: true, abort: true })
+      .refine((v) => Date.parse(v) > Date.now(), 'must be in the future')
       .nullable()
       .optional()
       .meta({ description: 'When the key stops working (ISO 8601, in the future); `null` or absent: never.', example: '2027-01-01T00:00:00.000Z' }),
@@ -79,5 +80,6 @@ export const IssuedApiKey = ApiKey.extend({
     example: 'slw_7Gq2Vx0pLk3RtY8mNc4BwE6uHs1ZaJ9f0x9QaB',
   }),
 }).meta({ id: 'IssuedApiKey' });
+export type IssuedApiKey = z.output<typeof IssuedApiKey>;
 
 export const ApiKeyList = pageOf(ApiKey, 'ApiKeyList');

@@ -24,9 +24,11 @@ const Key = ConfigurationKey.meta({
   maxLength: 256,
 });
 
+// Characters first (the JSON Schema keyword), then UTF-8 bytes, which the keyword cannot say.
 const Value = z
   .string()
-  .max(MAX_VALUE_BYTES, 'must be at most 32 KiB')
+  .max(MAX_VALUE_BYTES, { message: 'must be at most 32 KiB', abort: true })
+  .refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_VALUE_BYTES, 'must be at most 32 KiB (UTF-8)')
   .meta({ description: 'The value, at most 32 KiB (UTF-8).', example: 'postgres://app@db.internal:5432/app', maxLength: MAX_VALUE_BYTES });
 
 const Secret = z.boolean().meta({

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import type { Changes } from '../lib/changes.ts';
-import { SCOPE_ORDER, type Scope } from '../domain/principal.ts';
-import { conflict, notFound, validationFailed } from '../errors.ts';
+import { SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
+import { conflict, forbidden, notFound } from '../errors.ts';
 import { apiKeyHints, generateApiKey, hashApiKey } from '../lib/apiKeyFormat.ts';
 import { newId } from '../lib/ids.ts';
 import { createOnce } from './createOnce.ts';
@@ -10,50 +9,12 @@ import type { ApiKeySecretRepository } from '../repositories/apiKeySecrets.ts';
 import type { ApiKeyUsageRepository } from '../repositories/apiKeyUsage.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
+import type { ProjectDoc } from '../repositories/projects.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
-import { recordEvent, type ServiceContext } from './events.ts';
+import type { CreateApiKeyBody, RotateApiKeyBody } from '../schemas/apiKeys.ts';
+import { actorOf, recordEvent } from './events.ts';
 import { withLock } from './locking.ts';
-import { zodDetails } from '../schemas/parse.ts';
-import { MAX_GRACE_PERIOD_SECONDS } from '../schemas/apiKeys.ts';
-
-
-export const CreateApiKeyInput = z
-  .object({
-    name: z.string().trim().min(1).max(100),
-    scopes: z.array(z.enum(['read', 'write', 'admin'])).min(1).max(3),
-    expires_at: z.iso
-      .datetime({ offset: true })
-      .nullable()
-      .optional()
-      .refine((v) => v == null || Date.parse(v) > Date.now(), 'must be in the future'),
-  })
-  .strict();
-export type CreateApiKeyInput = z.input<typeof CreateApiKeyInput>;
-
-export const RotateApiKeyInput = z
-  .object({
-    grace_period_seconds: z.number().int().min(0).max(MAX_GRACE_PERIOD_SECONDS).default(0),
-  })
-  .strict();
-export type RotateApiKeyInput = z.input<typeof RotateApiKeyInput>;
-
-export interface ApiKeyDeps {
-  /** Tells this process's key cache at once when a key is revoked or rotated. */
-  changes: Changes;
-  apiKeys: ApiKeyRepository;
-  apiKeySecrets: ApiKeySecretRepository;
-  apiKeyUsage: ApiKeyUsageRepository;
-  events: EventRepository;
-  locks: LockRepository;
-}
-
-/** Rotations and revocations of one key run one at a time (two concurrent rotations would each retire the other's new secret). */
-const keyLock = (id: string) => `api-key:${id}`;
-
-async function withUsage(deps: Pick<ApiKeyDeps, 'apiKeyUsage'>, docs: ApiKeyDoc[]): Promise<ApiKeyDoc[]> {
-  const used = await deps.apiKeyUsage.lastUsed(docs.map((d) => d._id));
-  return docs.map((d) => ({ ...d, last_used_at: used.get(d._id) ?? null }));
-}
+import type { ProjectService } from './projects.ts';
 
 /** The key with its plaintext secret: returned by create and rotate, and never again. */
 export interface IssuedApiKey {
@@ -67,219 +28,224 @@ export interface RecoveredApiKey {
   key: null;
 }
 
+export interface ApiKeyServiceDeps {
+  /** Tells this process's key cache at once when a key is revoked or rotated. */
+  changes: Changes;
+  apiKeys: ApiKeyRepository;
+  apiKeySecrets: ApiKeySecretRepository;
+  apiKeyUsage: ApiKeyUsageRepository;
+  events: EventRepository;
+  locks: LockRepository;
+  projects: ProjectService;
+}
+
+/** Rotations and revocations of one key run one at a time (two concurrent rotations would each retire the other's new secret). */
+const keyLock = (id: string) => `api-key:${id}`;
 
 function normaliseScopes(scopes: readonly string[]): Scope[] {
   return SCOPE_ORDER.filter((s) => scopes.includes(s));
 }
 
 /**
- * Creates a key for `projectId`. The caller has already checked that the project exists in
- * `ctx.accountId` (404 otherwise) and that the actor may manage keys.
+ * A project's API keys (PRODUCT §2, §3, §5). Every method finds the project for the principal first
+ * (404 outside its account); issuing a secret (create, rotate) needs a project that is not archived
+ * (409 project_not_active), revoking never does. Keys are managed by users and clients, never by an
+ * API key (403 forbidden).
  */
-export async function createApiKey(deps: ApiKeyDeps, ctx: ServiceContext, projectId: string, input: CreateApiKeyInput): Promise<IssuedApiKey>;
-export async function createApiKey(
-  deps: ApiKeyDeps,
-  ctx: ServiceContext,
-  projectId: string,
-  input: CreateApiKeyInput,
-  reservedId: string | undefined,
-): Promise<IssuedApiKey | RecoveredApiKey>;
-export async function createApiKey(
-  deps: ApiKeyDeps,
-  ctx: ServiceContext,
-  projectId: string,
-  input: CreateApiKeyInput,
-  reservedId?: string,
-): Promise<IssuedApiKey | RecoveredApiKey> {
-  const parsed = CreateApiKeyInput.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
-  const data = parsed.data;
-  // An earlier run of the same request (Idempotency-Key) made it already: that key is the answer, but
-  // its secret was shown (or lost) then and is never available again (rotate the key for a new one).
-  const { doc, created } = await createOnce<IssuedApiKey | RecoveredApiKey>(
-    reservedId,
-    async (existing) => {
-      const apiKey = await deps.apiKeys.findInProject(ctx.accountId, projectId, existing);
-      return apiKey ? { apiKey, key: null } : null;
-    },
-    () => insertApiKey(deps, ctx, projectId, data, reservedId),
-  );
-  return created ? doc : { apiKey: doc.apiKey, key: null };
-}
+export class ApiKeyService {
+  readonly #apiKeys: ApiKeyRepository;
+  readonly #secrets: ApiKeySecretRepository;
+  readonly #usage: ApiKeyUsageRepository;
+  readonly #events: { events: EventRepository };
+  readonly #locks: { locks: LockRepository };
+  readonly #changes: Changes;
+  readonly #projects: ProjectService;
 
-async function insertApiKey(
-  deps: ApiKeyDeps,
-  ctx: ServiceContext,
-  projectId: string,
-  data: z.output<typeof CreateApiKeyInput>,
-  reservedId: string | undefined,
-): Promise<IssuedApiKey> {
-  const key = generateApiKey();
-  const now = new Date();
-  const apiKey: ApiKeyDoc = {
-    _id: reservedId ?? newId('key', now.getTime()),
-    account_id: ctx.accountId,
-    project_id: projectId,
-    name: data.name,
-    scopes: normaliseScopes(data.scopes),
-    ...apiKeyHints(key),
-    status: 'active',
-    created_at: now,
-    updated_at: now,
-    created_by: { type: ctx.actor.type, id: ctx.actor.id },
-    last_used_at: null,
-    expires_at: data.expires_at ? new Date(data.expires_at) : null,
-    rotated_at: null,
-    revoked_at: null,
-  };
-  await deps.apiKeys.insert(apiKey);
-  try {
-    await deps.apiKeySecrets.insert({ _id: hashApiKey(key), key_id: apiKey._id, expires_at: null, created_at: now });
-  } catch (err) {
-    // No transactions: undo the half-made key so no secretless key is left behind.
-    await deps.apiKeys.deleteById(apiKey._id).catch(() => undefined);
-    throw err;
+  constructor(deps: ApiKeyServiceDeps) {
+    this.#apiKeys = deps.apiKeys;
+    this.#secrets = deps.apiKeySecrets;
+    this.#usage = deps.apiKeyUsage;
+    // The whole object: recordEvent queues webhook deliveries when the webhook repositories are in it.
+    this.#events = deps;
+    this.#locks = deps;
+    this.#changes = deps.changes;
+    this.#projects = deps.projects;
   }
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'api_key.created',
-    actor: ctx.actor,
-    projectId,
-    data: { api_key_id: apiKey._id, name: apiKey.name, scopes: apiKey.scopes, prefix: apiKey.prefix, expires_at: apiKey.expires_at },
-    at: now,
-  });
-  return { apiKey, key };
-}
 
-/** Whether the key exists in the project (a request run again finds what it made). */
-export async function apiKeyExists(deps: Pick<ApiKeyDeps, 'apiKeys'>, accountId: string, projectId: string, id: string): Promise<boolean> {
-  return (await deps.apiKeys.findInProject(accountId, projectId, id)) !== null;
-}
+  /**
+   * `id` is the id reserved for this request (Idempotency-Key): a key that already has it was made by
+   * an earlier run of the request and is the answer, whatever the project's status now, but its secret
+   * was shown (or lost) then and is never available again (rotate the key for a new one).
+   */
+  async create(principal: Principal, projectId: string, input: CreateApiKeyBody): Promise<IssuedApiKey>;
+  async create(principal: Principal, projectId: string, input: CreateApiKeyBody, id: string | undefined): Promise<IssuedApiKey | RecoveredApiKey>;
+  async create(principal: Principal, projectId: string, input: CreateApiKeyBody, id?: string): Promise<IssuedApiKey | RecoveredApiKey> {
+    notForApiKeys(principal);
+    const madeAlready = id ? async () => (await this.#apiKeys.findInProject(principal.accountId, projectId, id)) !== null : undefined;
+    const project = await this.#projects.getWritable(principal, projectId, madeAlready);
+    const { doc, created } = await createOnce<IssuedApiKey | RecoveredApiKey>(
+      id,
+      async (existing) => {
+        const apiKey = await this.#apiKeys.findInProject(project.account_id, project._id, existing);
+        return apiKey ? { apiKey, key: null } : null;
+      },
+      () => this.#insert(principal, project, input, id),
+    );
+    return created ? doc : { apiKey: doc.apiKey, key: null };
+  }
 
-export async function getApiKey(deps: Pick<ApiKeyDeps, 'apiKeys' | 'apiKeyUsage'>, accountId: string, projectId: string, id: string): Promise<ApiKeyDoc> {
-  const doc = await deps.apiKeys.findInProject(accountId, projectId, id);
-  if (!doc) throw notFound('No such API key.');
-  return (await withUsage(deps, [doc]))[0]!;
-}
-
-export async function listApiKeys(
-  deps: Pick<ApiKeyDeps, 'apiKeys' | 'apiKeyUsage'>,
-  accountId: string,
-  projectId: string,
-  page: PageRequest,
-  filter: { status?: ApiKeyStatus } = {},
-): Promise<PageResult<ApiKeyDoc>> {
-  const result = await deps.apiKeys.page(accountId, projectId, filter, page);
-  return { items: await withUsage(deps, result.items), total: result.total };
-}
-
-/**
- * Issues a new secret for the same key id. The previous secret keeps working for
- * `grace_period_seconds` (0 = stops now); any older secret still in a grace period never gets longer.
- * Revoked or expired keys cannot be rotated (409 `conflict`).
- */
-export async function rotateApiKey(
-  deps: ApiKeyDeps,
-  ctx: ServiceContext,
-  projectId: string,
-  id: string,
-  input: RotateApiKeyInput = {},
-): Promise<IssuedApiKey> {
-  const parsed = RotateApiKeyInput.safeParse(input ?? {});
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
-  const grace = parsed.data.grace_period_seconds;
-  // 404 before anything else, so no lease is ever taken on an id from another account.
-  await getApiKey(deps, ctx.accountId, projectId, id);
-  const issued = await withLock(deps, keyLock(id), async () => {
-    const current = await getApiKey(deps, ctx.accountId, projectId, id);
-    const now = new Date();
-    if (current.status !== 'active') throw conflict('A revoked API key cannot be rotated.');
-    if (current.expires_at && current.expires_at <= now) throw conflict('An expired API key cannot be rotated.');
-
+  async #insert(principal: Principal, project: ProjectDoc, input: CreateApiKeyBody, reservedId: string | undefined): Promise<IssuedApiKey> {
     const key = generateApiKey();
-    const hash = hashApiKey(key);
-    // The new secret works before the old one is retired, so there is no moment with neither.
-    await deps.apiKeySecrets.insert({ _id: hash, key_id: current._id, expires_at: null, created_at: now });
-    const rotated = await deps.apiKeys.recordRotation(current._id, apiKeyHints(key), now);
-    if (!rotated) {
-      await deps.apiKeySecrets.deleteByHash(hash);
-      throw conflict('A revoked API key cannot be rotated.');
+    const now = new Date();
+    const apiKey: ApiKeyDoc = {
+      _id: reservedId ?? newId('key', now.getTime()),
+      account_id: project.account_id,
+      project_id: project._id,
+      name: input.name,
+      scopes: normaliseScopes(input.scopes),
+      ...apiKeyHints(key),
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+      created_by: actorOf(principal),
+      last_used_at: null,
+      expires_at: input.expires_at ? new Date(input.expires_at) : null,
+      rotated_at: null,
+      revoked_at: null,
+    };
+    await this.#apiKeys.insert(apiKey);
+    try {
+      await this.#secrets.insert({ _id: hashApiKey(key), key_id: apiKey._id, expires_at: null, created_at: now });
+    } catch (err) {
+      // No transactions: undo the half-made key so no secretless key is left behind.
+      await this.#apiKeys.deleteById(apiKey._id).catch(() => undefined);
+      throw err;
     }
-    await deps.apiKeySecrets.retireOthers(current._id, hash, grace > 0 ? new Date(now.getTime() + grace * 1000) : null);
-    return { apiKey: { ...rotated, last_used_at: current.last_used_at }, key, at: now };
-  });
-  deps.changes.emit('apiKeyChanged', id);
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'api_key.rotated',
-    actor: ctx.actor,
-    projectId,
-    data: { api_key_id: issued.apiKey._id, name: issued.apiKey.name, prefix: issued.apiKey.prefix, grace_period_seconds: grace },
-    at: issued.at,
-  });
-  return { apiKey: issued.apiKey, key: issued.key };
-}
-
-/** Revokes the key and deletes its secrets. Revoking a revoked key returns it unchanged. */
-export async function revokeApiKey(deps: ApiKeyDeps, ctx: ServiceContext, projectId: string, id: string): Promise<ApiKeyDoc> {
-  const existing = await getApiKey(deps, ctx.accountId, projectId, id);
-  const revoked = await revokeLocked(deps, ctx, projectId, id, {});
-  return revoked ? { ...revoked, last_used_at: existing.last_used_at } : await getApiKey(deps, ctx.accountId, projectId, id);
-}
-
-async function revokeLocked(deps: ApiKeyDeps, ctx: ServiceContext, projectId: string, id: string, extra: Record<string, unknown>): Promise<ApiKeyDoc | null> {
-  const now = new Date();
-  const revoked = await withLock(deps, keyLock(id), async () => {
-    const doc = await deps.apiKeys.revoke(ctx.accountId, projectId, id, now);
-    // Secrets go too: even a stale "active" read somewhere finds nothing to authenticate with.
-    if (doc) await deps.apiKeySecrets.deleteForKeys([doc._id]);
-    return doc;
-  });
-  if (!revoked) return null;
-  deps.changes.emit('apiKeyChanged', revoked._id);
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'api_key.revoked',
-    actor: ctx.actor,
-    projectId,
-    data: { api_key_id: revoked._id, name: revoked.name, prefix: revoked.prefix, ...extra },
-    at: now,
-  });
-  return revoked;
-}
-
-/** For project deletion: revokes every active key of the project. Returns how many. */
-export async function revokeAllForProject(deps: ApiKeyDeps, ctx: ServiceContext, projectId: string): Promise<number> {
-  let count = 0;
-  for (const key of await deps.apiKeys.activeForProject(ctx.accountId, projectId)) {
-    if (await revokeLocked(deps, ctx, projectId, key._id, { reason: 'project_deleted' })) count++;
+    await recordEvent(this.#events, {
+      accountId: apiKey.account_id,
+      type: 'api_key.created',
+      actor: actorOf(principal),
+      projectId: apiKey.project_id,
+      data: { api_key_id: apiKey._id, name: apiKey.name, scopes: apiKey.scopes, prefix: apiKey.prefix, expires_at: apiKey.expires_at },
+      at: now,
+    });
+    return { apiKey, key };
   }
-  // Also the secrets of keys revoked earlier, in case a crash left any behind.
-  await deps.apiKeySecrets.deleteForKeys(await deps.apiKeys.idsForProject(ctx.accountId, projectId));
-  return count;
+
+  /** Oldest first, revoked keys included unless `filter.status` says otherwise. */
+  async list(principal: Principal, projectId: string, filter: { status?: ApiKeyStatus | undefined }, page: PageRequest): Promise<PageResult<ApiKeyDoc>> {
+    notForApiKeys(principal);
+    const project = await this.#projects.get(principal, projectId);
+    const result = await this.#apiKeys.page(project.account_id, project._id, filter.status ? { status: filter.status } : {}, page);
+    return { items: await this.#withUsage(result.items), total: result.total };
+  }
+
+  async get(principal: Principal, projectId: string, id: string): Promise<ApiKeyDoc> {
+    notForApiKeys(principal);
+    return await this.#find(await this.#projects.get(principal, projectId), id);
+  }
+
+  async #find(project: ProjectDoc, id: string): Promise<ApiKeyDoc> {
+    const doc = await this.#apiKeys.findInProject(project.account_id, project._id, id);
+    if (!doc) throw notFound('No such API key.');
+    return (await this.#withUsage([doc]))[0]!;
+  }
+
+  async #withUsage(docs: ApiKeyDoc[]): Promise<ApiKeyDoc[]> {
+    const used = await this.#usage.lastUsed(docs.map((d) => d._id));
+    return docs.map((d) => ({ ...d, last_used_at: used.get(d._id) ?? null }));
+  }
+
+  /**
+   * Issues a new secret for the same key id. The previous secret keeps working for
+   * `grace_period_seconds` (0 = stops now); any older secret still in a grace period never gets longer.
+   * Revoked or expired keys cannot be rotated (409 `conflict`).
+   */
+  async rotate(principal: Principal, projectId: string, id: string, input: RotateApiKeyBody): Promise<IssuedApiKey> {
+    notForApiKeys(principal);
+    const project = await this.#projects.getWritable(principal, projectId);
+    const grace = input.grace_period_seconds;
+    // 404 before anything else, so no lease is ever taken on an id from another account.
+    await this.#find(project, id);
+    const issued = await withLock(this.#locks, keyLock(id), async () => {
+      const current = await this.#find(project, id);
+      const now = new Date();
+      if (current.status !== 'active') throw conflict('A revoked API key cannot be rotated.');
+      if (current.expires_at && current.expires_at <= now) throw conflict('An expired API key cannot be rotated.');
+
+      const key = generateApiKey();
+      const hash = hashApiKey(key);
+      // The new secret works before the old one is retired, so there is no moment with neither.
+      await this.#secrets.insert({ _id: hash, key_id: current._id, expires_at: null, created_at: now });
+      const rotated = await this.#apiKeys.recordRotation(current._id, apiKeyHints(key), now);
+      if (!rotated) {
+        await this.#secrets.deleteByHash(hash);
+        throw conflict('A revoked API key cannot be rotated.');
+      }
+      await this.#secrets.retireOthers(current._id, hash, grace > 0 ? new Date(now.getTime() + grace * 1000) : null);
+      return { apiKey: { ...rotated, last_used_at: current.last_used_at }, key, at: now };
+    });
+    this.#changes.emit('apiKeyChanged', id);
+    await recordEvent(this.#events, {
+      accountId: issued.apiKey.account_id,
+      type: 'api_key.rotated',
+      actor: actorOf(principal),
+      projectId: issued.apiKey.project_id,
+      data: { api_key_id: issued.apiKey._id, name: issued.apiKey.name, prefix: issued.apiKey.prefix, grace_period_seconds: grace },
+      at: issued.at,
+    });
+    return { apiKey: issued.apiKey, key: issued.key };
+  }
+
+  /**
+   * Revokes the key and deletes its secrets. Revoking a revoked key returns it unchanged. Allowed on an
+   * archived project too: removing access is never blocked.
+   */
+  async revoke(principal: Principal, projectId: string, id: string): Promise<ApiKeyDoc> {
+    notForApiKeys(principal);
+    const project = await this.#projects.get(principal, projectId);
+    const existing = await this.#find(project, id);
+    const revoked = await this.#revoke(principal, project, id, {});
+    return revoked ? { ...revoked, last_used_at: existing.last_used_at } : await this.#find(project, id);
+  }
+
+  /**
+   * For project deletion (after the project itself is gone, so it is passed as it was): revokes every
+   * active key of the project as `principal`. Returns how many.
+   */
+  async revokeAllForProject(principal: Principal, project: ProjectDoc): Promise<number> {
+    let count = 0;
+    for (const key of await this.#apiKeys.activeForProject(project.account_id, project._id)) {
+      if (await this.#revoke(principal, project, key._id, { reason: 'project_deleted' })) count++;
+    }
+    // Also the secrets of keys revoked earlier, in case a crash left any behind.
+    await this.#secrets.deleteForKeys(await this.#apiKeys.idsForProject(project.account_id, project._id));
+    return count;
+  }
+
+  async #revoke(principal: Principal, project: ProjectDoc, id: string, extra: Record<string, unknown>): Promise<ApiKeyDoc | null> {
+    const now = new Date();
+    const revoked = await withLock(this.#locks, keyLock(id), async () => {
+      const doc = await this.#apiKeys.revoke(project.account_id, project._id, id, now);
+      // Secrets go too: even a stale "active" read somewhere finds nothing to authenticate with.
+      if (doc) await this.#secrets.deleteForKeys([doc._id]);
+      return doc;
+    });
+    if (!revoked) return null;
+    this.#changes.emit('apiKeyChanged', revoked._id);
+    await recordEvent(this.#events, {
+      accountId: revoked.account_id,
+      type: 'api_key.revoked',
+      actor: actorOf(principal),
+      projectId: revoked.project_id,
+      data: { api_key_id: revoked._id, name: revoked.name, prefix: revoked.prefix, ...extra },
+      at: now,
+    });
+    return revoked;
+  }
 }
 
-/** Never includes a hash or the secret; `expired` is shown for an active key past its `expires_at`. */
-export function presentApiKey(doc: ApiKeyDoc, now = new Date()) {
-  const status = doc.status === 'active' && doc.expires_at && doc.expires_at <= now ? 'expired' : doc.status;
-  return {
-    id: doc._id,
-    name: doc.name,
-    project_id: doc.project_id,
-    scopes: doc.scopes,
-    prefix: doc.prefix,
-    last_four: doc.last_four,
-    status,
-    created_at: doc.created_at.toISOString(),
-    updated_at: doc.updated_at.toISOString(),
-    created_by: { type: doc.created_by.type, id: doc.created_by.id },
-    last_used_at: doc.last_used_at?.toISOString() ?? null,
-    expires_at: doc.expires_at?.toISOString() ?? null,
-    rotated_at: doc.rotated_at?.toISOString() ?? null,
-  };
-}
-
-/** The create and rotate responses: the key object plus the secret, as `key`, this once. */
-export function presentIssuedApiKey(issued: IssuedApiKey | RecoveredApiKey) {
-  return { ...presentApiKey(issued.apiKey), key: issued.key };
+/** PRODUCT §3: an API key never manages API keys (its own or another's). */
+function notForApiKeys(principal: Principal): void {
+  if (principal.kind === 'api_key') throw forbidden('This operation is not available to api key credentials.');
 }

@@ -1,53 +1,18 @@
-import { z } from 'zod';
+import type { Principal } from '../domain/principal.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { newId } from '../lib/ids.ts';
 import type { ConfigurationChanges, ConfigurationDoc, ConfigurationRepository } from '../repositories/configurations.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
+import type { ProjectDoc } from '../repositories/projects.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
-import { createOnce } from './createOnce.ts';
-import { recordEvent, type ServiceContext } from './events.ts';
-import { withLock } from './locking.ts';
+import type { CreateConfigurationBody, ListConfigurationsQuery, UpdateConfigurationBody } from '../schemas/configurations.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
-import { zodDetails } from '../schemas/parse.ts';
-import { ConfigurationKey, MAX_VALUE_BYTES } from '../schemas/configurations.ts';
-
-
-export const Environment = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be 1-63 lower-case letters, digits or dashes, not starting with a dash');
-const ConfigurationValue = z
-  .string()
-  .max(MAX_VALUE_BYTES, 'must be at most 32 KiB')
-  .refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_VALUE_BYTES, 'must be at most 32 KiB (UTF-8)');
-
-export const CreateConfigurationInput = z
-  .object({
-    environment: Environment,
-    key: ConfigurationKey,
-    value: ConfigurationValue,
-    secret: z.boolean().default(false),
-  })
-  .strict();
-export type CreateConfigurationInput = z.input<typeof CreateConfigurationInput>;
-
-/** `key` and `environment` identify a variable and are fixed; only the value and secrecy change. */
-export const UpdateConfigurationInput = z
-  .object({
-    value: ConfigurationValue.optional(),
-    secret: z.boolean().optional(),
-  })
-  .strict();
-export type UpdateConfigurationInput = z.input<typeof UpdateConfigurationInput>;
-
-export const ListConfigurationsFilter = z.object({ environment: Environment.optional() }).strict();
-export type ListConfigurationsFilter = z.input<typeof ListConfigurationsFilter>;
-
-export interface ConfigurationDeps {
-  configurations: ConfigurationRepository;
-  events: EventRepository;
-  locks: LockRepository;
-  secretBox: SecretBox;
-}
+import { createOnce } from './createOnce.ts';
+import { actorOf, recordEvent } from './events.ts';
+import { withLock } from './locking.ts';
+import type { ProjectService } from './projects.ts';
 
 /**
  * Updates and re-encryption of one record run one at a time: "a secret stays secret" must not depend
@@ -56,193 +21,21 @@ export interface ConfigurationDeps {
 const recordLock = (id: string) => `configuration:${id}`;
 
 /** Binds a sealed value to its record: moving the ciphertext to another record makes it unreadable. */
-export function configurationAad(doc: Pick<ConfigurationDoc, '_id' | 'key'>): string {
+function configurationAad(doc: Pick<ConfigurationDoc, '_id' | 'key'>): string {
   return `configuration:${doc._id}:${doc.key}`;
 }
 
 const SECRET_STAYS_SECRET = 'a secret configuration cannot be made non-secret; delete it and create it again';
 
-export async function createConfiguration(
-  deps: ConfigurationDeps,
-  ctx: ServiceContext,
-  projectId: string,
-  input: CreateConfigurationInput,
-  reservedId?: string,
-): Promise<ConfigurationDoc> {
-  const parsed = CreateConfigurationInput.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
-  const data = parsed.data;
-  // An earlier run of the same request (Idempotency-Key) made it already: that one is the answer.
-  const { doc } = await createOnce(
-    reservedId,
-    (existing) => deps.configurations.findInProject(ctx.accountId, projectId, existing),
-    () => insertConfiguration(deps, ctx, projectId, data, reservedId),
-  );
-  return doc;
+/** A configuration as read: for a secret read with `reveal`, its plaintext as `revealed`. */
+export type ReadConfiguration = ConfigurationDoc & { revealed?: string };
+
+export interface ReadOptions {
+  /** Open secret values (the caller has checked that the principal may see them: admin). */
+  reveal?: boolean;
 }
 
-async function insertConfiguration(
-  deps: ConfigurationDeps,
-  ctx: ServiceContext,
-  projectId: string,
-  data: z.output<typeof CreateConfigurationInput>,
-  reservedId: string | undefined,
-): Promise<ConfigurationDoc> {
-  const now = new Date();
-  const id = reservedId ?? newId('cfg', now.getTime());
-  const doc: ConfigurationDoc = {
-    _id: id,
-    account_id: ctx.accountId,
-    project_id: projectId,
-    environment: data.environment,
-    key: data.key,
-    secret: data.secret,
-    value: data.secret ? null : data.value,
-    value_encrypted: data.secret ? deps.secretBox.seal(data.value, configurationAad({ _id: id, key: data.key })) : null,
-    created_at: now,
-    updated_at: now,
-  };
-  try {
-    await deps.configurations.insert(doc);
-  } catch (err) {
-    if (isDuplicateKeyError(err))
-      throw conflict(`${data.key} already exists in the ${data.environment} environment of this project.`);
-    throw err;
-  }
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'configuration.created',
-    actor: ctx.actor,
-    projectId,
-    data: { configuration_id: id, environment: doc.environment, key: doc.key, secret: doc.secret },
-    at: now,
-  });
-  return doc;
-}
-
-/** Whether the configuration exists in the project (a request run again finds what it made). */
-export async function configurationExists(deps: Pick<ConfigurationDeps, 'configurations'>, accountId: string, projectId: string, id: string): Promise<boolean> {
-  return (await deps.configurations.findInProject(accountId, projectId, id)) !== null;
-}
-
-export async function getConfiguration(
-  deps: Pick<ConfigurationDeps, 'configurations'>,
-  accountId: string,
-  projectId: string,
-  id: string,
-): Promise<ConfigurationDoc> {
-  const doc = await deps.configurations.findInProject(accountId, projectId, id);
-  if (!doc) throw notFound('No such configuration.');
-  return doc;
-}
-
-export async function listConfigurations(
-  deps: Pick<ConfigurationDeps, 'configurations'>,
-  accountId: string,
-  projectId: string,
-  filter: ListConfigurationsFilter,
-  page: PageRequest,
-): Promise<PageResult<ConfigurationDoc>> {
-  const parsed = ListConfigurationsFilter.safeParse(filter);
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
-  return await deps.configurations.page(accountId, projectId, parsed.data, page);
-}
-
-/**
- * Changes the value and/or makes the variable secret. Making a secret non-secret is refused with 422
- * `validation_failed` on `secret`: it is a rule about that field's value, the same for every request
- * that sends it, so it reads like any other invalid field rather than a state conflict.
- */
-export async function updateConfiguration(
-  deps: ConfigurationDeps,
-  ctx: ServiceContext,
-  projectId: string,
-  id: string,
-  input: UpdateConfigurationInput,
-): Promise<ConfigurationDoc> {
-  const parsed = UpdateConfigurationInput.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
-  const data = parsed.data;
-  // 404 before anything else, so no lease is ever taken on an id from another account.
-  await getConfiguration(deps, ctx.accountId, projectId, id);
-  const result = await withLock(deps, recordLock(id), async () => {
-    const current = await getConfiguration(deps, ctx.accountId, projectId, id);
-    if (current.secret && data.secret === false) throw validationFailed([{ field: 'secret', message: SECRET_STAYS_SECRET }]);
-    const secret = data.secret ?? current.secret;
-    const changed: string[] = [];
-    if (data.value !== undefined) changed.push('value');
-    if (secret !== current.secret) changed.push('secret');
-    if (changed.length === 0) return { doc: current, changed };
-
-    const changes: ConfigurationChanges = { updated_at: new Date() };
-    // And still conditional on what was read, as a second line of defence.
-    const expect: { secret: boolean; value?: string | null } = { secret: current.secret };
-    if (secret) {
-      const plaintext = data.value ?? current.value ?? '';
-      if (data.value === undefined) expect.value = current.value;
-      Object.assign(changes, { secret: true, value: null, value_encrypted: deps.secretBox.seal(plaintext, configurationAad(current)) });
-    } else {
-      changes.value = data.value!;
-    }
-    const updated = await deps.configurations.updateWhere(ctx.accountId, projectId, id, expect, changes);
-    if (!updated) throw conflict('The configuration was changed by another request at the same time; retry.');
-    return { doc: updated, changed };
-  });
-  if (result.changed.length === 0) return result.doc;
-  const updated = result.doc;
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'configuration.updated',
-    actor: ctx.actor,
-    projectId,
-    data: { configuration_id: id, environment: updated.environment, key: updated.key, secret: updated.secret, changed: result.changed },
-    at: updated.updated_at,
-  });
-  return updated;
-}
-
-export async function deleteConfiguration(
-  deps: Pick<ConfigurationDeps, 'configurations' | 'events'>,
-  ctx: ServiceContext,
-  projectId: string,
-  id: string,
-): Promise<ConfigurationDoc> {
-  const doc = await deps.configurations.delete(ctx.accountId, projectId, id);
-  if (!doc) throw notFound('No such configuration.');
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'configuration.deleted',
-    actor: ctx.actor,
-    projectId,
-    data: { configuration_id: doc._id, environment: doc.environment, key: doc.key, secret: doc.secret },
-  });
-  return doc;
-}
-
-/**
- * The API object. Secret values are `null` unless `reveal` is set; the route sets it only for
- * `?reveal=true` from a caller with the admin scope.
- */
-export function presentConfiguration(doc: ConfigurationDoc, options: { reveal?: boolean; secretBox?: SecretBox } = {}) {
-  let value: string | null = doc.value;
-  if (doc.secret) {
-    value = null;
-    if (options.reveal) {
-      if (!options.secretBox) throw new Error('revealing a secret configuration needs the secret box');
-      value = options.secretBox.open(doc.value_encrypted!, configurationAad(doc));
-    }
-  }
-  return {
-    id: doc._id,
-    project_id: doc.project_id,
-    environment: doc.environment,
-    key: doc.key,
-    value,
-    secret: doc.secret,
-    created_at: doc.created_at.toISOString(),
-    updated_at: doc.updated_at.toISOString(),
-  };
-}
+export type ConfigurationFilter = Pick<ListConfigurationsQuery, 'environment'>;
 
 export interface ReencryptResult {
   current_key: string;
@@ -255,32 +48,195 @@ export interface ReencryptResult {
   by_key: Record<string, number>;
 }
 
+export interface ConfigurationServiceDeps {
+  configurations: ConfigurationRepository;
+  events: EventRepository;
+  locks: LockRepository;
+  /** Seals secret values at rest and opens them for `reveal`. */
+  secretBox: SecretBox;
+  projects: ProjectService;
+}
+
 /**
- * Moves every secret value to the current data key (after `slipway keys rotate-data` and a restart of
- * every instance). When `by_key` shows only the current key, older keys can be removed from `keys/`.
+ * A project's environment variables (PRODUCT §5). Every method finds the project for the principal
+ * first (404 outside its account, or for an API key outside its own project); changes need a project
+ * that is not archived (409 project_not_active).
  */
-export async function reencryptConfigurations(deps: Pick<ConfigurationDeps, 'configurations' | 'locks' | 'secretBox'>): Promise<ReencryptResult> {
-  const current = deps.secretBox.currentKeyId;
-  let reencrypted = 0;
-  let skipped = 0;
-  const failed: ReencryptResult['failed'] = [];
-  for await (const doc of deps.configurations.sealedNotUnder(current)) {
-    if (!doc.value_encrypted) continue;
-    const aad = configurationAad(doc);
-    let plaintext: string;
-    try {
-      plaintext = deps.secretBox.open(doc.value_encrypted, aad);
-    } catch (err) {
-      // One unreadable value must not stop the others from moving to the new key.
-      failed.push({ id: doc._id, kid: doc.value_encrypted.kid, error: (err as Error).name === 'UnknownDataKeyError' ? 'unknown data key' : 'cannot be decrypted' });
-      continue;
-    }
-    const sealed = deps.secretBox.seal(plaintext, aad);
-    const replaced = await withLock(deps, recordLock(doc._id), () => deps.configurations.replaceSealed(doc._id, doc.value_encrypted!.ct, sealed), { waitMs: 1_000 }).catch(
-      () => false,
-    );
-    if (replaced) reencrypted++;
-    else skipped++;
+export class ConfigurationService {
+  readonly #configurations: ConfigurationRepository;
+  readonly #events: { events: EventRepository };
+  readonly #locks: { locks: LockRepository };
+  readonly #secretBox: SecretBox;
+  readonly #projects: ProjectService;
+
+  constructor(deps: ConfigurationServiceDeps) {
+    this.#configurations = deps.configurations;
+    // The whole object: recordEvent queues webhook deliveries when the webhook repositories are in it.
+    this.#events = deps;
+    this.#locks = deps;
+    this.#secretBox = deps.secretBox;
+    this.#projects = deps.projects;
   }
-  return { current_key: current, reencrypted, skipped, failed, by_key: await deps.configurations.countSealedByKey() };
+
+  /**
+   * `id` is the id reserved for this request (Idempotency-Key): a configuration that already has it
+   * was made by an earlier run of the request and is the answer, whatever the project's status now.
+   */
+  async create(principal: Principal, projectId: string, input: CreateConfigurationBody, id?: string): Promise<ConfigurationDoc> {
+    const madeAlready = id ? async () => (await this.#configurations.findInProject(principal.accountId, projectId, id)) !== null : undefined;
+    const project = await this.#projects.getWritable(principal, projectId, madeAlready);
+    const { doc } = await createOnce(
+      id,
+      (existing) => this.#configurations.findInProject(project.account_id, project._id, existing),
+      () => this.#insert(principal, project, input, id),
+    );
+    return doc;
+  }
+
+  async #insert(principal: Principal, project: ProjectDoc, input: CreateConfigurationBody, reservedId: string | undefined): Promise<ConfigurationDoc> {
+    const now = new Date();
+    const id = reservedId ?? newId('cfg', now.getTime());
+    const doc: ConfigurationDoc = {
+      _id: id,
+      account_id: project.account_id,
+      project_id: project._id,
+      environment: input.environment,
+      key: input.key,
+      secret: input.secret,
+      value: input.secret ? null : input.value,
+      value_encrypted: input.secret ? this.#secretBox.seal(input.value, configurationAad({ _id: id, key: input.key })) : null,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.#configurations.insert(doc);
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw conflict(`${input.key} already exists in the ${input.environment} environment of this project.`);
+      throw err;
+    }
+    await recordEvent(this.#events, {
+      accountId: doc.account_id,
+      type: 'configuration.created',
+      actor: actorOf(principal),
+      projectId: doc.project_id,
+      data: { configuration_id: id, environment: doc.environment, key: doc.key, secret: doc.secret },
+      at: now,
+    });
+    return doc;
+  }
+
+  /** Ordered by environment, then key. */
+  async list(principal: Principal, projectId: string, filter: ConfigurationFilter, page: PageRequest, options: ReadOptions = {}): Promise<PageResult<ReadConfiguration>> {
+    const project = await this.#projects.get(principal, projectId);
+    const result = await this.#configurations.page(project.account_id, project._id, filter.environment !== undefined ? { environment: filter.environment } : {}, page);
+    return options.reveal ? { items: result.items.map((doc) => this.#revealed(doc)), total: result.total } : result;
+  }
+
+  async get(principal: Principal, projectId: string, id: string, options: ReadOptions = {}): Promise<ReadConfiguration> {
+    const project = await this.#projects.get(principal, projectId);
+    const doc = await this.#find(project, id);
+    return options.reveal ? this.#revealed(doc) : doc;
+  }
+
+  async #find(project: ProjectDoc, id: string): Promise<ConfigurationDoc> {
+    const doc = await this.#configurations.findInProject(project.account_id, project._id, id);
+    if (!doc) throw notFound('No such configuration.');
+    return doc;
+  }
+
+  /** Throws when the sealed value cannot be opened (an unknown data key, or a ciphertext moved from another record). */
+  #revealed(doc: ConfigurationDoc): ReadConfiguration {
+    return doc.secret ? { ...doc, revealed: this.#secretBox.open(doc.value_encrypted!, configurationAad(doc)) } : doc;
+  }
+
+  /**
+   * Changes the value and/or makes the variable secret. Making a secret non-secret is refused with 422
+   * `validation_failed` on `secret`: it is a rule about that field's value, the same for every request
+   * that sends it, so it reads like any other invalid field rather than a state conflict.
+   */
+  async update(principal: Principal, projectId: string, id: string, input: UpdateConfigurationBody): Promise<ConfigurationDoc> {
+    const project = await this.#projects.getWritable(principal, projectId);
+    // 404 before anything else, so no lease is ever taken on an id from another account.
+    await this.#find(project, id);
+    const result = await withLock(this.#locks, recordLock(id), async () => {
+      const current = await this.#find(project, id);
+      if (current.secret && input.secret === false) throw validationFailed([{ field: 'secret', message: SECRET_STAYS_SECRET }]);
+      const secret = input.secret ?? current.secret;
+      const changed: string[] = [];
+      if (input.value !== undefined) changed.push('value');
+      if (secret !== current.secret) changed.push('secret');
+      if (changed.length === 0) return { doc: current, changed };
+
+      const changes: ConfigurationChanges = { updated_at: new Date() };
+      // And still conditional on what was read, as a second line of defence.
+      const expect: { secret: boolean; value?: string | null } = { secret: current.secret };
+      if (secret) {
+        const plaintext = input.value ?? current.value ?? '';
+        if (input.value === undefined) expect.value = current.value;
+        Object.assign(changes, { secret: true, value: null, value_encrypted: this.#secretBox.seal(plaintext, configurationAad(current)) });
+      } else {
+        changes.value = input.value!;
+      }
+      const updated = await this.#configurations.updateWhere(project.account_id, project._id, id, expect, changes);
+      if (!updated) throw conflict('The configuration was changed by another request at the same time; retry.');
+      return { doc: updated, changed };
+    });
+    if (result.changed.length === 0) return result.doc;
+    const updated = result.doc;
+    await recordEvent(this.#events, {
+      accountId: updated.account_id,
+      type: 'configuration.updated',
+      actor: actorOf(principal),
+      projectId: updated.project_id,
+      data: { configuration_id: id, environment: updated.environment, key: updated.key, secret: updated.secret, changed: result.changed },
+      at: updated.updated_at,
+    });
+    return updated;
+  }
+
+  async delete(principal: Principal, projectId: string, id: string): Promise<ConfigurationDoc> {
+    const project = await this.#projects.getWritable(principal, projectId);
+    const doc = await this.#configurations.delete(project.account_id, project._id, id);
+    if (!doc) throw notFound('No such configuration.');
+    await recordEvent(this.#events, {
+      accountId: doc.account_id,
+      type: 'configuration.deleted',
+      actor: actorOf(principal),
+      projectId: doc.project_id,
+      data: { configuration_id: doc._id, environment: doc.environment, key: doc.key, secret: doc.secret },
+    });
+    return doc;
+  }
+
+  /**
+   * Moves every secret value, in every account, to the current data key (after `slipway keys
+   * rotate-data` and a restart of every instance). When `by_key` shows only the current key, older keys
+   * can be removed from `keys/`. Upkeep of the data at rest for the operator, not a change made for
+   * anyone: it takes no principal and records no event.
+   */
+  async reencryptSecrets(): Promise<ReencryptResult> {
+    const current = this.#secretBox.currentKeyId;
+    let reencrypted = 0;
+    let skipped = 0;
+    const failed: ReencryptResult['failed'] = [];
+    for await (const doc of this.#configurations.sealedNotUnder(current)) {
+      if (!doc.value_encrypted) continue;
+      const aad = configurationAad(doc);
+      let plaintext: string;
+      try {
+        plaintext = this.#secretBox.open(doc.value_encrypted, aad);
+      } catch (err) {
+        // One unreadable value must not stop the others from moving to the new key.
+        failed.push({ id: doc._id, kid: doc.value_encrypted.kid, error: (err as Error).name === 'UnknownDataKeyError' ? 'unknown data key' : 'cannot be decrypted' });
+        continue;
+      }
+      const sealed = this.#secretBox.seal(plaintext, aad);
+      const replaced = await withLock(this.#locks, recordLock(doc._id), () => this.#configurations.replaceSealed(doc._id, doc.value_encrypted!.ct, sealed), {
+        waitMs: 1_000,
+      }).catch(() => false);
+      if (replaced) reencrypted++;
+      else skipped++;
+    }
+    return { current_key: current, reencrypted, skipped, failed, by_key: await this.#configurations.countSealedByKey() };
+  }
 }

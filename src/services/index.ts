@@ -2,10 +2,9 @@ import type { Changes } from '../lib/changes.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { AccountService } from './accounts.ts';
-import { revokeAllForProject, type ApiKeyDeps } from './apiKeys.ts';
-import type { ConfigurationDeps } from './configurations.ts';
+import { ApiKeyService } from './apiKeys.ts';
+import { ConfigurationService } from './configurations.ts';
 import { DeploymentService } from './deployments.ts';
-import { actorOf } from './events.ts';
 import type { EventRepository } from '../repositories/events.ts';
 import type { ClientAdminDeps } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
@@ -13,16 +12,15 @@ import { UserService } from './users.ts';
 
 /**
  * Every service of the process, built once by the composition root (src/container.ts) and used by
- * /v1, the dashboard and the admin CLI alike. Projects, deployments, users and accounts are classes;
- * the others are modules of functions (configurations.ts, apiKeys.ts, oauthClients.ts, events.ts) that
- * take their dependencies as the first argument: their entries below are those dependencies, ready to
- * pass.
+ * /v1, the dashboard and the admin CLI alike. Projects, deployments, configurations, API keys, users
+ * and accounts are classes; the others are modules of functions (oauthClients.ts, events.ts) that take
+ * their dependencies as the first argument: their entries below are those dependencies, ready to pass.
  */
 export interface Services {
   projects: ProjectService;
   deployments: DeploymentService;
-  configurations: ConfigurationDeps;
-  apiKeys: ApiKeyDeps;
+  configurations: ConfigurationService;
+  apiKeys: ApiKeyService;
   users: UserService;
   accounts: AccountService;
   oauthClients: ClientAdminDeps;
@@ -41,12 +39,14 @@ export function createServices({ repos, secretBox, changes }: ServiceDeps): Serv
   const shared = { ...repos, secretBox, changes };
   const projects = new ProjectService(repos);
   const deployments = new DeploymentService(repos, projects);
+  const configurations = new ConfigurationService({ ...shared, projects });
+  const apiKeys = new ApiKeyService({ ...shared, projects });
   // PRODUCT §5: deleting a project removes its configurations and revokes its API keys.
   projects.onDelete(async (project, principal) => {
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
-    await revokeAllForProject(shared, { accountId: project.account_id, actor: actorOf(principal) }, project._id);
+    await apiKeys.revokeAllForProject(principal, project);
   });
   const users = new UserService({ ...repos, changes });
   const accounts = new AccountService(repos, { projects, users, oauthClients: shared });
-  return { projects, deployments, configurations: shared, apiKeys: shared, users, accounts, oauthClients: shared, events: shared, secretBox };
+  return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients: shared, events: shared, secretBox };
 }

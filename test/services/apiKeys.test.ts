@@ -2,26 +2,25 @@ import { createChanges } from '../../src/lib/changes.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from '../../src/auth/apiKeyAuthenticator.ts';
 import { API_KEY_LENGTH, apiKeyChecksum, generateApiKey, hashApiKey, looksLikeApiKey } from '../../src/lib/apiKeyFormat.ts';
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import type { Principal } from '../../src/domain/principal.ts';
 import { newId } from '../../src/lib/ids.ts';
-import {
-  createApiKey,
-  getApiKey,
-  listApiKeys,
-  presentApiKey,
-  presentIssuedApiKey,
-  revokeAllForProject,
-  revokeApiKey,
-  rotateApiKey,
-  type ApiKeyDeps,
-} from '../../src/services/apiKeys.ts';
-import { listEvents, type ServiceContext } from '../../src/services/events.ts';
+import { presentApiKey, presentIssuedApiKey } from '../../src/presenters/apiKeys.ts';
+import { CreateApiKeyBody, RotateApiKeyBody } from '../../src/schemas/apiKeys.ts';
+import { parseInput } from '../../src/schemas/parse.ts';
+import { ApiKeyService } from '../../src/services/apiKeys.ts';
+import { listEvents } from '../../src/services/events.ts';
+import { ProjectService } from '../../src/services/projects.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
 
 const t = useTestDatabase();
-let deps: ApiKeyDeps;
-const ctx: ServiceContext = { accountId: newId('acct'), actor: { type: 'user', id: newId('usr') } };
-const project = newId('proj');
+let projects: ProjectService;
+let apiKeys: ApiKeyService;
+const principal: Principal = { kind: 'user', id: newId('usr'), accountId: newId('acct'), scopes: new Set(['read', 'write', 'admin']), role: 'owner', credential: 'access_token' };
+const actor = { type: 'user', id: principal.id };
+let project: string;
 const authenticators: ApiKeyAuthenticator[] = [];
 /** This test process's change emitter: the services emit on it, each authenticator listens until closed. */
 const changes = createChanges();
@@ -33,8 +32,18 @@ function instance(clock = { offset: 0 }) {
   return a;
 }
 
-beforeAll(() => {
-  deps = { ...t.repos, changes };
+/** A project of `who`'s account. */
+const newProject = async (who: Principal = principal) => (await projects.create(who, { name: `keys ${randomBytes(6).toString('hex')}` }))._id;
+/** Raw input checked against the route's schema (as /v1, the dashboard and the CLI do), then the service. */
+const create = async (projectId: string, input: z.input<typeof CreateApiKeyBody>, who: Principal = principal) =>
+  await apiKeys.create(who, projectId, parseInput(CreateApiKeyBody, input));
+const rotate = async (projectId: string, id: string, input: z.input<typeof RotateApiKeyBody> = {}, who: Principal = principal) =>
+  await apiKeys.rotate(who, projectId, id, parseInput(RotateApiKeyBody, input));
+
+beforeAll(async () => {
+  projects = new ProjectService(t.repos);
+  apiKeys = new ApiKeyService({ ...t.repos, changes, projects });
+  project = await newProject();
 });
 afterAll(() => {
   for (const a of authenticators) a.close();
@@ -76,7 +85,7 @@ describe('API key format', () => {
 
 describe('API keys', () => {
   it('shows the key once and stores only its SHA-256', async () => {
-    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'CI deploys', scopes: ['write', 'read', 'write'] });
+    const { apiKey, key } = await create(project, { name: 'CI deploys', scopes: ['write', 'read', 'write'] });
     expect(looksLikeApiKey(key)).toBe(true);
     expect(apiKey.scopes).toEqual(['read', 'write']);
     expect(apiKey.prefix).toBe(key.slice(0, 8));
@@ -87,13 +96,13 @@ describe('API keys', () => {
     expect(dump).not.toContain(key.slice(4, 36));
     expect(dump).toContain(hashApiKey(key));
 
-    const presented = presentApiKey(await getApiKey(deps, ctx.accountId, project, apiKey._id));
+    const presented = presentApiKey(await apiKeys.get(principal, project, apiKey._id));
     expect(Object.keys(presented).sort()).toEqual(
       ['created_at', 'created_by', 'expires_at', 'id', 'last_four', 'last_used_at', 'name', 'prefix', 'project_id', 'rotated_at', 'scopes', 'status', 'updated_at'].sort(),
     );
     expect(JSON.stringify(presented)).not.toContain(key);
     expect(JSON.stringify(presented)).not.toContain(hashApiKey(key));
-    expect(presented).toMatchObject({ status: 'active', created_by: ctx.actor, project_id: project, expires_at: null, last_used_at: null });
+    expect(presented).toMatchObject({ status: 'active', created_by: actor, project_id: project, expires_at: null, last_used_at: null });
     expect(presentIssuedApiKey({ apiKey, key }).key).toBe(key);
   });
 
@@ -106,24 +115,24 @@ describe('API keys', () => {
       { name: 'x', scopes: ['read'], expires_at: 'tomorrow' },
       { name: 'x', scopes: ['read'], project_id: 'proj_other' },
     ]) {
-      expect((await rejection(createApiKey(deps, ctx, project, input as never))).code).toBe('validation_failed');
+      expect((await rejection(create(project, input as never))).code).toBe('validation_failed');
     }
     for (const grace of [-1, 604_801, 1.5, '10']) {
-      const { apiKey } = await createApiKey(deps, ctx, project, { name: 'g', scopes: ['read'] });
-      expect((await rejection(rotateApiKey(deps, ctx, project, apiKey._id, { grace_period_seconds: grace as never }))).code).toBe('validation_failed');
+      const { apiKey } = await create(project, { name: 'g', scopes: ['read'] });
+      expect((await rejection(rotate(project, apiKey._id, { grace_period_seconds: grace as never }))).code).toBe('validation_failed');
     }
   });
 
   it('authenticates to a project principal with expanded scopes, from cache after the first lookup', async () => {
-    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'deployer', scopes: ['write'] });
+    const { apiKey, key } = await create(project, { name: 'deployer', scopes: ['write'] });
     const auth = instance();
     const lookups = vi.spyOn(t.repos.apiKeySecrets, 'findByHash');
     try {
-      const principal = await auth.authenticateApiKey(key);
-      expect(principal).toEqual({
+      const authenticated = await auth.authenticateApiKey(key);
+      expect(authenticated).toEqual({
         kind: 'api_key',
         id: apiKey._id,
-        accountId: ctx.accountId,
+        accountId: principal.accountId,
         projectId: project,
         scopes: new Set(['read', 'write']),
         credential: 'api_key',
@@ -148,13 +157,13 @@ describe('API keys', () => {
   });
 
   it('rotation keeps the old secret for the grace period only, and leaves other keys alone', async () => {
-    const a = await createApiKey(deps, ctx, project, { name: 'A', scopes: ['read'] });
-    const b = await createApiKey(deps, ctx, project, { name: 'B', scopes: ['read'] });
+    const a = await create(project, { name: 'A', scopes: ['read'] });
+    const b = await create(project, { name: 'B', scopes: ['read'] });
     const auth = instance();
     expect(await auth.authenticateApiKey(a.key)).not.toBeNull();
 
     // 3 s of grace: long enough that the checks below all run inside it, even on a busy machine.
-    const rotated = await rotateApiKey(deps, ctx, project, a.apiKey._id, { grace_period_seconds: 3 });
+    const rotated = await rotate(project, a.apiKey._id, { grace_period_seconds: 3 });
     expect(rotated.apiKey._id).toBe(a.apiKey._id);
     expect(rotated.key).not.toBe(a.key);
     expect(rotated.apiKey.rotated_at).toBeInstanceOf(Date);
@@ -177,14 +186,14 @@ describe('API keys', () => {
     expect(await t.repos.apiKeySecrets.collection.countDocuments({ key_id: b.apiKey._id })).toBe(1);
 
     // Grace 0: the previous secret stops at once, even where it was cached.
-    const again = await rotateApiKey(deps, ctx, project, a.apiKey._id);
+    const again = await rotate(project, a.apiKey._id);
     expect(await instance().authenticateApiKey(rotated.key)).toBeNull();
     expect(await instance().authenticateApiKey(again.key)).not.toBeNull();
     expect(await t.repos.apiKeySecrets.collection.countDocuments({ key_id: a.apiKey._id })).toBe(1);
   });
 
   it('a revoked key is refused at once here and within the cache lifetime (≤ 30 s) on other instances', async () => {
-    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'to revoke', scopes: ['admin'] });
+    const { apiKey, key } = await create(project, { name: 'to revoke', scopes: ['admin'] });
     const clock = { offset: 0 };
     const elsewhere = instance(clock);
     const here = instance();
@@ -193,7 +202,7 @@ describe('API keys', () => {
 
     // Simulate another process: the change notification does not reach it.
     elsewhere.close();
-    const revoked = await revokeApiKey(deps, ctx, project, apiKey._id);
+    const revoked = await apiKeys.revoke(principal, project, apiKey._id);
     expect(revoked.status).toBe('revoked');
     expect(await here.authenticateApiKey(key)).toBeNull();
     // Still cached on the other instance…
@@ -203,14 +212,14 @@ describe('API keys', () => {
     expect(await elsewhere.authenticateApiKey(key)).toBeNull();
 
     expect(await t.repos.apiKeySecrets.collection.countDocuments({ key_id: apiKey._id })).toBe(0);
-    expect((await rejection(rotateApiKey(deps, ctx, project, apiKey._id))).status).toBe(409);
+    expect((await rejection(rotate(project, apiKey._id))).status).toBe(409);
     // Revoking again is harmless and records nothing new.
-    expect((await revokeApiKey(deps, ctx, project, apiKey._id)).revoked_at).toEqual(revoked.revoked_at);
+    expect((await apiKeys.revoke(principal, project, apiKey._id)).revoked_at).toEqual(revoked.revoked_at);
   });
 
   it('an expired key is refused, shown as expired, and cannot be rotated', async () => {
     const expiresAt = new Date(Date.now() + 60_000);
-    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'short-lived', scopes: ['read'], expires_at: expiresAt.toISOString() });
+    const { apiKey, key } = await create(project, { name: 'short-lived', scopes: ['read'], expires_at: expiresAt.toISOString() });
     expect(apiKey.expires_at).toEqual(expiresAt);
     const clock = { offset: 0 };
     const auth = instance(clock);
@@ -221,11 +230,11 @@ describe('API keys', () => {
 
     await t.repos.apiKeys.collection.updateOne({ _id: apiKey._id }, { $set: { expires_at: new Date(Date.now() - 1000) } });
     expect(await instance().authenticateApiKey(key)).toBeNull();
-    expect((await rejection(rotateApiKey(deps, ctx, project, apiKey._id))).code).toBe('conflict');
+    expect((await rejection(rotate(project, apiKey._id))).code).toBe('conflict');
   });
 
   it('records last_used_at at most once a minute per key, away from the key document', async () => {
-    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'busy', scopes: ['read'] });
+    const { apiKey, key } = await create(project, { name: 'busy', scopes: ['read'] });
     const clock = { offset: 0 };
     const a = instance(clock);
     const b = instance(clock);
@@ -236,7 +245,7 @@ describe('API keys', () => {
         await b.authenticateApiKey(key);
       }
       await Promise.all([a.flush(), b.flush()]);
-      const first = (await getApiKey(deps, ctx.accountId, project, apiKey._id)).last_used_at;
+      const first = (await apiKeys.get(principal, project, apiKey._id)).last_used_at;
       expect(first).toBeInstanceOf(Date);
       // One attempt per instance, one write lands.
       expect(writes).toHaveBeenCalledTimes(2);
@@ -247,9 +256,9 @@ describe('API keys', () => {
       clock.offset = 61_000;
       await a.authenticateApiKey(key);
       await a.flush();
-      const second = (await getApiKey(deps, ctx.accountId, project, apiKey._id)).last_used_at!;
+      const second = (await apiKeys.get(principal, project, apiKey._id)).last_used_at!;
       expect(second.getTime()).toBeGreaterThanOrEqual(first!.getTime() + 60_000);
-      expect(presentApiKey(await getApiKey(deps, ctx.accountId, project, apiKey._id)).last_used_at).toBe(second.toISOString());
+      expect(presentApiKey(await apiKeys.get(principal, project, apiKey._id)).last_used_at).toBe(second.toISOString());
       // Never written into the key document itself.
       expect(await t.repos.apiKeys.collection.findOne({ _id: apiKey._id })).not.toHaveProperty('last_used_at');
     } finally {
@@ -258,56 +267,73 @@ describe('API keys', () => {
   });
 
   it('a revocation survives concurrent traffic, and concurrent rotations leave exactly one working secret', async () => {
-    const { apiKey, key } = await createApiKey(deps, ctx, project, { name: 'contended', scopes: ['read'] });
+    const { apiKey, key } = await create(project, { name: 'contended', scopes: ['read'] });
     const clock = { offset: 0 };
     const traffic = Array.from({ length: 10 }, (_, i) => {
       const a = instance({ offset: i * 61_000 });
       return a.authenticateApiKey(key).then(() => a.flush());
     });
-    await Promise.all([...traffic, revokeApiKey(deps, ctx, project, apiKey._id)]);
-    expect((await getApiKey(deps, ctx.accountId, project, apiKey._id)).status).toBe('revoked');
+    await Promise.all([...traffic, apiKeys.revoke(principal, project, apiKey._id)]);
+    expect((await apiKeys.get(principal, project, apiKey._id)).status).toBe('revoked');
     expect(await instance(clock).authenticateApiKey(key)).toBeNull();
 
-    const other = await createApiKey(deps, ctx, project, { name: 'rotated twice at once', scopes: ['read'] });
-    const [r1, r2] = await Promise.all([rotateApiKey(deps, ctx, project, other.apiKey._id), rotateApiKey(deps, ctx, project, other.apiKey._id)]);
+    const other = await create(project, { name: 'rotated twice at once', scopes: ['read'] });
+    const [r1, r2] = await Promise.all([rotate(project, other.apiKey._id), rotate(project, other.apiKey._id)]);
     const auth = instance();
     const working = [(await auth.authenticateApiKey(r1.key)) !== null, (await auth.authenticateApiKey(r2.key)) !== null];
     expect(working.filter(Boolean)).toHaveLength(1);
-    const stored = await getApiKey(deps, ctx.accountId, project, other.apiKey._id);
+    const stored = await apiKeys.get(principal, project, other.apiKey._id);
     expect(stored.prefix).toBe((working[0] ? r1 : r2).key.slice(0, 8));
     expect(await auth.authenticateApiKey(other.key)).toBeNull();
   });
 
   it('lists per project and account, and revokes every key of a deleted project', async () => {
-    const p = newId('proj');
+    const p = await newProject();
     const keys = [];
-    for (const name of ['one', 'two', 'three']) keys.push(await createApiKey(deps, ctx, p, { name, scopes: ['read'] }));
-    const otherProject = await createApiKey(deps, ctx, newId('proj'), { name: 'elsewhere', scopes: ['read'] });
+    for (const name of ['one', 'two', 'three']) keys.push(await create(p, { name, scopes: ['read'] }));
+    const otherProject = await create(await newProject(), { name: 'elsewhere', scopes: ['read'] });
 
-    const listed = await listApiKeys(deps, ctx.accountId, p, { page: 1, per_page: 2 });
+    const listed = await apiKeys.list(principal, p, {}, { page: 1, per_page: 2 });
     expect(listed.total).toBe(3);
     expect(listed.items.map((k) => k.name)).toEqual(['one', 'two']);
-    expect((await listApiKeys(deps, newId('acct'), p, { page: 1, per_page: 20 })).total).toBe(0);
-    expect((await rejection(getApiKey(deps, ctx.accountId, newId('proj'), keys[0]!.apiKey._id))).code).toBe('not_found');
-    expect((await rejection(revokeApiKey(deps, { ...ctx, accountId: newId('acct') }, p, keys[0]!.apiKey._id))).code).toBe('not_found');
+    // Another account sees neither the project nor its keys.
+    const stranger: Principal = { ...principal, accountId: newId('acct') };
+    expect((await rejection(apiKeys.list(stranger, p, {}, { page: 1, per_page: 20 }))).code).toBe('not_found');
+    expect((await rejection(apiKeys.get(principal, await newProject(), keys[0]!.apiKey._id))).code).toBe('not_found');
+    expect((await rejection(apiKeys.revoke(stranger, p, keys[0]!.apiKey._id))).code).toBe('not_found');
 
-    await revokeApiKey(deps, ctx, p, keys[0]!.apiKey._id);
-    expect(await revokeAllForProject(deps, ctx, p)).toBe(2);
+    await apiKeys.revoke(principal, p, keys[0]!.apiKey._id);
+    expect(await apiKeys.revokeAllForProject(principal, await projects.get(principal, p))).toBe(2);
     const auth = instance();
     for (const k of keys) expect(await auth.authenticateApiKey(k.key)).toBeNull();
     expect(await auth.authenticateApiKey(otherProject.key)).not.toBeNull();
-    expect((await listApiKeys(deps, ctx.accountId, p, { page: 1, per_page: 20 }, { status: 'active' })).total).toBe(0);
+    expect((await apiKeys.list(principal, p, { status: 'active' }, { page: 1, per_page: 20 })).total).toBe(0);
+  });
+
+  it('an API key manages no keys, not even those of its own project (403)', async () => {
+    const { apiKey } = await create(project, { name: 'admin key', scopes: ['admin'] });
+    const asKey: Principal = { kind: 'api_key', id: apiKey._id, accountId: principal.accountId, projectId: project, scopes: new Set(['read', 'write', 'admin']), credential: 'api_key', credentialId: apiKey._id };
+    for (const attempt of [
+      () => create(project, { name: 'made by a key', scopes: ['read'] }, asKey),
+      () => apiKeys.list(asKey, project, {}, { page: 1, per_page: 20 }),
+      () => apiKeys.get(asKey, project, apiKey._id),
+      () => rotate(project, apiKey._id, {}, asKey),
+      () => apiKeys.revoke(asKey, project, apiKey._id),
+    ])
+      expect((await rejection(attempt())).code).toBe('forbidden');
+    expect((await apiKeys.get(principal, project, apiKey._id)).status).toBe('active');
   });
 
   it('records create, rotate and revoke events without secrets', async () => {
-    const c = { ...ctx, accountId: newId('acct') };
-    const { apiKey, key } = await createApiKey(deps, c, project, { name: 'audited', scopes: ['read'] });
-    const rotated = await rotateApiKey(deps, c, project, apiKey._id, { grace_period_seconds: 60 });
-    await revokeApiKey(deps, c, project, apiKey._id);
-    const events = await listEvents(t.repos, c.accountId, {}, { page: 1, per_page: 10 });
-    expect(events.items.map((e) => e.type)).toEqual(['api_key.revoked', 'api_key.rotated', 'api_key.created']);
-    expect(events.items[1]!.data).toMatchObject({ api_key_id: apiKey._id, grace_period_seconds: 60 });
-    const text = JSON.stringify(events.items);
+    const c: Principal = { ...principal, accountId: newId('acct') };
+    const audited = await newProject(c);
+    const { apiKey, key } = await create(audited, { name: 'audited', scopes: ['read'] }, c);
+    const rotated = await rotate(audited, apiKey._id, { grace_period_seconds: 60 }, c);
+    await apiKeys.revoke(c, audited, apiKey._id);
+    const events = (await listEvents(t.repos, c.accountId, {}, { page: 1, per_page: 10 })).items.filter((e) => e.type.startsWith('api_key.'));
+    expect(events.map((e) => e.type)).toEqual(['api_key.revoked', 'api_key.rotated', 'api_key.created']);
+    expect(events[1]!.data).toMatchObject({ api_key_id: apiKey._id, grace_period_seconds: 60 });
+    const text = JSON.stringify(events);
     expect(text).not.toContain(key);
     expect(text).not.toContain(rotated.key);
     expect(text).not.toContain(hashApiKey(key));

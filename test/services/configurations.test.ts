@@ -1,38 +1,49 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { Principal } from '../../src/domain/principal.ts';
 import { newId } from '../../src/lib/ids.ts';
-import {
-  createConfiguration,
-  deleteConfiguration,
-  getConfiguration,
-  listConfigurations,
-  presentConfiguration,
-  reencryptConfigurations,
-  updateConfiguration,
-  type ConfigurationDeps,
-} from '../../src/services/configurations.ts';
-import { listEvents, type ServiceContext } from '../../src/services/events.ts';
-import { createSecretBox, type DataKeys } from '../../src/keys/secretBox.ts';
+import { presentConfiguration } from '../../src/presenters/configurations.ts';
+import { CreateConfigurationBody, ListConfigurationsQuery, UpdateConfigurationBody } from '../../src/schemas/configurations.ts';
+import { parseInput } from '../../src/schemas/parse.ts';
+import { ConfigurationService } from '../../src/services/configurations.ts';
+import { listEvents } from '../../src/services/events.ts';
+import { ProjectService } from '../../src/services/projects.ts';
+import { createSecretBox, type DataKeys, type SecretBox } from '../../src/keys/secretBox.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
 
 const t = useTestDatabase();
-let deps: ConfigurationDeps;
+let projects: ProjectService;
+let configurations: ConfigurationService;
 const keys: DataKeys = { current: 'dk_one', keys: { dk_one: randomBytes(32).toString('base64url') } };
-const ctx: ServiceContext = { accountId: newId('acct'), actor: { type: 'user', id: newId('usr') } };
-const project = newId('proj');
+const principal: Principal = { kind: 'user', id: newId('usr'), accountId: newId('acct'), scopes: new Set(['read', 'write', 'admin']), role: 'owner', credential: 'access_token' };
+let project: string;
 const page = { page: 1, per_page: 20 };
 /** A record whose ciphertext was copied from another one: it can no longer be opened. */
 let tamperedId = '';
 
-beforeAll(() => {
-  deps = { ...t.repos, secretBox: createSecretBox(keys) };
+/** A project of `who`'s account. */
+const newProject = async (who: Principal = principal) => (await projects.create(who, { name: `configurations ${randomBytes(6).toString('hex')}` }))._id;
+/** The service as it runs with another secret box (after a data-key rotation). */
+const withBox = (secretBox: SecretBox) => new ConfigurationService({ ...t.repos, secretBox, projects });
+/** Raw input checked against the route's schema (as /v1, the dashboard and the CLI do), then created. */
+const create = async (projectId: string, input: z.input<typeof CreateConfigurationBody>, who: Principal = principal) =>
+  await configurations.create(who, projectId, parseInput(CreateConfigurationBody, input));
+const update = async (projectId: string, id: string, input: z.input<typeof UpdateConfigurationBody>, who: Principal = principal) =>
+  await configurations.update(who, projectId, id, parseInput(UpdateConfigurationBody, input));
+const revealed = async (service: ConfigurationService, projectId: string, id: string) => presentConfiguration(await service.get(principal, projectId, id, { reveal: true })).value;
+
+beforeAll(async () => {
+  projects = new ProjectService(t.repos);
+  configurations = withBox(createSecretBox(keys));
+  project = await newProject();
 });
 
 describe('configurations', () => {
   it('stores plain values as given and secret values only encrypted', async () => {
-    const plain = await createConfiguration(deps, ctx, project, { environment: 'production', key: 'LOG_LEVEL', value: 'info' });
+    const plain = await create(project, { environment: 'production', key: 'LOG_LEVEL', value: 'info' });
     const secretValue = `sk_live_${randomBytes(12).toString('hex')}`;
-    const secret = await createConfiguration(deps, ctx, project, { environment: 'production', key: 'STRIPE_KEY', value: secretValue, secret: true });
+    const secret = await create(project, { environment: 'production', key: 'STRIPE_KEY', value: secretValue, secret: true });
 
     const raw = await t.repos.configurations.collection.find({}).toArray();
     expect(JSON.stringify(raw)).not.toContain(secretValue);
@@ -42,18 +53,17 @@ describe('configurations', () => {
     expect(raw.find((d) => d._id === plain._id)!.value).toBe('info');
 
     expect(presentConfiguration(secret).value).toBeNull();
-    expect(presentConfiguration(secret, { reveal: true, secretBox: deps.secretBox }).value).toBe(secretValue);
+    expect(await revealed(configurations, project, secret._id)).toBe(secretValue);
     expect(presentConfiguration(plain)).toMatchObject({ key: 'LOG_LEVEL', value: 'info', secret: false, environment: 'production', project_id: project });
     expect(Object.keys(presentConfiguration(secret))).not.toContain('value_encrypted');
   });
 
   it('refuses a ciphertext copied onto another record', async () => {
-    const a = await createConfiguration(deps, ctx, project, { environment: 'staging', key: 'A_SECRET', value: 'alpha', secret: true });
-    const b = await createConfiguration(deps, ctx, project, { environment: 'staging', key: 'B_SECRET', value: 'bravo', secret: true });
+    const a = await create(project, { environment: 'staging', key: 'A_SECRET', value: 'alpha', secret: true });
+    const b = await create(project, { environment: 'staging', key: 'B_SECRET', value: 'bravo', secret: true });
     await t.db.collection('configurations').updateOne({ _id: b._id as never }, { $set: { value_encrypted: a.value_encrypted } });
     tamperedId = b._id;
-    const moved = await getConfiguration(deps, ctx.accountId, project, b._id);
-    expect(() => presentConfiguration(moved, { reveal: true, secretBox: deps.secretBox })).toThrow();
+    await expect(configurations.get(principal, project, b._id, { reveal: true })).rejects.toThrow();
   });
 
   it('validates keys, environments and value size, and refuses duplicates with 409', async () => {
@@ -68,98 +78,101 @@ describe('configurations', () => {
       { environment: 'production', key: { $gt: '' }, value: 'x' },
     ];
     for (const input of bad) {
-      const err = await rejection(createConfiguration(deps, ctx, project, input as never));
+      const err = await rejection(create(project, input as never));
       expect(err.code, JSON.stringify(input).slice(0, 80)).toBe('validation_failed');
       expect(err.details!.length).toBeGreaterThan(0);
     }
     // Limits are inclusive: 256-character key, 63-character environment, exactly 32 KiB.
-    await createConfiguration(deps, ctx, project, { environment: 'e'.repeat(63), key: `K${'x'.repeat(255)}`, value: 'v'.repeat(32 * 1024) });
+    await create(project, { environment: 'e'.repeat(63), key: `K${'x'.repeat(255)}`, value: 'v'.repeat(32 * 1024) });
 
-    await createConfiguration(deps, ctx, project, { environment: 'dev', key: 'PORT', value: '3000' });
-    const dup = await rejection(createConfiguration(deps, ctx, project, { environment: 'dev', key: 'PORT', value: '4000' }));
+    await create(project, { environment: 'dev', key: 'PORT', value: '3000' });
+    const dup = await rejection(create(project, { environment: 'dev', key: 'PORT', value: '4000' }));
     expect(dup.status).toBe(409);
     expect(dup.code).toBe('conflict');
     // The same key in another environment or project is a different variable.
-    await createConfiguration(deps, ctx, project, { environment: 'prod', key: 'PORT', value: '80' });
-    await createConfiguration(deps, ctx, newId('proj'), { environment: 'dev', key: 'PORT', value: '3000' });
+    await create(project, { environment: 'prod', key: 'PORT', value: '80' });
+    await create(await newProject(), { environment: 'dev', key: 'PORT', value: '3000' });
   });
 
   it('updates values, makes values secret, and never makes a secret non-secret', async () => {
-    const cfg = await createConfiguration(deps, ctx, project, { environment: 'qa', key: 'API_TOKEN', value: 'plain-for-now' });
-    const updated = await updateConfiguration(deps, ctx, project, cfg._id, { value: 'changed' });
+    const cfg = await create(project, { environment: 'qa', key: 'API_TOKEN', value: 'plain-for-now' });
+    const updated = await update(project, cfg._id, { value: 'changed' });
     expect(updated.value).toBe('changed');
     expect(updated.updated_at.getTime()).toBeGreaterThanOrEqual(cfg.updated_at.getTime());
 
-    const secret = await updateConfiguration(deps, ctx, project, cfg._id, { secret: true });
+    const secret = await update(project, cfg._id, { secret: true });
     expect(secret.secret).toBe(true);
     expect(secret.value).toBeNull();
-    expect(presentConfiguration(secret, { reveal: true, secretBox: deps.secretBox }).value).toBe('changed');
+    expect(await revealed(configurations, project, secret._id)).toBe('changed');
     const raw = await t.db.collection('configurations').findOne({ _id: cfg._id as never });
     expect(JSON.stringify(raw)).not.toContain('changed');
 
-    const refused = await rejection(updateConfiguration(deps, ctx, project, cfg._id, { secret: false }));
+    const refused = await rejection(update(project, cfg._id, { secret: false }));
     expect(refused.status).toBe(422);
     expect(refused.details).toEqual([expect.objectContaining({ field: 'secret' })]);
 
-    const newValue = await updateConfiguration(deps, ctx, project, cfg._id, { value: 'rotated-token' });
+    const newValue = await update(project, cfg._id, { value: 'rotated-token' });
     expect(newValue.secret).toBe(true);
     expect(newValue.value).toBeNull();
-    expect(presentConfiguration(newValue, { reveal: true, secretBox: deps.secretBox }).value).toBe('rotated-token');
+    expect(await revealed(configurations, project, newValue._id)).toBe('rotated-token');
 
-    const fixed = await rejection(updateConfiguration(deps, ctx, project, cfg._id, { key: 'OTHER' } as never));
+    const fixed = await rejection(update(project, cfg._id, { key: 'OTHER' } as never));
     expect(fixed.code).toBe('validation_failed');
   });
 
   it('lists by environment with pagination, confined to account and project', async () => {
-    const p = newId('proj');
-    for (const key of ['C', 'A', 'B']) await createConfiguration(deps, ctx, p, { environment: 'production', key, value: key });
-    await createConfiguration(deps, ctx, p, { environment: 'staging', key: 'A', value: 'a' });
+    const p = await newProject();
+    for (const key of ['C', 'A', 'B']) await create(p, { environment: 'production', key, value: key });
+    await create(p, { environment: 'staging', key: 'A', value: 'a' });
 
-    const all = await listConfigurations(deps, ctx.accountId, p, {}, page);
+    const all = await configurations.list(principal, p, {}, page);
     expect(all.total).toBe(4);
-    const prod = await listConfigurations(deps, ctx.accountId, p, { environment: 'production' }, { page: 1, per_page: 2 });
+    const prod = await configurations.list(principal, p, { environment: 'production' }, { page: 1, per_page: 2 });
     expect(prod.total).toBe(3);
     expect(prod.items.map((c) => c.key)).toEqual(['A', 'B']);
-    const second = await listConfigurations(deps, ctx.accountId, p, { environment: 'production' }, { page: 2, per_page: 2 });
+    const second = await configurations.list(principal, p, { environment: 'production' }, { page: 2, per_page: 2 });
     expect(second.items.map((c) => c.key)).toEqual(['C']);
-    const past = await listConfigurations(deps, ctx.accountId, p, { environment: 'production' }, { page: 9, per_page: 2 });
+    const past = await configurations.list(principal, p, { environment: 'production' }, { page: 9, per_page: 2 });
     expect(past).toEqual({ items: [], total: 3 });
 
-    const other = newId('acct');
-    expect((await listConfigurations(deps, other, p, {}, page)).total).toBe(0);
+    // Another account sees neither the project nor its variables.
+    const other: Principal = { ...principal, accountId: newId('acct') };
+    expect((await rejection(configurations.list(other, p, {}, page))).code).toBe('not_found');
     const id = all.items[0]!._id;
-    expect((await rejection(getConfiguration(deps, other, p, id))).code).toBe('not_found');
-    expect((await rejection(getConfiguration(deps, ctx.accountId, newId('proj'), id))).code).toBe('not_found');
-    expect((await rejection(deleteConfiguration(deps, { ...ctx, accountId: other }, p, id))).code).toBe('not_found');
-    expect((await rejection(listConfigurations(deps, ctx.accountId, p, { environment: { $ne: 'x' } } as never, page))).code).toBe('validation_failed');
-    expect((await rejection(listConfigurations(deps, ctx.accountId, p, {}, { page: 1, per_page: 101 }))).code).toBe('invalid_request');
+    expect((await rejection(configurations.get(other, p, id))).code).toBe('not_found');
+    expect((await rejection(configurations.get(principal, await newProject(), id))).code).toBe('not_found');
+    expect((await rejection(configurations.delete(other, p, id))).code).toBe('not_found');
+    // The filter is checked by the route's schema: an operator object is no environment.
+    expect(ListConfigurationsQuery.safeParse({ environment: { $ne: 'x' } }).success).toBe(false);
+    expect((await rejection(configurations.list(principal, p, {}, { page: 1, per_page: 101 }))).code).toBe('invalid_request');
 
-    await deleteConfiguration(deps, ctx, p, id);
-    expect((await rejection(getConfiguration(deps, ctx.accountId, p, id))).status).toBe(404);
+    await configurations.delete(principal, p, id);
+    expect((await rejection(configurations.get(principal, p, id))).status).toBe(404);
   });
 
   it('records events without values', async () => {
-    const c = { ...ctx, accountId: newId('acct') };
-    const cfg = await createConfiguration(deps, c, project, { environment: 'production', key: 'DB_PASSWORD', value: 'pw-in-event?', secret: true });
-    await updateConfiguration(deps, c, project, cfg._id, { value: 'pw-updated?' });
-    await deleteConfiguration(deps, c, project, cfg._id);
-    const events = await listEvents(t.repos, c.accountId, {}, page);
-    expect(events.items.map((e) => e.type)).toEqual(['configuration.deleted', 'configuration.updated', 'configuration.created']);
-    expect(events.items[1]!.data).toMatchObject({ key: 'DB_PASSWORD', changed: ['value'], secret: true });
-    expect(events.items.every((e) => e.project_id === project && e.actor.id === ctx.actor.id)).toBe(true);
-    expect(JSON.stringify(events.items)).not.toMatch(/pw-/);
+    const c: Principal = { ...principal, accountId: newId('acct') };
+    const audited = await newProject(c);
+    const cfg = await create(audited, { environment: 'production', key: 'DB_PASSWORD', value: 'pw-in-event?', secret: true }, c);
+    await update(audited, cfg._id, { value: 'pw-updated?' }, c);
+    await configurations.delete(c, audited, cfg._id);
+    const events = (await listEvents(t.repos, c.accountId, {}, page)).items.filter((e) => e.type.startsWith('configuration.'));
+    expect(events.map((e) => e.type)).toEqual(['configuration.deleted', 'configuration.updated', 'configuration.created']);
+    expect(events[1]!.data).toMatchObject({ key: 'DB_PASSWORD', changed: ['value'], secret: true });
+    expect(events.every((e) => e.project_id === audited && e.actor.id === principal.id)).toBe(true);
+    expect(JSON.stringify(events)).not.toMatch(/pw-/);
   });
 
   it('re-encrypts every secret under the current key after a data-key rotation', async () => {
-    const p = newId('proj');
+    const p = await newProject();
     const values = ['one', 'two', 'three'];
     const docs = [];
-    for (const [i, v] of values.entries()) docs.push(await createConfiguration(deps, ctx, p, { environment: 'production', key: `K${i}`, value: v, secret: true }));
-    await createConfiguration(deps, ctx, p, { environment: 'production', key: 'PLAIN', value: 'p' });
+    for (const [i, v] of values.entries()) docs.push(await create(p, { environment: 'production', key: `K${i}`, value: v, secret: true }));
+    await create(p, { environment: 'production', key: 'PLAIN', value: 'p' });
 
     const rotated: DataKeys = { current: 'dk_two', keys: { ...keys.keys, dk_two: randomBytes(32).toString('base64url') } };
-    const box = createSecretBox(rotated);
-    const result = await reencryptConfigurations({ configurations: t.repos.configurations, locks: t.repos.locks, secretBox: box });
+    const afterRotation = withBox(createSecretBox(rotated));
+    const result = await afterRotation.reencryptSecrets();
     expect(result.current_key).toBe('dk_two');
     expect(result.reencrypted).toBeGreaterThanOrEqual(3);
     expect(result.skipped).toBe(0);
@@ -168,13 +181,13 @@ describe('configurations', () => {
     expect(result.by_key).toEqual({ dk_two: expect.any(Number), dk_one: 1 });
 
     // Readable with the new key alone: the old one can be removed.
-    const onlyNew = createSecretBox({ current: 'dk_two', keys: { dk_two: rotated.keys.dk_two! } });
+    const onlyNew = withBox(createSecretBox({ current: 'dk_two', keys: { dk_two: rotated.keys.dk_two! } }));
     for (const [i, doc] of docs.entries()) {
-      const fresh = await getConfiguration(deps, ctx.accountId, p, doc._id);
+      const fresh = await configurations.get(principal, p, doc._id);
       expect(fresh.value_encrypted!.kid).toBe('dk_two');
-      expect(presentConfiguration(fresh, { reveal: true, secretBox: onlyNew }).value).toBe(values[i]);
+      expect(await revealed(onlyNew, p, doc._id)).toBe(values[i]);
     }
-    const again = await reencryptConfigurations({ configurations: t.repos.configurations, locks: t.repos.locks, secretBox: box });
+    const again = await afterRotation.reencryptSecrets();
     expect(again.reencrypted).toBe(0);
   });
 });

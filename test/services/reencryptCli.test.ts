@@ -4,9 +4,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadOrCreateKeys } from '../../src/keys/keystore.ts';
 import { newId } from '../../src/lib/ids.ts';
+import { systemPrincipal } from '../../src/domain/principal.ts';
 import type { Repositories } from '../../src/repositories/index.ts';
-import { createConfiguration, getConfiguration, presentConfiguration } from '../../src/services/configurations.ts';
-import { createSecretBox, readDataKeysSync } from '../../src/keys/secretBox.ts';
+import { presentConfiguration } from '../../src/presenters/configurations.ts';
+import { ConfigurationService } from '../../src/services/configurations.ts';
+import { ProjectService } from '../../src/services/projects.ts';
+import { createSecretBox, readDataKeysSync, type SecretBox } from '../../src/keys/secretBox.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 import { runNode } from '../support/processes.ts';
 
@@ -28,10 +31,11 @@ describe('slipway configs reencrypt', () => {
   it('moves every secret to the data key made by keys rotate-data', async () => {
     const keys = await loadOrCreateKeys(keysDir);
     const before = keys.data.current;
-    const ctx = { accountId: newId('acct'), actor: { type: 'system' as const, id: 'cli' } };
-    const project = newId('proj');
-    const deps = { ...repos, secretBox: createSecretBox(keys.data) };
-    const doc = await createConfiguration(deps, ctx, project, { environment: 'production', key: 'TOKEN', value: 'tok-123', secret: true });
+    const principal = systemPrincipal(newId('acct'));
+    const projects = new ProjectService(repos);
+    const service = (secretBox: SecretBox) => new ConfigurationService({ ...repos, secretBox, projects });
+    const project = (await projects.create(principal, { name: 'reencrypt' }))._id;
+    const doc = await service(createSecretBox(keys.data)).create(principal, project, { environment: 'production', key: 'TOKEN', value: 'tok-123', secret: true });
     expect(doc.value_encrypted!.kid).toBe(before);
 
     const rotate = await cli('keys', 'rotate-data', '--json');
@@ -43,10 +47,10 @@ describe('slipway configs reencrypt', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ current_key: after, reencrypted: 1, skipped: 0, failed: [], by_key: { [after]: 1 } });
 
-    const stored = await getConfiguration(repos, ctx.accountId, project, doc._id);
+    const onlyNew = service(createSecretBox({ current: after, keys: { [after]: readDataKeysSync(keysDir).keys[after]! } }));
+    const stored = await onlyNew.get(principal, project, doc._id, { reveal: true });
     expect(stored.value_encrypted!.kid).toBe(after);
-    const onlyNew = createSecretBox({ current: after, keys: { [after]: readDataKeysSync(keysDir).keys[after]! } });
-    expect(presentConfiguration(stored, { reveal: true, secretBox: onlyNew }).value).toBe('tok-123');
+    expect(presentConfiguration(stored).value).toBe('tok-123');
 
     const human = await cli('configs', 'reencrypt');
     expect(human.stdout).toContain(`re-encrypted 0 secret value(s) with ${after}; no value uses an older key`);

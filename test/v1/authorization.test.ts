@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Scope, Role } from '../../src/domain/principal.ts';
+import type { Principal, Scope, Role } from '../../src/domain/principal.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { createApiKey } from '../../src/services/apiKeys.ts';
 import type { Api } from '../support/api.ts';
 import { makeClient } from '../support/factories.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
@@ -67,7 +66,8 @@ async function newClientId(confidential = false): Promise<string> {
 }
 /** A key for `projectId` with `scope`, made through the service (the table tests using it, not making it). */
 async function apiKeyFor(projectId: string, scope: Scope): Promise<string> {
-  const { key } = await createApiKey(server.services.apiKeys, { accountId: owner.accountId, actor: { type: 'user', id: owner.id } }, projectId, { name: `table ${scope}`, scopes: [scope] });
+  const asOwner: Principal = { kind: 'user', id: owner.id, accountId: owner.accountId, scopes: new Set(['read', 'write', 'admin']), role: 'owner', credential: 'access_token' };
+  const { key } = await server.services.apiKeys.create(asOwner, projectId, { name: `table ${scope}`, scopes: [scope] });
   return key;
 }
 async function restorePasswords(): Promise<void> {

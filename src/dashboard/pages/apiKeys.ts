@@ -2,9 +2,11 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { assertScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
-import type { ProjectDoc } from '../../repositories/projects.ts';
-import { createApiKey, getApiKey, listApiKeys, presentApiKey, revokeApiKey, rotateApiKey } from '../../services/apiKeys.ts';
-import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
+import type { ApiKeyDoc } from '../../repositories/apiKeys.ts';
+import { presentApiKey } from '../../presenters/apiKeys.ts';
+import { CreateApiKeyBody, RotateApiKeyBody } from '../../schemas/apiKeys.ts';
+import { parseInput } from '../../schemas/parse.ts';
+import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, queryValue, refusal, selectField, str, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal, statusBadge } from '../layout.ts';
@@ -32,7 +34,7 @@ const ALREADY_SUBMITTED = 'That form was already submitted. A key is shown only 
  */
 export function registerApiKeyPages(router: Router, deps: DashboardDeps): void {
   const { config, repos } = deps;
-  const { projects, apiKeys: keyDeps } = deps.services;
+  const { projects, apiKeys } = deps.services;
 
   /** The account's projects for the selectors (newest 100). */
   const projectChoices = async (state: DashboardState) => (await projects.list(state.principal, { page: 1, per_page: 100 })).items;
@@ -43,7 +45,7 @@ export function registerApiKeyPages(router: Router, deps: DashboardDeps): void {
     const wanted = queryValue(ctx.query.project) || (form ? str(form.values, 'project_id') : '');
     const selected = all.find((p) => p._id === wanted) ?? (wanted ? await projects.get(state.principal, wanted) : all[0]);
     const page = intParam(ctx.query.page, 1);
-    const keys = selected ? await listApiKeys(keyDeps, state.principal.accountId, selected._id, { page, per_page: 20 }) : { items: [], total: 0 };
+    const keys = selected ? await apiKeys.list(state.principal, selected._id, {}, { page, per_page: 20 }) : { items: [], total: 0 };
     const options = all.map((p) => ({ value: p._id, label: p.name }));
     const createState: FormState = form ?? { values: { project_id: selected?._id ?? '', scopes: ['read'] }, errors: {} };
 
@@ -85,7 +87,7 @@ ${selected ? pagination(page, 20, keys.total, (n) => `${KEYS_PATH}?project=${enc
     });
   }
 
-  function keyTable(state: DashboardState, items: Awaited<ReturnType<typeof listApiKeys>>['items']): Html {
+  function keyTable(state: DashboardState, items: ApiKeyDoc[]): Html {
     return html`<div class="table-wrap"><table class="list stack">
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
 <tbody>
@@ -119,7 +121,7 @@ ${csrfField(state.viewer.csrf)}
   }
 
   /** The page that shows a new secret, once. */
-  function renderIssued(ctx: Context, o: { title: string; lead: Html; key: string; project: ProjectDoc }) {
+  function renderIssued(ctx: Context, o: { title: string; lead: Html; key: string; projectId: string }) {
     sendPage(ctx, config, {
       title: o.title,
       active: 'api-keys',
@@ -128,7 +130,7 @@ ${csrfField(state.viewer.csrf)}
 ${o.lead}
 ${secretReveal('new-api-key', 'Your new API key', o.key)}
 <p>Use it as <code>Authorization: Bearer &lt;key&gt;</code> on requests to <code>${config.publicUrl}/v1</code>.</p>
-<p><a href="${KEYS_PATH}?project=${encodeURIComponent(o.project._id)}">Back to API keys</a></p>`,
+<p><a href="${KEYS_PATH}?project=${encodeURIComponent(o.projectId)}">Back to API keys</a></p>`,
     });
   }
 
@@ -152,22 +154,23 @@ ${secretReveal('new-api-key', 'Your new API key', o.key)}
     try {
       const projectId = str(form, 'project_id');
       if (!projectId) throw validationFailed([{ field: 'project_id', message: 'choose a project' }]);
-      // As on /v1: an archived project gets no new keys (409 project_not_active).
-      const project = await projects.getWritable(state.principal, projectId);
       const expiresOn = str(form, 'expires_on');
       if (expiresOn && !/^\d{4}-\d{2}-\d{2}$/.test(expiresOn)) throw validationFailed([{ field: 'expires_on', message: 'use a date like 2030-12-31' }]);
-      const issued = await createApiKey(keyDeps, serviceContext(state), project._id, {
+      const input = parseInput(CreateApiKeyBody, {
         name: str(form, 'name'),
-        scopes: list(form, 'scopes') as ('read' | 'write' | 'admin')[],
+        scopes: list(form, 'scopes'),
         expires_at: expiresOn ? `${expiresOn}T23:59:59.999Z` : null,
       });
+      // As on /v1: an archived project gets no new keys (409 project_not_active).
+      const issued = await apiKeys.create(state.principal, projectId, input);
       await once.succeeded();
+      const project = await projects.get(state.principal, issued.apiKey.project_id);
       ctx.state.log?.info({ api_key_id: issued.apiKey._id, project_id: project._id }, 'api key created in the dashboard');
       renderIssued(ctx, {
         title: 'API key created',
         lead: html`<p>The key <strong>${issued.apiKey.name}</strong> for project <strong>${project.name}</strong> (${issued.apiKey.scopes.join(', ')}) is ready.</p>`,
         key: issued.key,
-        project,
+        projectId: project._id,
       });
     } catch (err) {
       await once.failed();
@@ -179,23 +182,22 @@ ${secretReveal('new-api-key', 'Your new API key', o.key)}
 
   router.post('/settings/api-keys/:projectId/:keyId/rotate', async (ctx) => {
     const state = manage(ctx);
-    const project = await projects.get(state.principal, ctx.params.projectId!);
-    const back = `${KEYS_PATH}?project=${encodeURIComponent(project._id)}`;
+    const projectId = ctx.params.projectId!;
+    const back = `${KEYS_PATH}?project=${encodeURIComponent(projectId)}`;
     const once = await claimOnce(repos, state, state.form._once);
     if (!once) return seeOther(ctx, config, back, { kind: 'error', text: ALREADY_SUBMITTED });
     try {
-      await projects.getWritable(state.principal, project._id);
       const grace = str(state.form, 'grace_period_seconds');
-      const issued = await rotateApiKey(keyDeps, serviceContext(state), project._id, ctx.params.keyId!, {
-        grace_period_seconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN,
-      });
+      const input = parseInput(RotateApiKeyBody, { grace_period_seconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN });
+      // As on /v1: an archived project issues no new secrets (409 project_not_active).
+      const issued = await apiKeys.rotate(state.principal, projectId, ctx.params.keyId!, input);
       await once.succeeded();
       const option = GRACE_OPTIONS.find((o) => o.value === grace);
       renderIssued(ctx, {
         title: 'API key rotated',
         lead: html`<p>The key <strong>${issued.apiKey.name}</strong> has a new secret. ${option ? `${option.label}.` : ''}</p>`,
         key: issued.key,
-        project,
+        projectId: issued.apiKey.project_id,
       });
     } catch (err) {
       await once.failed();
@@ -207,8 +209,8 @@ ${secretReveal('new-api-key', 'Your new API key', o.key)}
 
   router.get('/settings/api-keys/:projectId/:keyId/revoke', async (ctx) => {
     const state = manage(ctx);
-    const project = await projects.get(state.principal, ctx.params.projectId!);
-    const key = await getApiKey(keyDeps, state.principal.accountId, project._id, ctx.params.keyId!);
+    const key = await apiKeys.get(state.principal, ctx.params.projectId!, ctx.params.keyId!);
+    const project = await projects.get(state.principal, key.project_id);
     sendPage(ctx, config, {
       title: `Revoke ${key.name}`,
       active: 'api-keys',
@@ -226,8 +228,7 @@ ${secretReveal('new-api-key', 'Your new API key', o.key)}
 
   router.post('/settings/api-keys/:projectId/:keyId/revoke', async (ctx) => {
     const state = manage(ctx);
-    const project = await projects.get(state.principal, ctx.params.projectId!);
-    const key = await revokeApiKey(keyDeps, serviceContext(state), project._id, ctx.params.keyId!);
-    seeOther(ctx, config, `${KEYS_PATH}?project=${encodeURIComponent(project._id)}`, { kind: 'success', text: `Key “${key.name}” revoked.` });
+    const key = await apiKeys.revoke(state.principal, ctx.params.projectId!, ctx.params.keyId!);
+    seeOther(ctx, config, `${KEYS_PATH}?project=${encodeURIComponent(key.project_id)}`, { kind: 'success', text: `Key “${key.name}” revoked.` });
   });
 }

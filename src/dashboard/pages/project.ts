@@ -2,21 +2,16 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { assertScope, hasScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
-import { issuesToDetails } from '../../schemas/parse.ts';
+import { issuesToDetails, parseInput } from '../../schemas/parse.ts';
 import { DEPLOYMENT_STATUSES, type DeploymentFilter, type DeploymentStatus } from '../../repositories/deployments.ts';
 import type { ProjectDoc } from '../../repositories/projects.ts';
 import { CreateDeploymentBody, Environment, UpdateDeploymentBody } from '../../schemas/deployments.ts';
-import {
-  createConfiguration,
-  deleteConfiguration,
-  getConfiguration,
-  listConfigurations,
-  presentConfiguration,
-} from '../../services/configurations.ts';
-import { listApiKeys, presentApiKey } from '../../services/apiKeys.ts';
+import { CreateConfigurationBody } from '../../schemas/configurations.ts';
+import { presentConfiguration } from '../../presenters/configurations.ts';
+import { presentApiKey } from '../../presenters/apiKeys.ts';
 import { canMoveDeployment } from '../../services/deployments.ts';
 import { listEvents } from '../../services/events.ts';
-import { dash, seeOther, sendPage, serviceContext, type DashboardDeps } from '../context.ts';
+import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';
 import { choiceGroup, formProblem, intParam, queryValue, refusal, selectField, str, textArea, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, statusBadge } from '../layout.ts';
@@ -43,7 +38,7 @@ const PER_PAGE = 20;
  */
 export function registerProjectPage(router: Router, deps: DashboardDeps): void {
   const { config } = deps;
-  const { projects, deployments, configurations: configDeps, secretBox } = deps.services;
+  const { projects, deployments, configurations, apiKeys } = deps.services;
 
   async function render(ctx: Context, project: ProjectDoc, tab: ProjectTab, extras: ProjectPageExtras = {}) {
     const state = dash(ctx);
@@ -73,7 +68,7 @@ export function registerProjectPage(router: Router, deps: DashboardDeps): void {
     const cenvOk = !cenv || Environment.safeParse(cenv).success;
     const cpage = intParam(ctx.query.cpage, 1);
     const configs = tab === 'configuration' && cenvOk
-      ? await listConfigurations(configDeps, principal.accountId, project._id, cenv ? { environment: cenv } : {}, { page: cpage, per_page: PER_PAGE })
+      ? await configurations.list(principal, project._id, cenv ? { environment: cenv } : {}, { page: cpage, per_page: PER_PAGE })
       : { items: [], total: 0 };
 
     const query = (over: Record<string, string | number>) => {
@@ -131,7 +126,7 @@ ${isAdmin ? html`<a href="${base}/delete">Delete project…</a>` : ''}
 
     if (tab === 'api-keys') {
       assertScope(principal, 'admin');
-      const keys = await listApiKeys(deps.services.apiKeys, principal.accountId, project._id, { page: intParam(ctx.query.page, 1), per_page: PER_PAGE });
+      const keys = await apiKeys.list(principal, project._id, {}, { page: intParam(ctx.query.page, 1), per_page: PER_PAGE });
       return show(
         'API keys',
         html`<section class="panel" id="api-keys" aria-labelledby="api-keys-title">
@@ -355,42 +350,39 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
   router.post('/projects/:id/configurations', async (ctx) => {
     const state = dash(ctx);
     assertScope(state.principal, 'write');
-    const project = await load(ctx);
     const form = state.form;
     try {
-      // As on /v1: an archived project refuses configuration writes (409 project_not_active).
-      await projects.getWritable(state.principal, project._id);
-      const created = await createConfiguration(configDeps, serviceContext(state), project._id, {
+      const input = parseInput(CreateConfigurationBody, {
         environment: str(form, 'environment'),
         key: str(form, 'key'),
         value: str(form, 'value'),
         secret: str(form, 'secret') === 'true',
       });
-      seeOther(ctx, config, `/dashboard/projects/${project._id}/configuration`, { kind: 'success', text: `${created.key} added to ${created.environment}.` });
+      // As on /v1: an archived project refuses configuration writes (409 project_not_active).
+      const created = await configurations.create(state.principal, ctx.params.id!, input);
+      seeOther(ctx, config, `/dashboard/projects/${created.project_id}/configuration`, { kind: 'success', text: `${created.key} added to ${created.environment}.` });
     } catch (err) {
       const refused = refusal(err, { fields: ['environment', 'key', 'value', 'secret'], conflictField: 'key' });
       if (!refused) throw err;
       // A secret value is never sent back into the page.
       const values = { ...form, value: str(form, 'secret') === 'true' ? '' : str(form, 'value') };
-      await render(ctx, project, 'configuration', { configForm: { values, ...refused }, status: refused.status });
+      await render(ctx, await load(ctx), 'configuration', { configForm: { values, ...refused }, status: refused.status });
     }
   });
 
   router.post('/projects/:id/configurations/:configId/reveal', async (ctx) => {
     const state = dash(ctx);
     assertScope(state.principal, 'admin');
-    const project = await load(ctx);
-    const doc = await getConfiguration(configDeps, state.principal.accountId, project._id, ctx.params.configId!);
-    const shown = presentConfiguration(doc, { reveal: true, secretBox });
+    const doc = await configurations.get(state.principal, ctx.params.id!, ctx.params.configId!, { reveal: true });
     // Rendered in this response only (no-store); a reload shows the masked page again.
-    await render(ctx, project, 'configuration', { revealed: { id: doc._id, value: shown.value ?? '' } });
+    await render(ctx, await load(ctx), 'configuration', { revealed: { id: doc._id, value: doc.revealed ?? '' } });
   });
 
   router.get('/projects/:id/configurations/:configId/delete', async (ctx) => {
     const state = dash(ctx);
     assertScope(state.principal, 'write');
+    const doc = await configurations.get(state.principal, ctx.params.id!, ctx.params.configId!);
     const project = await load(ctx);
-    const doc = await getConfiguration(configDeps, state.principal.accountId, project._id, ctx.params.configId!);
     sendPage(ctx, config, {
       title: `Delete ${doc.key}`,
       active: 'projects',
@@ -409,8 +401,7 @@ ${choiceGroup({ form: 'config', name: 'secret', label: 'Secrecy', state: extras.
   router.post('/projects/:id/configurations/:configId/delete', async (ctx) => {
     const state = dash(ctx);
     assertScope(state.principal, 'write');
-    const project = await projects.getWritable(state.principal, ctx.params.id!);
-    const doc = await deleteConfiguration(configDeps, serviceContext(state), project._id, ctx.params.configId!);
-    seeOther(ctx, config, `/dashboard/projects/${project._id}/configuration`, { kind: 'success', text: `${doc.key} removed from ${doc.environment}.` });
+    const doc = await configurations.delete(state.principal, ctx.params.id!, ctx.params.configId!);
+    seeOther(ctx, config, `/dashboard/projects/${doc.project_id}/configuration`, { kind: 'success', text: `${doc.key} removed from ${doc.environment}.` });
   });
 }

@@ -4,8 +4,7 @@ import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { newId } from '../../../lib/ids.ts';
-import { apiKeyExists, createApiKey, getApiKey, listApiKeys, presentApiKey, presentIssuedApiKey, revokeApiKey, rotateApiKey } from '../../../services/apiKeys.ts';
-import { actorOf } from '../../../services/events.ts';
+import { presentApiKey, presentIssuedApiKey } from '../../../presenters/apiKeys.ts';
 import type { V1Deps } from '../deps.ts';
 import { ProjectParams } from '../../../schemas/projects.ts';
 import { ApiKey, ApiKeyList, ApiKeyParams, CreateApiKeyBody, IssuedApiKey, ListApiKeysQuery, RotateApiKeyBody } from '../../../schemas/apiKeys.ts';
@@ -18,7 +17,7 @@ const tags = ['API keys'];
  * rotate responses only.
  */
 export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
-  const { projects, apiKeys } = services;
+  const { apiKeys } = services;
   const notForApiKeys = allowPrincipals('user', 'client');
   const idempotentKeyIssue = idempotent({ shownOnceResponseFields: ['key'], newResourceId: () => newId('key') });
   // A rotation creates nothing new: a run after a failure rotates again (the secret is shown once).
@@ -39,8 +38,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     validate({ params: ProjectParams, query: ListApiKeysQuery }),
     async (ctx: ApiContext<{ params: ProjectParams; query: ListApiKeysQuery }>) => {
       const { page, per_page, status } = ctx.input.query;
-      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
-      const { items, total } = await listApiKeys(apiKeys, project.account_id, project._id, { page, per_page }, status ? { status } : {});
+      const { items, total } = await apiKeys.list(ctx.state.principal, ctx.input.params.project_id, { status }, { page, per_page });
       const now = new Date();
       sendPage(ctx, config.publicUrl, items.map((doc) => presentApiKey(doc, now)), total, { page, per_page });
     },
@@ -68,13 +66,9 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     validate({ params: ProjectParams, body: CreateApiKeyBody }),
     idempotentKeyIssue,
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateApiKeyBody }>) => {
-      const { principal, resourceId } = ctx.state;
-      const { project_id } = ctx.input.params;
-      const madeAlready = resourceId ? () => apiKeyExists(apiKeys, principal.accountId, project_id, resourceId) : undefined;
-      const project = await projects.getWritable(principal, project_id, madeAlready);
-      const issued = await createApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.body, ctx.state.resourceId);
+      const issued = await apiKeys.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
-      ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}/api_keys/${issued.apiKey._id}`);
+      ctx.set('Location', `${config.publicUrl}/v1/projects/${issued.apiKey.project_id}/api_keys/${issued.apiKey._id}`);
       ctx.body = presentIssuedApiKey(issued);
     },
   );
@@ -87,8 +81,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     requireScope('admin'),
     validate({ params: ApiKeyParams }),
     async (ctx: ApiContext<{ params: ApiKeyParams }>) => {
-      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
-      ctx.body = presentApiKey(await getApiKey(apiKeys, project.account_id, project._id, ctx.input.params.api_key_id));
+      ctx.body = presentApiKey(await apiKeys.get(ctx.state.principal, ctx.input.params.project_id, ctx.input.params.api_key_id));
     },
   );
 
@@ -107,9 +100,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     requireScope('admin'),
     validate({ params: ApiKeyParams }),
     async (ctx: ApiContext<{ params: ApiKeyParams }>) => {
-      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
-      const revoked = await revokeApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.params.api_key_id);
-      ctx.body = presentApiKey(revoked);
+      ctx.body = presentApiKey(await apiKeys.revoke(ctx.state.principal, ctx.input.params.project_id, ctx.input.params.api_key_id));
     },
   );
 
@@ -130,9 +121,8 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     validate({ params: ApiKeyParams, body: RotateApiKeyBody }),
     idempotentRotation,
     async (ctx: ApiContext<{ params: ApiKeyParams; body: RotateApiKeyBody }>) => {
-      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
-      const issued = await rotateApiKey(apiKeys, { accountId: project.account_id, actor: actorOf(ctx.state.principal) }, project._id, ctx.input.params.api_key_id, ctx.input.body);
-      ctx.body = presentIssuedApiKey(issued);
+      const { project_id, api_key_id } = ctx.input.params;
+      ctx.body = presentIssuedApiKey(await apiKeys.rotate(ctx.state.principal, project_id, api_key_id, ctx.input.body));
     },
   );
 }

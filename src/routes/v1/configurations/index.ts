@@ -1,22 +1,11 @@
 import type { Next } from 'koa';
-import type { Principal } from '../../../domain/principal.ts';
 import { requireScope } from '../../../http/requireScope.ts';
 import { documented, type ApiContext, type ApiMiddleware } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { newId } from '../../../lib/ids.ts';
-import type { ProjectDoc } from '../../../repositories/projects.ts';
-import {
-  configurationExists,
-  createConfiguration,
-  deleteConfiguration,
-  getConfiguration,
-  listConfigurations,
-  presentConfiguration,
-  updateConfiguration,
-} from '../../../services/configurations.ts';
-import { actorOf, type ServiceContext } from '../../../services/events.ts';
+import { presentConfiguration } from '../../../presenters/configurations.ts';
 import type { V1Deps } from '../deps.ts';
 import { ProjectParams } from '../../../schemas/projects.ts';
 import {
@@ -30,9 +19,6 @@ import {
 } from '../../../schemas/configurations.ts';
 
 const tags = ['Configurations'];
-
-/** The change is made in the project's account, by the caller. */
-const contextOf = (project: ProjectDoc, principal: Principal): ServiceContext => ({ accountId: project.account_id, actor: actorOf(principal) });
 
 /**
  * `?reveal=true` needs admin, judged exactly like `requireScope('admin')` (the role first, then the
@@ -52,8 +38,7 @@ function revealNeedsAdmin(): ApiMiddleware {
 }
 
 export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
-  const { projects, configurations, secretBox } = services;
-  const present = (reveal: boolean) => (doc: Parameters<typeof presentConfiguration>[0]) => presentConfiguration(doc, { reveal, secretBox });
+  const { configurations } = services;
 
   api.get(
     '/projects/:project_id/configurations',
@@ -70,9 +55,8 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
     revealNeedsAdmin(),
     async (ctx: ApiContext<{ params: ProjectParams; query: ListConfigurationsQuery }>) => {
       const { page, per_page, environment, reveal } = ctx.input.query;
-      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
-      const { items, total } = await listConfigurations(configurations, project.account_id, project._id, environment ? { environment } : {}, { page, per_page });
-      sendPage(ctx, config.publicUrl, items.map(present(reveal)), total, { page, per_page });
+      const { items, total } = await configurations.list(ctx.state.principal, ctx.input.params.project_id, { environment }, { page, per_page }, { reveal });
+      sendPage(ctx, config.publicUrl, items.map(presentConfiguration), total, { page, per_page });
     },
   );
 
@@ -98,13 +82,9 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
     // The value may be a secret: it is left out of the stored fingerprint.
     idempotent({ secretRequestFields: ['value'], newResourceId: () => newId('cfg') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateConfigurationBody }>) => {
-      const { principal, resourceId } = ctx.state;
-      const { project_id } = ctx.input.params;
-      const madeAlready = resourceId ? () => configurationExists(configurations, principal.accountId, project_id, resourceId) : undefined;
-      const project = await projects.getWritable(principal, project_id, madeAlready);
-      const doc = await createConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.body, ctx.state.resourceId);
+      const doc = await configurations.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
-      ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}/configurations/${doc._id}`);
+      ctx.set('Location', `${config.publicUrl}/v1/projects/${doc.project_id}/configurations/${doc._id}`);
       ctx.body = presentConfiguration(doc);
     },
   );
@@ -117,9 +97,8 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
     validate({ params: ConfigurationParams, query: GetConfigurationQuery }),
     revealNeedsAdmin(),
     async (ctx: ApiContext<{ params: ConfigurationParams; query: GetConfigurationQuery }>) => {
-      const project = await projects.get(ctx.state.principal, ctx.input.params.project_id);
-      const doc = await getConfiguration(configurations, project.account_id, project._id, ctx.input.params.configuration_id);
-      ctx.body = present(ctx.input.query.reveal)(doc);
+      const { project_id, configuration_id } = ctx.input.params;
+      ctx.body = presentConfiguration(await configurations.get(ctx.state.principal, project_id, configuration_id, { reveal: ctx.input.query.reveal }));
     },
   );
 
@@ -138,9 +117,8 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
     requireScope('write'),
     validate({ params: ConfigurationParams, body: UpdateConfigurationBody }),
     async (ctx: ApiContext<{ params: ConfigurationParams; body: UpdateConfigurationBody }>) => {
-      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
-      const doc = await updateConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.params.configuration_id, ctx.input.body);
-      ctx.body = presentConfiguration(doc);
+      const { project_id, configuration_id } = ctx.input.params;
+      ctx.body = presentConfiguration(await configurations.update(ctx.state.principal, project_id, configuration_id, ctx.input.body));
     },
   );
 
@@ -158,8 +136,7 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
     requireScope('write'),
     validate({ params: ConfigurationParams }),
     async (ctx: ApiContext<{ params: ConfigurationParams }>) => {
-      const project = await projects.getWritable(ctx.state.principal, ctx.input.params.project_id);
-      await deleteConfiguration(configurations, contextOf(project, ctx.state.principal), project._id, ctx.input.params.configuration_id);
+      await configurations.delete(ctx.state.principal, ctx.input.params.project_id, ctx.input.params.configuration_id);
       ctx.status = 204;
     },
   );
