@@ -4,16 +4,15 @@ import type { Repositories } from '../repositories/index.ts';
 import { revokeAllForProject, type ApiKeyDeps } from './apiKeys.ts';
 import type { ConfigurationDeps } from './configurations.ts';
 import { DeploymentService } from './deployments.ts';
-import { actorOf } from './events.ts';
-import type { EventRepository } from '../repositories/events.ts';
+import { actorOf, EventService } from './events.ts';
 import type { ClientAdminDeps } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
 import type { UserAccessDeps, UserAdminDeps } from './users.ts';
 
 /**
  * Every service of the process, built once by the composition root (src/container.ts) and used by
- * /v1, the dashboard and the admin CLI alike. Projects and deployments are classes; the others are
- * modules of functions (configurations.ts, apiKeys.ts, users.ts, oauthClients.ts, events.ts) that take
+ * /v1, the dashboard and the admin CLI alike. Projects, deployments and events are classes; the others are
+ * modules of functions (configurations.ts, apiKeys.ts, users.ts, oauthClients.ts) that take
  * their dependencies as the first argument: the entries below are those dependencies, ready to pass.
  */
 export interface Services {
@@ -23,7 +22,7 @@ export interface Services {
   apiKeys: ApiKeyDeps;
   users: UserAdminDeps & UserAccessDeps;
   oauthClients: ClientAdminDeps;
-  events: { events: EventRepository };
+  events: EventService;
   /** The process's one secret box (AES-256-GCM data keys from `keys/`). */
   secretBox: SecretBox;
 }
@@ -43,5 +42,5 @@ export function createServices({ repos, secretBox, changes }: ServiceDeps): Serv
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await revokeAllForProject(shared, { accountId: project.account_id, actor: actorOf(principal) }, project._id);
   });
-  return { projects, deployments, configurations: shared, apiKeys: shared, users: shared, oauthClients: shared, events: shared, secretBox };
+  return { projects, deployments, configurations: shared, apiKeys: shared, users: shared, oauthClients: shared, events: new EventService(repos), secretBox };
 }

@@ -14,7 +14,7 @@ import {
   rotateApiKey,
   type ApiKeyDeps,
 } from '../../src/services/apiKeys.ts';
-import { listEvents, type ServiceContext } from '../../src/services/events.ts';
+import type { ServiceContext } from '../../src/services/events.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
 
@@ -304,7 +304,7 @@ describe('API keys', () => {
     const { apiKey, key } = await createApiKey(deps, c, project, { name: 'audited', scopes: ['read'] });
     const rotated = await rotateApiKey(deps, c, project, apiKey._id, { grace_period_seconds: 60 });
     await revokeApiKey(deps, c, project, apiKey._id);
-    const events = await listEvents(t.repos, c.accountId, {}, { page: 1, per_page: 10 });
+    const events = await t.repos.events.page(c.accountId, {}, { page: 1, per_page: 10 });
     expect(events.items.map((e) => e.type)).toEqual(['api_key.revoked', 'api_key.rotated', 'api_key.created']);
     expect(events.items[1]!.data).toMatchObject({ api_key_id: apiKey._id, grace_period_seconds: 60 });
     const text = JSON.stringify(events.items);

@@ -11,7 +11,7 @@ import {
   updateConfiguration,
   type ConfigurationDeps,
 } from '../../src/services/configurations.ts';
-import { listEvents, type ServiceContext } from '../../src/services/events.ts';
+import type { ServiceContext } from '../../src/services/events.ts';
 import { createSecretBox, type DataKeys } from '../../src/keys/secretBox.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
 
@@ -143,7 +143,7 @@ describe('configurations', () => {
     const cfg = await createConfiguration(deps, c, project, { environment: 'production', key: 'DB_PASSWORD', value: 'pw-in-event?', secret: true });
     await updateConfiguration(deps, c, project, cfg._id, { value: 'pw-updated?' });
     await deleteConfiguration(deps, c, project, cfg._id);
-    const events = await listEvents(t.repos, c.accountId, {}, page);
+    const events = await t.repos.events.page(c.accountId, {}, page);
     expect(events.items.map((e) => e.type)).toEqual(['configuration.deleted', 'configuration.updated', 'configuration.created']);
     expect(events.items[1]!.data).toMatchObject({ key: 'DB_PASSWORD', changed: ['value'], secret: true });
     expect(events.items.every((e) => e.project_id === project && e.actor.id === ctx.actor.id)).toBe(true);

@@ -6,7 +6,7 @@ import { tokenRequest } from '../support/oauthDriver.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createAdapterClass } from '../../src/repositories/oidcStore.ts';
-import { listEvents, type ServiceContext } from '../../src/services/events.ts';
+import type { ServiceContext } from '../../src/services/events.ts';
 import {
   deleteClient,
   getClient,
@@ -58,7 +58,7 @@ describe('OAuth clients of an account', () => {
     expect((await rejection(getClient(repos, newId('acct'), b.client._id))).code).toBe('not_found');
     expect(presentClient(b.client)).not.toHaveProperty('client_secret_hash');
 
-    const created = await listEvents(repos, ctx.accountId, { type: 'oauth_client.created' }, { page: 1, per_page: 10 });
+    const created = await repos.events.page(ctx.accountId, { type: 'oauth_client.created' }, { page: 1, per_page: 10 });
     expect(created.total).toBe(2);
     expect(JSON.stringify(created.items)).not.toContain(b.clientSecret);
   });
@@ -81,7 +81,7 @@ describe('OAuth clients of an account', () => {
     const spa = await registerClient(repos, ctx, { client_name: 'SPA', redirect_uris: ['https://app.example.com/cb'] });
     expect((await rejection(rotateClientSecret(repos, ctx, spa.client._id))).code).toBe('conflict');
     expect((await rejection(rotateClientSecret(repos, { ...ctx, accountId: newId('acct') }, client._id))).code).toBe('not_found');
-    expect((await listEvents(repos, ctx.accountId, { type: 'oauth_client.secret_rotated' }, { page: 1, per_page: 10 })).total).toBe(1);
+    expect((await repos.events.page(ctx.accountId, { type: 'oauth_client.secret_rotated' }, { page: 1, per_page: 10 })).total).toBe(1);
   });
 
   it('deleting a client revokes every grant made to it, and nothing of other clients', async () => {
@@ -112,7 +112,7 @@ describe('OAuth clients of an account', () => {
 
     expect((await rejection(getClient(repos, ctx.accountId, doomed))).code).toBe('not_found');
     expect((await rejection(deleteClient(repos, ctx, doomed))).code).toBe('not_found');
-    const [event] = (await listEvents(repos, ctx.accountId, { type: 'oauth_client.deleted' }, { page: 1, per_page: 1 })).items;
+    const [event] = (await repos.events.page(ctx.accountId, { type: 'oauth_client.deleted' }, { page: 1, per_page: 1 })).items;
     expect(event!.data).toMatchObject({ client_id: doomed, revoked_grants: 2 });
   });
 });

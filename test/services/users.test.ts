@@ -8,7 +8,7 @@ import { sha256Hex } from '../../src/lib/hash.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { createAdapterClass } from '../../src/repositories/oidcStore.ts';
 import type { Role } from '../../src/domain/principal.ts';
-import { listEvents, SYSTEM_ACTOR } from '../../src/services/events.ts';
+import { SYSTEM_ACTOR } from '../../src/services/events.ts';
 import { verifyPassword } from '../../src/services/passwords.ts';
 import {
   addUser,
@@ -84,7 +84,7 @@ describe('users: adding', () => {
     expect(await verifyPassword(user.password_hash!, 'a brand new passphrase')).toBe(true);
     expect((await rejection(completeUserSetup(repos, token, { password: 'another passphrase!' }))).code).toBe('invalid_request');
 
-    const events = await listEvents(repos, ctx.accountId, { type: 'user.created' }, { page: 1, per_page: 10 });
+    const events = await repos.events.page(ctx.accountId, { type: 'user.created' }, { page: 1, per_page: 10 });
     expect(events.items.map((e) => e.data.setup_link)).toEqual([true, false]);
     expect(JSON.stringify(events.items)).not.toContain(token);
 
@@ -126,7 +126,7 @@ describe('users: updating and the last owner', () => {
     const promoted = await updateUser(repos, ctx, dev._id, { role: 'admin' });
     expect(promoted.role).toBe('admin');
     expect(await updateUser(repos, ctx, dev._id, { role: 'admin' })).toMatchObject({ role: 'admin' });
-    const events = await listEvents(repos, ctx.accountId, { type: 'user.updated' }, { page: 1, per_page: 10 });
+    const events = await repos.events.page(ctx.accountId, { type: 'user.updated' }, { page: 1, per_page: 10 });
     expect(events.items.map((e) => e.data)).toEqual([
       { user_id: dev._id, changed: ['role'], role: { from: 'developer', to: 'admin' } },
       { user_id: dev._id, changed: ['name'] },
@@ -214,7 +214,7 @@ describe('users: deleting revokes everything they could act with', () => {
     expect(await repos.consents.grantIdsForUser(leaving._id)).toEqual([]);
     expect(await repos.consents.grantIdsForUser(staying._id)).toEqual([other]);
 
-    const [event] = (await listEvents(repos, ctx.accountId, { type: 'user.deleted' }, { page: 1, per_page: 1 })).items;
+    const [event] = (await repos.events.page(ctx.accountId, { type: 'user.deleted' }, { page: 1, per_page: 1 })).items;
     expect(event!.data).toMatchObject({ user_id: leaving._id, revoked_grants: 2 });
   });
 
@@ -249,6 +249,6 @@ describe('users: own password', () => {
     expect(await verifyPassword(stored, TEST_PASSWORD)).toBe(false);
     const dump = await dumpDatabase(db);
     expect(dump).not.toContain('a new long passphrase');
-    expect((await listEvents(repos, owner.account_id, { type: 'user.password_changed' }, { page: 1, per_page: 5 })).total).toBe(1);
+    expect((await repos.events.page(owner.account_id, { type: 'user.password_changed' }, { page: 1, per_page: 5 })).total).toBe(1);
   });
 });

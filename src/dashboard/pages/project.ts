@@ -15,7 +15,6 @@ import {
 } from '../../services/configurations.ts';
 import { listApiKeys, presentApiKey } from '../../services/apiKeys.ts';
 import { canMoveDeployment } from '../../services/deployments.ts';
-import { listEvents } from '../../services/events.ts';
 import { dash, seeOther, sendPage, serviceContext, type DashboardDeps } from '../context.ts';
 import { choiceGroup, formProblem, intParam, queryValue, refusal, selectField, str, textArea, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../html.ts';
@@ -155,7 +154,7 @@ ${pagination(intParam(ctx.query.page, 1), PER_PAGE, keys.total, (n) => `${base}/
     if (tab === 'activity') {
       assertScope(principal, 'admin');
       const page = intParam(ctx.query.page, 1);
-      const events = await listEvents(deps.services.events, principal.accountId, { project_id: project._id }, { page, per_page: PER_PAGE });
+      const events = await deps.services.events.list(principal, { project_id: project._id }, { page, per_page: PER_PAGE });
       return show(
         'Activity',
         html`<section class="panel" id="activity" aria-labelledby="activity-title">
