@@ -1,3 +1,4 @@
+import type { Config } from '../config/index.ts';
 import type { Changes } from '../lib/changes.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -8,12 +9,14 @@ import { actorOf, EventService } from './events.ts';
 import type { ClientAdminDeps } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
 import type { UserAccessDeps, UserAdminDeps } from './users.ts';
+import { WebhookService } from './webhooks.ts';
 
 /**
  * Every service of the process, built once by the composition root (src/container.ts) and used by
- * /v1, the dashboard and the admin CLI alike. Projects, deployments and events are classes; the others are
- * modules of functions (configurations.ts, apiKeys.ts, users.ts, oauthClients.ts) that take
- * their dependencies as the first argument: the entries below are those dependencies, ready to pass.
+ * /v1, the dashboard and the admin CLI alike. Projects, deployments, webhooks and events are classes;
+ * the others are modules of functions (configurations.ts, apiKeys.ts, users.ts, oauthClients.ts) that
+ * take their dependencies as the first argument: their entries below are those dependencies, ready to
+ * pass.
  */
 export interface Services {
   projects: ProjectService;
@@ -22,6 +25,7 @@ export interface Services {
   apiKeys: ApiKeyDeps;
   users: UserAdminDeps & UserAccessDeps;
   oauthClients: ClientAdminDeps;
+  webhooks: WebhookService;
   events: EventService;
   /** The process's one secret box (AES-256-GCM data keys from `keys/`). */
   secretBox: SecretBox;
@@ -31,9 +35,11 @@ export interface ServiceDeps {
   repos: Repositories;
   secretBox: SecretBox;
   changes: Changes;
+  /** For the webhook target policy (`webhookAllowLoopback`). */
+  config: Config;
 }
 
-export function createServices({ repos, secretBox, changes }: ServiceDeps): Services {
+export function createServices({ repos, secretBox, changes, config }: ServiceDeps): Services {
   const shared = { ...repos, secretBox, changes };
   const projects = new ProjectService(repos);
   const deployments = new DeploymentService(repos, projects);
@@ -42,5 +48,15 @@ export function createServices({ repos, secretBox, changes }: ServiceDeps): Serv
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await revokeAllForProject(shared, { accountId: project.account_id, actor: actorOf(principal) }, project._id);
   });
-  return { projects, deployments, configurations: shared, apiKeys: shared, users: shared, oauthClients: shared, events: new EventService(repos), secretBox };
+  return {
+    projects,
+    deployments,
+    configurations: shared,
+    apiKeys: shared,
+    users: shared,
+    oauthClients: shared,
+    webhooks: new WebhookService({ repos, secretBox, config }),
+    events: new EventService(repos),
+    secretBox,
+  };
 }
