@@ -5,7 +5,6 @@ import type { Repositories } from '../repositories/index.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import { recordEvent } from './events.ts';
 import { type Actor } from '../domain/principal.ts';
-import { deleteClient } from './oauthClients.ts';
 import type { Services } from './index.ts';
 import { revokeUserAccess } from './users.ts';
 
@@ -75,7 +74,6 @@ export async function deleteAccount(
   progress: (line: string) => void = () => undefined,
 ): Promise<{ account: AccountDoc; deleted: { oauth_clients: number; projects: number; users: number; revoked_grants: number } }> {
   const { account } = await getAccount(repos, id);
-  const ctx = { accountId: account._id, actor };
   const deleted = { oauth_clients: 0, projects: 0, users: 0, revoked_grants: 0 };
   const first = { page: 1, per_page: 100 };
 
@@ -83,7 +81,7 @@ export async function deleteAccount(
     const { items } = await repos.oauthClients.page(account._id, first);
     if (!items.length) break;
     for (const client of items) {
-      const result = await deleteClient(services.oauthClients, ctx, client._id).catch(ignoreGone);
+      const result = await services.oauthClients.delete(systemPrincipal(account._id), client._id).catch(ignoreGone);
       if (result) {
         deleted.oauth_clients++;
         deleted.revoked_grants += result.revokedGrants;

@@ -6,17 +6,16 @@ import { revokeAllForProject, type ApiKeyDeps } from './apiKeys.ts';
 import type { ConfigurationDeps } from './configurations.ts';
 import { DeploymentService } from './deployments.ts';
 import { actorOf, EventService } from './events.ts';
-import type { ClientAdminDeps } from './oauthClients.ts';
+import { OAuthClientService } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
 import type { UserAccessDeps, UserAdminDeps } from './users.ts';
 import { WebhookService } from './webhooks.ts';
 
 /**
  * Every service of the process, built once by the composition root (src/container.ts) and used by
- * /v1, the dashboard and the admin CLI alike. Projects, deployments, webhooks and events are classes;
- * the others are modules of functions (configurations.ts, apiKeys.ts, users.ts, oauthClients.ts) that
- * take their dependencies as the first argument: their entries below are those dependencies, ready to
- * pass.
+ * /v1, the dashboard and the admin CLI alike. Projects, deployments, OAuth clients, webhooks and events
+ * are classes; the others are modules of functions (configurations.ts, apiKeys.ts, users.ts) that take
+ * their dependencies as the first argument: their entries below are those dependencies, ready to pass.
  */
 export interface Services {
   projects: ProjectService;
@@ -24,7 +23,7 @@ export interface Services {
   configurations: ConfigurationDeps;
   apiKeys: ApiKeyDeps;
   users: UserAdminDeps & UserAccessDeps;
-  oauthClients: ClientAdminDeps;
+  oauthClients: OAuthClientService;
   webhooks: WebhookService;
   events: EventService;
   /** The process's one secret box (AES-256-GCM data keys from `keys/`). */
@@ -54,7 +53,7 @@ export function createServices({ repos, secretBox, changes, config }: ServiceDep
     configurations: shared,
     apiKeys: shared,
     users: shared,
-    oauthClients: shared,
+    oauthClients: new OAuthClientService({ repos, changes }),
     webhooks: new WebhookService({ repos, secretBox, config }),
     events: new EventService(repos),
     secretBox,
