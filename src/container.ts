@@ -51,7 +51,7 @@ export async function openContainer(config: Config, logger: Logger, options: Con
     // (at most every few seconds).
     const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
     const changes = createChanges();
-    const services = createServices({ repos, secretBox, changes });
+    const services = createServices({ repos, secretBox, changes, config });
     const sessions = new SessionService(repos.sessions, repos.users);
     // A user removed through this process loses their dashboard sessions here at once (the rows are
     // already deleted; this drops the validated-session cache too). Other instances: within 30 s.

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { connectDatabase, type Database } from '../../src/db/mongo.ts';
 import { createRepositories, type Repositories } from '../../src/repositories/index.ts';
 import { createChanges, type Changes } from '../../src/lib/changes.ts';
-import { createClient } from '../../src/services/oauthClients.ts';
+import { systemPrincipal } from '../../src/domain/principal.ts';
+import { OAuthClientService } from '../../src/services/oauthClients.ts';
 import { UserService } from '../../src/services/users.ts';
 
 /** Never contacted: the benchmark reads the code from the redirect's Location header. */
@@ -31,8 +32,9 @@ export async function seed(uri: string, dbName: string): Promise<Seed> {
   const repos = { ...createRepositories(database.db), changes: createChanges() };
   const password = `bench-${randomBytes(12).toString('base64url')}`;
   const user = await new UserService(repos).createByOperator({ email: `bench-${randomBytes(4).toString('hex')}@example.com`, name: 'Bench Owner', role: 'owner', password });
-  const confidential = await createClient(repos, {
-    account_id: user.account_id,
+  const clients = new OAuthClientService({ repos, changes: repos.changes });
+  const operator = systemPrincipal(user.account_id);
+  const confidential = await clients.registerAsOperator(operator, {
     client_name: 'Bench confidential client',
     redirect_uris: [BENCH_REDIRECT_URI],
     token_endpoint_auth_method: 'client_secret_basic',
@@ -41,8 +43,7 @@ export async function seed(uri: string, dbName: string): Promise<Seed> {
     // Consent is still asked for (not first-party) so the flow exercises the consent page too.
     first_party: false,
   });
-  const spa = await createClient(repos, {
-    account_id: user.account_id,
+  const spa = await clients.registerAsOperator(operator, {
     client_name: 'Bench public client',
     redirect_uris: [BENCH_REDIRECT_URI],
     token_endpoint_auth_method: 'none',

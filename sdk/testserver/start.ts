@@ -29,12 +29,11 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
-import type { Principal } from '../../src/domain/principal.ts';
+import { systemPrincipal, type Principal } from '../../src/domain/principal.ts';
 import { PROJECT_ROOT, loadConfig } from '../../src/config/index.ts';
 import { FERRETDB_VERSION, ensureFerretdbBinary, freePort, startFerretdb, type EmbeddedDatabase } from '../../src/db/embeddedFerretdb.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
-import { createClient } from '../../src/services/oauthClients.ts';
 
 /** The redirect URI registered for the public client; any port on 127.0.0.1 is accepted with it. */
 export const LOOPBACK_REDIRECT_URI = 'http://127.0.0.1/callback';
@@ -179,15 +178,14 @@ async function main(): Promise<void> {
     password: viewerPassword,
     account_id: owner.account_id,
   });
-  const publicClient = await createClient(services.oauthClients, {
-    account_id: owner.account_id,
+  const operator = systemPrincipal(owner.account_id);
+  const publicClient = await services.oauthClients.registerAsOperator(operator, {
     client_name: 'SDK Test App',
     redirect_uris: [LOOPBACK_REDIRECT_URI],
     token_endpoint_auth_method: 'none',
     grant_types: ['authorization_code', 'refresh_token'],
   });
-  const confidential = await createClient(services.oauthClients, {
-    account_id: owner.account_id,
+  const confidential = await services.oauthClients.registerAsOperator(operator, {
     client_name: 'SDK Test Service',
     token_endpoint_auth_method: 'client_secret_basic',
     grant_types: ['client_credentials'],

@@ -10,13 +10,13 @@ import { migrate } from '../repositories/index.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import { presentApiKey, presentIssuedApiKey } from '../presenters/apiKeys.ts';
 import { CreateApiKeyBody } from '../schemas/apiKeys.ts';
-import { SYSTEM_ACTOR } from '../services/events.ts';
-import { createClient, deleteClient, getClient, listClients, presentClient, rotateClientSecret } from '../services/oauthClients.ts';
-import { openContainer, type Container } from '../container.ts';
 import { systemPrincipal } from '../domain/principal.ts';
+import { presentClient } from '../presenters/oauthClients.ts';
+import { OperatorClientInput } from '../schemas/oauthClients.ts';
+import { parseInput } from '../schemas/parse.ts';
+import { openContainer, type Container } from '../container.ts';
 import { presentAccount } from '../presenters/accounts.ts';
 import { presentUser } from '../presenters/users.ts';
-import { parseInput } from '../schemas/parse.ts';
 import { OperatorCreateUserInput, SetPasswordInput } from '../schemas/users.ts';
 import { InputError, progressLogger, readPassword, withHeartbeat } from './io.ts';
 
@@ -194,17 +194,15 @@ function clientsCommands(program: Command): void {
     .action(async (o: JsonOption & { name?: string; redirectUri?: string[]; public?: boolean; confidential?: boolean; firstParty?: boolean; grant?: string[]; scope?: string; account?: string }) => {
       if (!o.name) throw new UsageError('missing --name');
       if (o.public && o.confidential) throw new UsageError('--public and --confidential exclude each other');
-      const result = await withRuntime(async (rt) =>
-        createClient(rt.services.oauthClients, {
-          account_id: await accountOf(rt, o.account),
-          client_name: o.name!,
-          redirect_uris: o.redirectUri ?? [],
-          token_endpoint_auth_method: o.confidential ? 'client_secret_basic' : 'none',
-          ...(o.grant ? { grant_types: o.grant as ('authorization_code' | 'refresh_token' | 'client_credentials')[] } : {}),
-          ...(o.scope ? { scope: o.scope } : {}),
-          first_party: !!o.firstParty,
-        }),
-      );
+      const input = parseInput(OperatorClientInput, {
+        client_name: o.name,
+        redirect_uris: o.redirectUri ?? [],
+        token_endpoint_auth_method: o.confidential ? 'client_secret_basic' : 'none',
+        ...(o.grant ? { grant_types: o.grant } : {}),
+        ...(o.scope ? { scope: o.scope } : {}),
+        first_party: !!o.firstParty,
+      });
+      const result = await withRuntime(async (rt) => rt.services.oauthClients.registerAsOperator(systemPrincipal(await accountOf(rt, o.account)), input));
       const presented = { ...presentClient(result.client), ...(result.clientSecret ? { client_secret: result.clientSecret } : {}) };
       output(
         o.json,
@@ -218,34 +216,35 @@ function clientsCommands(program: Command): void {
     .option('--account <id>', 'the account (default: the only one)')
     .action(async (o: JsonOption & { account?: string; page: number; perPage: number }) => {
       const page = pageOf(o);
-      const result = await withRuntime(async (rt) => listClients(rt.services.oauthClients, await accountOf(rt, o.account), page));
+      const result = await withRuntime(async (rt) => rt.services.oauthClients.list(systemPrincipal(await accountOf(rt, o.account)), page));
       outputList(o.json, page, result, presentClient, (c) => `${c._id}  ${c.client_name}  ${c.token_endpoint_auth_method === 'none' ? 'public' : 'confidential'}  ${c.grant_types.join(',')}`);
     });
 
-  const findClient = async (rt: Container, id: string) => {
+  /** The operator in the account of the client (the CLI knows only its id). */
+  const operatorOf = async (rt: Container, id: string) => {
     const found = await rt.repos.oauthClients.findById(id);
     if (!found) throw notFound('No such OAuth client.');
-    return found;
+    return systemPrincipal(found.account_id);
   };
 
   leaf(clients, 'get', 'show one OAuth client')
     .argument('<client_id>', 'client id (cli_…)')
     .action(async (id: string, o: JsonOption) => {
-      const client = await withRuntime(async (rt) => getClient(rt.services.oauthClients, (await findClient(rt, id)).account_id, id));
+      const client = await withRuntime(async (rt) => rt.services.oauthClients.get(await operatorOf(rt, id), id));
       output(o.json, presentClient(client), JSON.stringify(presentClient(client), null, 2));
     });
 
   leaf(clients, 'delete', 'delete an OAuth client and revoke every grant made to it')
     .argument('<client_id>', 'client id (cli_…)')
     .action(async (id: string, o: JsonOption) => {
-      const result = await withRuntime(async (rt) => deleteClient(rt.services.oauthClients, { accountId: (await findClient(rt, id)).account_id, actor: SYSTEM_ACTOR }, id));
+      const result = await withRuntime(async (rt) => rt.services.oauthClients.delete(await operatorOf(rt, id), id));
       output(o.json, { deleted: presentClient(result.client), revoked_grants: result.revokedGrants }, `deleted client ${result.client._id} (${result.client.client_name}); ${result.revokedGrants} grant(s) revoked`);
     });
 
   leaf(clients, 'rotate-secret', "replace a confidential client's secret (printed once); the old one stops working at once")
     .argument('<client_id>', 'client id (cli_…)')
     .action(async (id: string, o: JsonOption) => {
-      const result = await withRuntime(async (rt) => rotateClientSecret(rt.services.oauthClients, { accountId: (await findClient(rt, id)).account_id, actor: SYSTEM_ACTOR }, id));
+      const result = await withRuntime(async (rt) => rt.services.oauthClients.rotateSecret(await operatorOf(rt, id), id));
       output(
         o.json,
         { ...presentClient(result.client), client_secret: result.clientSecret },

@@ -10,7 +10,6 @@ import type { Repositories } from '../repositories/index.ts';
 import type { SessionDoc } from '../repositories/sessions.ts';
 import type { UserDoc } from '../repositories/users.ts';
 import type { Services } from '../services/index.ts';
-import { actorOf, type ServiceContext } from '../services/events.ts';
 import { SESSION_COOKIE, SessionService } from '../services/sessions.ts';
 import { sessionCookieOptions } from './auth.ts';
 import { formBody } from './forms.ts';
@@ -40,8 +39,6 @@ export interface DashboardState {
 
 export const dash = (ctx: Context): DashboardState => ctx.state.dashboard as DashboardState;
 
-/** The service context (account and actor) of the signed-in user. */
-export const serviceContext = (state: DashboardState): ServiceContext => ({ accountId: state.principal.accountId, actor: actorOf(state.principal) });
 
 const FLASH_COOKIE = 'slipway_flash';
 const SAFE = new Set(['GET', 'HEAD']);

@@ -1,6 +1,5 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import type { Scope } from '../domain/principal.ts';
-import type { Actor } from '../domain/principal.ts';
+import type { Scope, Actor } from '../domain/principal.ts';
 import { findPage } from './page.ts';
 import { type PageRequest, type PageResult } from '../domain/page.ts';
 

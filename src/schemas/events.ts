@@ -26,5 +26,6 @@ export const Event = z
     created_at: Timestamp,
   })
   .meta({ id: 'Event' });
+export type Event = z.output<typeof Event>;
 
 export const EventList = pageOf(Event, 'EventList');

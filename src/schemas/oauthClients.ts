@@ -25,11 +25,18 @@ export function redirectUriProblem(uri: string): string | undefined {
   return 'must be https, http on loopback, or a private-use scheme like com.example.app:/callback';
 }
 
+/** What an absent field of a new client means (each field's description says it too). */
+export const CLIENT_DEFAULTS = {
+  token_endpoint_auth_method: 'none',
+  grant_types: ['authorization_code', 'refresh_token'],
+  scope: 'read write admin',
+} as const satisfies { token_endpoint_auth_method: string; grant_types: readonly ClientGrantType[]; scope: string };
+
 const hasGrant = (grant: ClientGrantType) => ({ required: ['grant_types'], properties: { grant_types: { contains: { const: grant } } } });
 const needsRedirectUris = { required: ['redirect_uris'], properties: { redirect_uris: { minItems: 1 } } };
 
 /**
- * The rules between fields of a new client, as JSON Schema for the API's document; the superRefine
+ * The rules between fields of a new client, as JSON Schema for the API's document; `clientFieldRules`
  * below is the same list as code. Without `grant_types`, the default is authorization_code +
  * refresh_token.
  */
@@ -39,6 +46,25 @@ export const CLIENT_FIELD_RULES = [
   { if: hasGrant('client_credentials'), then: { required: ['token_endpoint_auth_method'], properties: { token_endpoint_auth_method: { const: 'client_secret_basic' } } } },
   { if: hasGrant('refresh_token'), then: hasGrant('authorization_code') },
 ];
+
+interface ClientFields {
+  redirect_uris?: string[] | undefined;
+  token_endpoint_auth_method?: 'none' | 'client_secret_basic' | undefined;
+  grant_types?: ClientGrantType[] | undefined;
+}
+
+/** CLIENT_FIELD_RULES as checks (run once every field is valid on its own). */
+function clientFieldRules(v: ClientFields, ctx: z.RefinementCtx): void {
+  const grants: readonly ClientGrantType[] = v.grant_types ?? CLIENT_DEFAULTS.grant_types;
+  const method = v.token_endpoint_auth_method ?? CLIENT_DEFAULTS.token_endpoint_auth_method;
+  if (grants.includes('authorization_code') && !v.redirect_uris?.length)
+    ctx.addIssue({ code: 'custom', path: ['redirect_uris'], message: 'at least one redirect URI is needed for authorization_code' });
+  if (grants.includes('client_credentials') && method === 'none') ctx.addIssue({ code: 'custom', path: ['grant_types'], message: 'client_credentials needs a confidential client' });
+  if (grants.includes('refresh_token') && !grants.includes('authorization_code'))
+    ctx.addIssue({ code: 'custom', path: ['grant_types'], message: 'refresh_token goes with authorization_code' });
+}
+
+const fieldsValid = (payload: { issues: readonly unknown[] }) => payload.issues.length === 0;
 
 export const ClientId = z
   .string()
@@ -95,8 +121,21 @@ export const RegisterClientBody = z
       .meta({ description: 'Always false here: first-party clients (no consent page) are registered by the operator with the CLI.' }),
   })
   .strict()
+  .superRefine(clientFieldRules, { when: fieldsValid })
   .meta({ id: 'RegisterOAuthClient', allOf: CLIENT_FIELD_RULES });
 export type RegisterClientBody = z.output<typeof RegisterClientBody>;
+
+/**
+ * The operator's registration (`slipway clients create`): the registration body's fields and rules,
+ * where `first_party` may be true. Never a route's body; the account is the operator principal's.
+ * zod refuses to `.extend` a refined object over one of its keys, so the body's shape is extended and
+ * the same rules applied.
+ */
+export const OperatorClientInput = z
+  .object({ ...RegisterClientBody.shape, first_party: z.boolean().optional() })
+  .strict()
+  .superRefine(clientFieldRules, { when: fieldsValid });
+export type OperatorClientInput = z.output<typeof OperatorClientInput>;
 
 export const ListClientsQuery = PageQuery;
 export type ListClientsQuery = z.output<typeof ListClientsQuery>;

@@ -24,8 +24,3 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   if (!result.success) throw validationFailed(issuesToDetails(result.error));
   return result.data;
 }
-
-/** Zod issues as error details, for the services that still parse their own input. */
-export function zodDetails(error: z.ZodError): ErrorDetail[] {
-  return issuesToDetails(error);
-}

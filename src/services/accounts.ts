@@ -6,8 +6,7 @@ import type { ProjectRepository } from '../repositories/projects.ts';
 import type { UserRepository } from '../repositories/users.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { AccountSummary } from '../presenters/accounts.ts';
-import { actorOf } from './events.ts';
-import { deleteClient, type ClientAdminDeps } from './oauthClients.ts';
+import type { OAuthClientService } from './oauthClients.ts';
 import type { ProjectService } from './projects.ts';
 import type { UserService } from './users.ts';
 
@@ -24,11 +23,11 @@ export class AccountService {
   readonly #repos: { accounts: AccountRepository; users: UserRepository; oauthClients: OAuthClientRepository; projects: ProjectRepository };
   readonly #projects: ProjectService;
   readonly #users: UserService;
-  readonly #oauthClients: ClientAdminDeps;
+  readonly #oauthClients: OAuthClientService;
 
   constructor(
     repos: { accounts: AccountRepository; users: UserRepository; oauthClients: OAuthClientRepository; projects: ProjectRepository },
-    services: { projects: ProjectService; users: UserService; oauthClients: ClientAdminDeps },
+    services: { projects: ProjectService; users: UserService; oauthClients: OAuthClientService },
   ) {
     this.#repos = repos;
     this.#projects = services.projects;
@@ -78,12 +77,11 @@ export class AccountService {
     const deleted = { oauth_clients: 0, projects: 0, users: 0, revoked_grants: 0 };
     const first = { page: 1, per_page: 100 };
 
-    const ctx = { accountId: account._id, actor: actorOf(system) };
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const { items } = await this.#repos.oauthClients.page(account._id, first);
       if (!items.length) break;
       for (const client of items) {
-        const result = await deleteClient(this.#oauthClients, ctx, client._id).catch(ignoreGone);
+        const result = await this.#oauthClients.delete(system, client._id).catch(ignoreGone);
         if (result) {
           deleted.oauth_clients++;
           deleted.revoked_grants += result.revokedGrants;

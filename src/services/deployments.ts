@@ -1,4 +1,4 @@
-import type { Principal } from '../domain/principal.ts';
+import type { Principal, Actor } from '../domain/principal.ts';
 import { conflict, invalidTransition, notFound, projectNotActive } from '../errors.ts';
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
@@ -7,7 +7,6 @@ import type { EventRepository } from '../repositories/events.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import { createOnce } from './createOnce.ts';
 import { actorOf, recordEvent } from './events.ts';
-import { type Actor } from '../domain/principal.ts';
 import type { ProjectService } from './projects.ts';
 
 /** PRODUCT §5: moves a deployer may report. `superseded` is only ever set by the service itself. */

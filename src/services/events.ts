@@ -1,21 +1,10 @@
-import type { Principal } from '../domain/principal.ts';
-import { newId } from '../lib/ids.ts';
-import type { EventDoc, EventFilter, EventRepository } from '../repositories/events.ts';
-import type { Actor } from '../domain/principal.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
-import { enqueueForEvent, hasWebhookQueue } from './webhookFanOut.ts';
+import type { Actor, Principal } from '../domain/principal.ts';
 import type { EventType } from '../domain/eventTypes.ts';
-
-
-
-/** The account and the actor of a change: what every mutating service needs besides its input. */
-export interface ServiceContext {
-  accountId: string;
-  actor: Actor;
-}
-
-/** The admin CLI acts as the system. */
-export const SYSTEM_ACTOR: Actor = { type: 'system', id: 'cli' };
+import { newId } from '../lib/ids.ts';
+import { presentEvent } from '../presenters/events.ts';
+import type { EventDoc, EventFilter, EventRepository } from '../repositories/events.ts';
+import { enqueueForEvent, hasWebhookQueue } from './webhookFanOut.ts';
 
 export function actorOf(principal: Pick<Principal, 'kind' | 'id'>): Actor {
   return { type: principal.kind, id: principal.id };
@@ -50,7 +39,8 @@ export interface RecordEventInput {
 /**
  * Appends to the audit log, then queues a webhook delivery for each endpoint of the account that
  * subscribes to the type. Called after the change succeeded; without transactions a crash between the
- * two loses the event, never invents one. Every caller passes the repositories whole, so the webhook
+ * two loses the event, never invents one. The services call it as part of their changes (it is not
+ * offered to routes, pages or the CLI); every caller passes the repositories whole, so the webhook
  * collections are there.
  */
 export async function recordEvent(repos: { events: EventRepository }, input: RecordEventInput): Promise<EventDoc> {
@@ -69,23 +59,26 @@ export async function recordEvent(repos: { events: EventRepository }, input: Rec
   return doc;
 }
 
-/** The audit log of one account, newest first, optionally by type and project. */
-export async function listEvents(
-  repos: { events: EventRepository },
-  accountId: string,
-  filter: EventFilter,
-  page: PageRequest,
-): Promise<PageResult<EventDoc>> {
-  return await repos.events.page(accountId, filter, page);
-}
+/**
+ * The audit log as callers read it (/v1/events, the dashboard's Events page, a project's Activity tab, a
+ * deployment's history). Entries are appended by the services themselves with `recordEvent`, never
+ * through this class.
+ */
+export class EventService {
+  readonly #events: EventRepository;
 
-export function presentEvent(doc: EventDoc) {
-  return {
-    id: doc._id,
-    type: doc.type,
-    actor: { type: doc.actor.type, id: doc.actor.id },
-    project_id: doc.project_id,
-    data: doc.data,
-    created_at: doc.created_at.toISOString(),
-  };
+  constructor(repos: { events: EventRepository }) {
+    this.#events = repos.events;
+  }
+
+  /**
+   * The principal's account's log, newest first, optionally by type, project and deployment. A project
+   * filter only narrows it: another account's project, or one that does not exist, has no events here.
+   * An API key sees its own project's events only.
+   */
+  async list(principal: Principal, filter: EventFilter, page: PageRequest): Promise<PageResult<EventDoc>> {
+    const scoped = principal.projectId ? { ...filter, project_id: principal.projectId } : filter;
+    const result = await this.#events.page(principal.accountId, scoped, page);
+    return filter.project_id !== undefined && filter.project_id !== scoped.project_id ? { items: [], total: 0 } : result;
+  }
 }

@@ -1,3 +1,4 @@
+import type { Config } from '../config/index.ts';
 import type { Changes } from '../lib/changes.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -5,16 +6,15 @@ import { AccountService } from './accounts.ts';
 import { ApiKeyService } from './apiKeys.ts';
 import { ConfigurationService } from './configurations.ts';
 import { DeploymentService } from './deployments.ts';
-import type { EventRepository } from '../repositories/events.ts';
-import type { ClientAdminDeps } from './oauthClients.ts';
+import { EventService } from './events.ts';
+import { OAuthClientService } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
 import { UserService } from './users.ts';
+import { WebhookService } from './webhooks.ts';
 
 /**
  * Every service of the process, built once by the composition root (src/container.ts) and used by
- * /v1, the dashboard and the admin CLI alike. Projects, deployments, configurations, API keys, users
- * and accounts are classes; the others are modules of functions (oauthClients.ts, events.ts) that take
- * their dependencies as the first argument: their entries below are those dependencies, ready to pass.
+ * /v1, the dashboard and the admin CLI alike: one class per resource, each acting for a principal.
  */
 export interface Services {
   projects: ProjectService;
@@ -23,8 +23,9 @@ export interface Services {
   apiKeys: ApiKeyService;
   users: UserService;
   accounts: AccountService;
-  oauthClients: ClientAdminDeps;
-  events: { events: EventRepository };
+  oauthClients: OAuthClientService;
+  webhooks: WebhookService;
+  events: EventService;
   /** The process's one secret box (AES-256-GCM data keys from `keys/`). */
   secretBox: SecretBox;
 }
@@ -33,9 +34,11 @@ export interface ServiceDeps {
   repos: Repositories;
   secretBox: SecretBox;
   changes: Changes;
+  /** For the webhook target policy (`webhookAllowLoopback`). */
+  config: Config;
 }
 
-export function createServices({ repos, secretBox, changes }: ServiceDeps): Services {
+export function createServices({ repos, secretBox, changes, config }: ServiceDeps): Services {
   const shared = { ...repos, secretBox, changes };
   const projects = new ProjectService(repos);
   const deployments = new DeploymentService(repos, projects);
@@ -47,6 +50,18 @@ export function createServices({ repos, secretBox, changes }: ServiceDeps): Serv
     await apiKeys.revokeAllForProject(principal, project);
   });
   const users = new UserService({ ...repos, changes });
-  const accounts = new AccountService(repos, { projects, users, oauthClients: shared });
-  return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients: shared, events: shared, secretBox };
+  const oauthClients = new OAuthClientService({ repos, changes });
+  const accounts = new AccountService(repos, { projects, users, oauthClients });
+  return {
+    projects,
+    deployments,
+    configurations,
+    apiKeys,
+    users,
+    accounts,
+    oauthClients,
+    webhooks: new WebhookService({ repos, secretBox, config }),
+    events: new EventService(repos),
+    secretBox,
+  };
 }

@@ -1,59 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import type { PageRequest, PageResult } from '../domain/page.ts';
+import type { Principal } from '../domain/principal.ts';
+import { conflict, forbidden, notFound, validationFailed } from '../errors.ts';
 import type { Changes } from '../lib/changes.ts';
-import { conflict, notFound, validationFailed } from '../errors.ts';
+import { sha256Hex } from '../lib/hash.ts';
 import type { AccountRepository } from '../repositories/accounts.ts';
 import type { ConsentRepository } from '../repositories/consents.ts';
 import type { EventRepository } from '../repositories/events.ts';
-import type { ClientGrantType, OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
-import type { PageRequest, PageResult } from '../domain/page.ts';
+import type { OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
 import { revokedClientKey } from '../repositories/revokedGrants.ts';
+import { CLIENT_DEFAULTS, type OperatorClientInput, type RegisterClientBody } from '../schemas/oauthClients.ts';
 import { createOnce } from './createOnce.ts';
-import { recordEvent, type ServiceContext } from './events.ts';
+import { actorOf, recordEvent } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
-import { zodDetails } from '../schemas/parse.ts';
-import { sha256Hex } from '../lib/hash.ts';
-import { redirectUriProblem } from '../schemas/oauthClients.ts';
-import { SCOPE_ORDER } from '../domain/principal.ts';
-
-
-
-
-export const CreateClientInput = z
-  .object({
-    account_id: z.string().min(1),
-    client_name: z.string().trim().min(1).max(100),
-    redirect_uris: z
-      .array(
-        z.string().superRefine((v, ctx) => {
-          const problem = redirectUriProblem(v);
-          if (problem) ctx.addIssue({ code: 'custom', message: problem });
-        }),
-      )
-      .max(20)
-      .default([]),
-    token_endpoint_auth_method: z.enum(['none', 'client_secret_basic']).default('none'),
-    grant_types: z
-      .array(z.enum(['authorization_code', 'refresh_token', 'client_credentials']))
-      .min(1)
-      .default(['authorization_code', 'refresh_token']),
-    scope: z
-      .string()
-      .trim()
-      .default('read write admin')
-      .refine((s) => s.split(/\s+/).every((v) => (SCOPE_ORDER as readonly string[]).includes(v)), 'scopes must be read, write or admin'),
-    first_party: z.boolean().default(false),
-  })
-  .strict()
-  .superRefine((v, ctx) => {
-    if (v.grant_types.includes('authorization_code') && v.redirect_uris.length === 0)
-      ctx.addIssue({ code: 'custom', path: ['redirect_uris'], message: 'at least one redirect URI is needed for authorization_code' });
-    if (v.grant_types.includes('client_credentials') && v.token_endpoint_auth_method === 'none')
-      ctx.addIssue({ code: 'custom', path: ['grant_types'], message: 'client_credentials needs a confidential client' });
-    if (v.grant_types.includes('refresh_token') && !v.grant_types.includes('authorization_code'))
-      ctx.addIssue({ code: 'custom', path: ['grant_types'], message: 'refresh_token goes with authorization_code' });
-  });
-export type CreateClientInput = z.input<typeof CreateClientInput>;
 
 export const hashClientSecret = sha256Hex;
 /** `cli_` + 20 base62 characters (about 119 bits). */
@@ -61,172 +20,158 @@ export const newClientId = () => `cli_${randomBytes(16).toString('base64url').re
 
 const newClientSecret = () => `slwcs_${randomBytes(32).toString('base64url')}`;
 
-export async function createClient(
-  repos: { oauthClients: OAuthClientRepository; accounts: AccountRepository; changes: Changes },
-  input: CreateClientInput,
-  reservedId?: string,
-): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
-  const parsed = CreateClientInput.safeParse(input);
-  if (!parsed.success) throw validationFailed(zodDetails(parsed.error));
-  const data = parsed.data;
-  if (!(await repos.accounts.findById(data.account_id))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
-  const confidential = data.token_endpoint_auth_method === 'client_secret_basic';
-  const clientSecret = confidential ? newClientSecret() : null;
-  const now = new Date();
-  const client: OAuthClientDoc = {
-    _id: reservedId ?? newClientId(),
-    account_id: data.account_id,
-    client_name: data.client_name,
-    redirect_uris: [...new Set(data.redirect_uris)],
-    token_endpoint_auth_method: data.token_endpoint_auth_method,
-    grant_types: [...new Set(data.grant_types)] as ClientGrantType[],
-    scope: [...new Set(data.scope.split(/\s+/))].join(' '),
-    first_party: data.first_party,
-    client_secret_hash: clientSecret ? hashClientSecret(clientSecret) : null,
-    created_at: now,
-    updated_at: now,
-  };
-  await repos.oauthClients.insert(client);
-  repos.changes.emit('oauthClientsChanged');
-  return { client, clientSecret };
+/** A client as registered: its secret (confidential clients) in plain text this once, else null. */
+export interface IssuedClient {
+  client: OAuthClientDoc;
+  clientSecret: string | null;
 }
 
-export function presentClient(doc: OAuthClientDoc) {
-  return {
-    client_id: doc._id,
-    client_name: doc.client_name,
-    redirect_uris: doc.redirect_uris,
-    token_endpoint_auth_method: doc.token_endpoint_auth_method,
-    grant_types: doc.grant_types,
-    scope: doc.scope,
-    first_party: doc.first_party,
-    account_id: doc.account_id,
-    created_at: doc.created_at.toISOString(),
-    updated_at: doc.updated_at.toISOString(),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Client management for an account (/v1/oauth_clients).
-
-export interface ClientAdminDeps extends GrantRevocationDeps {
-  /** Tells what is derived from the set of clients (the CORS origins) to reload. */
-  changes: Changes;
+export interface OAuthClientRepos extends GrantRevocationDeps {
   oauthClients: OAuthClientRepository;
   accounts: AccountRepository;
   consents: ConsentRepository;
   events: EventRepository;
 }
 
-/** The registration body: the RFC 7591 names; the account is always the actor's. */
-export type RegisterClientInput = Omit<CreateClientInput, 'account_id'>;
-
-/** Registers a (third-party) client in the actor's account; the secret (confidential clients) is returned once. */
-export async function registerClient(
-  deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events' | 'changes'>,
-  ctx: ServiceContext,
-  input: RegisterClientInput,
-  reservedId?: string,
-): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
-  if (input && typeof input === 'object' && Object.hasOwn(input, 'account_id'))
-    throw validationFailed([{ field: 'account_id', message: 'Unrecognized key: "account_id"' }]);
-  // Skipping consent is a trust decision about the operator's own apps: an account admin could otherwise
-  // register a "first-party" client and obtain tokens for users of other accounts without asking them.
-  if (input && typeof input === 'object' && (input as { first_party?: unknown }).first_party === true)
-    throw validationFailed([{ field: 'first_party', message: 'only the operator can register a first-party client (slipway clients create --first-party)' }]);
-  // An earlier run of the same request (Idempotency-Key) registered it already: that client is the
-  // answer, without its secret (shown once; rotate it for a new one).
-  const { doc } = await createOnce(
-    reservedId,
-    async (existing) => {
-      const client = await deps.oauthClients.findInAccount(ctx.accountId, existing);
-      return client ? { client, clientSecret: null } : null;
-    },
-    () => registerNewClient(deps, ctx, input, reservedId),
-  );
-  return doc;
-}
-
-async function registerNewClient(
-  deps: Pick<ClientAdminDeps, 'oauthClients' | 'accounts' | 'events' | 'changes'>,
-  ctx: ServiceContext,
-  input: RegisterClientInput,
-  reservedId: string | undefined,
-): Promise<{ client: OAuthClientDoc; clientSecret: string | null }> {
-  const result = await createClient(deps, { ...input, account_id: ctx.accountId }, reservedId);
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'oauth_client.created',
-    actor: ctx.actor,
-    data: {
-      client_id: result.client._id,
-      client_name: result.client.client_name,
-      token_endpoint_auth_method: result.client.token_endpoint_auth_method,
-      grant_types: result.client.grant_types,
-    },
-    at: result.client.created_at,
-  });
-  return result;
-}
-
-export async function listClients(deps: Pick<ClientAdminDeps, 'oauthClients'>, accountId: string, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
-  return await deps.oauthClients.page(accountId, page);
-}
-
-export async function getClient(deps: Pick<ClientAdminDeps, 'oauthClients'>, accountId: string, clientId: string): Promise<OAuthClientDoc> {
-  const client = await deps.oauthClients.findInAccount(accountId, clientId);
-  if (!client) throw notFound('No such OAuth client.');
-  return client;
-}
-
 /**
- * A new secret for a confidential client, returned once; the old one stops working at once (the
- * provider reads clients from the database on every request). Public clients have no secret: 409
- * `conflict`.
+ * The OAuth clients of an account (/v1/oauth_clients, Settings › OAuth Apps, `slipway clients`). Every
+ * change to the set of clients is told on `changes` (`oauthClientsChanged`): the CORS origins are
+ * derived from their redirect URIs.
+ *
+ * Two ways in: `register` for an account's admins (always third-party: its input cannot say
+ * `first_party`, and it records `oauth_client.created`), and `registerAsOperator` for the admin CLI's
+ * system principal only, the one way to a first-party client (no consent page). Skipping consent is a
+ * trust decision about the operator's own apps: an account admin could otherwise register a
+ * "first-party" client and obtain tokens for users of other accounts without asking them.
  */
-export async function rotateClientSecret(
-  deps: Pick<ClientAdminDeps, 'oauthClients' | 'events'>,
-  ctx: ServiceContext,
-  clientId: string,
-): Promise<{ client: OAuthClientDoc; clientSecret: string }> {
-  const clientSecret = newClientSecret();
-  const now = new Date();
-  const client = await deps.oauthClients.replaceSecretHash(ctx.accountId, clientId, hashClientSecret(clientSecret), now);
-  if (!client) {
-    await getClient(deps, ctx.accountId, clientId);
-    throw conflict('A public client has no secret to rotate.');
+export class OAuthClientService {
+  readonly #repos: OAuthClientRepos;
+  readonly #changes: Changes;
+
+  constructor({ repos, changes }: { repos: OAuthClientRepos; changes: Changes }) {
+    this.#repos = repos;
+    this.#changes = changes;
   }
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'oauth_client.secret_rotated',
-    actor: ctx.actor,
-    data: { client_id: client._id, client_name: client.client_name },
-    at: now,
-  });
-  return { client, clientSecret };
-}
 
-/**
- * Deletes the client, then revokes every grant made to it (found through consents and Grant
- * payloads): its refresh tokens and codes are deleted and its access JWTs refused via
- * `revoked_grants`. Its client_credentials tokens carry no grant: /v1 must refuse tokens of a client
- * that no longer exists.
- */
-export async function deleteClient(deps: ClientAdminDeps, ctx: ServiceContext, clientId: string): Promise<{ client: OAuthClientDoc; revokedGrants: number }> {
-  const client = await deps.oauthClients.delete(ctx.accountId, clientId);
-  if (!client) throw notFound('No such OAuth client.');
-  // Every access token of the client (user and client_credentials) is refused from the next request on
-  // this instance, and within revocationRefreshSeconds on the others.
-  await deps.revokedGrants.add(revokedClientKey(client._id));
-  deps.changes.emit('oauthClientsChanged');
-  const grantIds = [...(await deps.consents.grantIdsForClient(client._id)), ...(await deps.oidcArtifacts.grantIdsForClient(client._id))];
-  const revokedGrants = await revokeGrants(deps, grantIds);
-  await deps.consents.deleteForClient(client._id);
-  await recordEvent(deps, {
-    accountId: ctx.accountId,
-    type: 'oauth_client.deleted',
-    actor: ctx.actor,
-    data: { client_id: client._id, client_name: client.client_name, revoked_grants: revokedGrants },
-  });
-  return { client, revokedGrants };
+  /**
+   * Registers a third-party client in the principal's account; the secret (confidential clients) is
+   * returned once. `id` is the id reserved for this request (Idempotency-Key): a client that already
+   * has it was registered by an earlier run and is the answer, without its secret (rotate it for a
+   * new one).
+   */
+  async register(principal: Principal, input: RegisterClientBody, id?: string): Promise<IssuedClient> {
+    const { doc } = await createOnce(
+      id,
+      async (existing) => {
+        const client = await this.#repos.oauthClients.findInAccount(principal.accountId, existing);
+        return client ? { client, clientSecret: null } : null;
+      },
+      async () => {
+        const issued = await this.#insert(principal.accountId, input, false, id);
+        const { client } = issued;
+        await recordEvent(this.#repos, {
+          accountId: client.account_id,
+          type: 'oauth_client.created',
+          actor: actorOf(principal),
+          data: { client_id: client._id, client_name: client.client_name, token_endpoint_auth_method: client.token_endpoint_auth_method, grant_types: client.grant_types },
+          at: client.created_at,
+        });
+        return issued;
+      },
+    );
+    return doc;
+  }
+
+  /**
+   * The operator's registration (`slipway clients create [--first-party]`; test servers): the same
+   * fields, and `first_party`. Only the system principal may use it (403 otherwise); its account must
+   * exist (422 on `account_id`).
+   */
+  async registerAsOperator(principal: Principal, input: OperatorClientInput): Promise<IssuedClient> {
+    if (principal.kind !== 'system') throw forbidden('Only the operator can register a first-party client (slipway clients create --first-party).');
+    if (!(await this.#repos.accounts.findById(principal.accountId))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
+    return await this.#insert(principal.accountId, input, input.first_party ?? false, undefined);
+  }
+
+  async #insert(accountId: string, input: Omit<OperatorClientInput, 'first_party'>, firstParty: boolean, id: string | undefined): Promise<IssuedClient> {
+    const method = input.token_endpoint_auth_method ?? CLIENT_DEFAULTS.token_endpoint_auth_method;
+    const clientSecret = method === 'client_secret_basic' ? newClientSecret() : null;
+    const now = new Date();
+    const client: OAuthClientDoc = {
+      _id: id ?? newClientId(),
+      account_id: accountId,
+      client_name: input.client_name,
+      redirect_uris: [...new Set(input.redirect_uris ?? [])],
+      token_endpoint_auth_method: method,
+      grant_types: [...new Set(input.grant_types ?? CLIENT_DEFAULTS.grant_types)],
+      scope: [...new Set((input.scope ?? CLIENT_DEFAULTS.scope).trim().split(/\s+/))].join(' '),
+      first_party: firstParty,
+      client_secret_hash: clientSecret ? hashClientSecret(clientSecret) : null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.#repos.oauthClients.insert(client);
+    this.#changes.emit('oauthClientsChanged');
+    return { client, clientSecret };
+  }
+
+  async list(principal: Principal, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
+    return await this.#repos.oauthClients.page(principal.accountId, page);
+  }
+
+  /** The client, or 404 whether it does not exist or belongs to another account. */
+  async get(principal: Principal, clientId: string): Promise<OAuthClientDoc> {
+    const client = await this.#repos.oauthClients.findInAccount(principal.accountId, clientId);
+    if (!client) throw notFound('No such OAuth client.');
+    return client;
+  }
+
+  /**
+   * A new secret for a confidential client, returned once; the old one stops working at once (the
+   * provider reads clients from the database on every request). Public clients have no secret: 409
+   * `conflict`.
+   */
+  async rotateSecret(principal: Principal, clientId: string): Promise<{ client: OAuthClientDoc; clientSecret: string }> {
+    const clientSecret = newClientSecret();
+    const now = new Date();
+    const client = await this.#repos.oauthClients.replaceSecretHash(principal.accountId, clientId, hashClientSecret(clientSecret), now);
+    if (!client) {
+      await this.get(principal, clientId);
+      throw conflict('A public client has no secret to rotate.');
+    }
+    await recordEvent(this.#repos, {
+      accountId: client.account_id,
+      type: 'oauth_client.secret_rotated',
+      actor: actorOf(principal),
+      data: { client_id: client._id, client_name: client.client_name },
+      at: now,
+    });
+    return { client, clientSecret };
+  }
+
+  /**
+   * Deletes the client, then revokes every grant made to it (found through consents and Grant
+   * payloads): its refresh tokens and codes are deleted and its access JWTs refused via
+   * `revoked_grants`. Its client_credentials tokens carry no grant: /v1 must refuse tokens of a client
+   * that no longer exists.
+   */
+  async delete(principal: Principal, clientId: string): Promise<{ client: OAuthClientDoc; revokedGrants: number }> {
+    const repos = this.#repos;
+    const client = await repos.oauthClients.delete(principal.accountId, clientId);
+    if (!client) throw notFound('No such OAuth client.');
+    // Every access token of the client (user and client_credentials) is refused from the next request on
+    // this instance, and within revocationRefreshSeconds on the others.
+    await repos.revokedGrants.add(revokedClientKey(client._id));
+    this.#changes.emit('oauthClientsChanged');
+    const grantIds = [...(await repos.consents.grantIdsForClient(client._id)), ...(await repos.oidcArtifacts.grantIdsForClient(client._id))];
+    const revokedGrants = await revokeGrants(repos, grantIds);
+    await repos.consents.deleteForClient(client._id);
+    await recordEvent(repos, {
+      accountId: client.account_id,
+      type: 'oauth_client.deleted',
+      actor: actorOf(principal),
+      data: { client_id: client._id, client_name: client.client_name, revoked_grants: revokedGrants },
+    });
+    return { client, revokedGrants };
+  }
 }

@@ -5,9 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { loadOrCreateKeys } from '../../src/keys/keystore.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { recordEvent, SYSTEM_ACTOR } from '../../src/services/events.ts';
+import { systemPrincipal } from '../../src/domain/principal.ts';
+import { actorOf, recordEvent } from '../../src/services/events.ts';
 import { createSecretBox } from '../../src/keys/secretBox.ts';
-import { createWebhook, webhookDeps, type WebhookDeps } from '../../src/services/webhooks.ts';
+import { WebhookService } from '../../src/services/webhooks.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 import { spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
@@ -18,7 +19,7 @@ import { startReceiver, type Receiver } from '../support/receiver.ts';
  */
 
 const database = useTestDatabase();
-let keysDir: string, dataDir: string, deps: WebhookDeps;
+let keysDir: string, dataDir: string, webhooks: WebhookService;
 const started: NodeProcess[] = [];
 const receivers: Receiver[] = [];
 
@@ -27,7 +28,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-hooks-data-'));
   const keys = await loadOrCreateKeys(keysDir);
   // Registered as the API would (same service, same secret box); the queue is then the only link to the processes.
-  deps = webhookDeps(database.repos, createSecretBox(keys.data), { webhookAllowLoopback: true });
+  webhooks = new WebhookService({ repos: database.repos, secretBox: createSecretBox(keys.data), config: { webhookAllowLoopback: true } });
 });
 afterEach(async () => {
   for (const proc of started.splice(0)) {
@@ -74,8 +75,9 @@ async function kill(proc: NodeProcess): Promise<void> {
 /** A webhook of a fresh account, and one event for it queued (as any change through the API queues it). */
 async function pendingDelivery(r: Receiver): Promise<{ webhookId: string; deliveryId: () => Promise<string> }> {
   const accountId = newId('acct');
-  const { webhook } = await createWebhook(deps, { accountId, actor: SYSTEM_ACTOR }, { url: r.url, events: ['project.created'] });
-  await recordEvent(database.repos, { accountId, type: 'project.created', actor: SYSTEM_ACTOR, data: { name: 'queued' } });
+  const operator = systemPrincipal(accountId);
+  const { webhook } = await webhooks.create(operator, { url: r.url, events: ['project.created'] });
+  await recordEvent(database.repos, { accountId, type: 'project.created', actor: actorOf(operator), data: { name: 'queued' } });
   const deliveryId = async () => (await database.repos.webhookDeliveries.collection.findOne({ webhook_id: webhook._id }))!._id;
   return { webhookId: webhook._id, deliveryId };
 }

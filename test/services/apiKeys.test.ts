@@ -10,7 +10,6 @@ import { presentApiKey, presentIssuedApiKey } from '../../src/presenters/apiKeys
 import { CreateApiKeyBody, RotateApiKeyBody } from '../../src/schemas/apiKeys.ts';
 import { parseInput } from '../../src/schemas/parse.ts';
 import { ApiKeyService } from '../../src/services/apiKeys.ts';
-import { listEvents } from '../../src/services/events.ts';
 import { ProjectService } from '../../src/services/projects.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
@@ -330,7 +329,7 @@ describe('API keys', () => {
     const { apiKey, key } = await create(audited, { name: 'audited', scopes: ['read'] }, c);
     const rotated = await rotate(audited, apiKey._id, { grace_period_seconds: 60 }, c);
     await apiKeys.revoke(c, audited, apiKey._id);
-    const events = (await listEvents(t.repos, c.accountId, {}, { page: 1, per_page: 10 })).items.filter((e) => e.type.startsWith('api_key.'));
+    const events = (await t.repos.events.page(c.accountId, {}, { page: 1, per_page: 10 })).items.filter((e) => e.type.startsWith('api_key.'));
     expect(events.map((e) => e.type)).toEqual(['api_key.revoked', 'api_key.rotated', 'api_key.created']);
     expect(events[1]!.data).toMatchObject({ api_key_id: apiKey._id, grace_period_seconds: 60 });
     const text = JSON.stringify(events);

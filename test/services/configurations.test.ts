@@ -7,7 +7,6 @@ import { presentConfiguration } from '../../src/presenters/configurations.ts';
 import { CreateConfigurationBody, ListConfigurationsQuery, UpdateConfigurationBody } from '../../src/schemas/configurations.ts';
 import { parseInput } from '../../src/schemas/parse.ts';
 import { ConfigurationService } from '../../src/services/configurations.ts';
-import { listEvents } from '../../src/services/events.ts';
 import { ProjectService } from '../../src/services/projects.ts';
 import { createSecretBox, type DataKeys, type SecretBox } from '../../src/keys/secretBox.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
@@ -156,7 +155,7 @@ describe('configurations', () => {
     const cfg = await create(audited, { environment: 'production', key: 'DB_PASSWORD', value: 'pw-in-event?', secret: true }, c);
     await update(audited, cfg._id, { value: 'pw-updated?' }, c);
     await configurations.delete(c, audited, cfg._id);
-    const events = (await listEvents(t.repos, c.accountId, {}, page)).items.filter((e) => e.type.startsWith('configuration.'));
+    const events = (await t.repos.events.page(c.accountId, {}, page)).items.filter((e) => e.type.startsWith('configuration.'));
     expect(events.map((e) => e.type)).toEqual(['configuration.deleted', 'configuration.updated', 'configuration.created']);
     expect(events[1]!.data).toMatchObject({ key: 'DB_PASSWORD', changed: ['value'], secret: true });
     expect(events.every((e) => e.project_id === audited && e.actor.id === principal.id)).toBe(true);

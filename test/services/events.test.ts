@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AppError } from '../../src/errors.ts';
+import type { PageRequest } from '../../src/domain/page.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { actorOf, listEvents, presentEvent, recordEvent } from '../../src/services/events.ts';
+import type { EventFilter } from '../../src/repositories/events.ts';
+import { systemPrincipal, type Principal } from '../../src/domain/principal.ts';
+import { presentEvent } from '../../src/presenters/events.ts';
+import { actorOf, EventService, recordEvent } from '../../src/services/events.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 
 const t = useTestDatabase();
+const list = (principal: Principal, filter: EventFilter, page: PageRequest) => new EventService(t.repos).list(principal, filter, page);
 
 describe('events (audit log)', () => {
   it('pages newest first, filters by type and project, and keeps accounts apart', async () => {
@@ -18,14 +23,19 @@ describe('events (audit log)', () => {
       await recordEvent(t.repos, { accountId, type, actor, projectId: i % 2 ? p2 : p1, data: { n: i }, at: new Date(base + i) });
     await recordEvent(t.repos, { accountId: newId('acct'), type: 'project.created', actor, data: {} });
 
-    const all = await listEvents(t.repos, accountId, {}, { page: 1, per_page: 2 });
+    const admin = systemPrincipal(accountId);
+    const all = await list(admin, {}, { page: 1, per_page: 2 });
     expect(all.total).toBe(5);
     expect(all.items.map((e) => e.data.n)).toEqual([4, 3]);
-    const last = await listEvents(t.repos, accountId, {}, { page: 3, per_page: 2 });
+    const last = await list(admin, {}, { page: 3, per_page: 2 });
     expect(last.items.map((e) => e.data.n)).toEqual([0]);
-    expect((await listEvents(t.repos, accountId, { type: 'configuration.updated' }, { page: 1, per_page: 10 })).items.map((e) => e.data.n)).toEqual([2]);
-    expect((await listEvents(t.repos, accountId, { project_id: p2 }, { page: 1, per_page: 10 })).items.map((e) => e.data.n)).toEqual([3, 1]);
-    expect((await listEvents(t.repos, accountId, { type: 'configuration.created', project_id: p1 }, { page: 1, per_page: 10 })).total).toBe(0);
+    expect((await list(admin, { type: 'configuration.updated' }, { page: 1, per_page: 10 })).items.map((e) => e.data.n)).toEqual([2]);
+    expect((await list(admin, { project_id: p2 }, { page: 1, per_page: 10 })).items.map((e) => e.data.n)).toEqual([3, 1]);
+    expect((await list(admin, { type: 'configuration.created', project_id: p1 }, { page: 1, per_page: 10 })).total).toBe(0);
+    // An API key reads its own project's events only.
+    const key: Principal = { kind: 'api_key', id: actor.id, accountId, scopes: new Set(['read']), projectId: p2, credential: 'api_key' };
+    expect((await list(key, {}, { page: 1, per_page: 10 })).items.map((e) => e.data.n)).toEqual([3, 1]);
+    expect((await list(key, { project_id: p1 }, { page: 1, per_page: 10 })).total).toBe(0);
 
     const presented = presentEvent(all.items[0]!);
     expect(presented).toEqual({
@@ -52,7 +62,7 @@ describe('events (audit log)', () => {
     expect(stored!.project_id).toBeNull();
 
     for (const page of [{ page: 0, per_page: 10 }, { page: 1, per_page: 0 }, { page: 1, per_page: 101 }, { page: 1.5, per_page: 10 }]) {
-      await expect(listEvents(t.repos, accountId, {}, page)).rejects.toMatchObject({ code: 'invalid_request', status: 400 } satisfies Partial<AppError>);
+      await expect(list(systemPrincipal(accountId), {}, page)).rejects.toMatchObject({ code: 'invalid_request', status: 400 } satisfies Partial<AppError>);
     }
   });
 });

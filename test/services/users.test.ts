@@ -11,7 +11,6 @@ import { systemPrincipal, type Principal, type Role } from '../../src/domain/pri
 import { presentUser } from '../../src/presenters/users.ts';
 import { parseInput } from '../../src/schemas/parse.ts';
 import { ChangePasswordBody, CreateUserBody, SetPasswordInput, UpdateUserBody } from '../../src/schemas/users.ts';
-import { listEvents } from '../../src/services/events.ts';
 import { verifyPassword } from '../../src/services/passwords.ts';
 import type { UserService } from '../../src/services/users.ts';
 import { dumpDatabase } from '../support/database.ts';
@@ -91,7 +90,7 @@ describe('users: adding', () => {
     expect(await verifyPassword(user.password_hash!, 'a brand new passphrase')).toBe(true);
     expect((await rejection(users.completeSetup(token, { password: 'another passphrase!' }))).code).toBe('invalid_request');
 
-    const events = await listEvents(repos, ctx.accountId, { type: 'user.created' }, { page: 1, per_page: 10 });
+    const events = await repos.events.page(ctx.accountId, { type: 'user.created' }, { page: 1, per_page: 10 });
     expect(events.items.map((e) => e.data.setup_link)).toEqual([true, false]);
     expect(JSON.stringify(events.items)).not.toContain(token);
 
@@ -133,7 +132,7 @@ describe('users: updating and the last owner', () => {
     const promoted = await users.update(ctx, dev._id, { role: 'admin' });
     expect(promoted.role).toBe('admin');
     expect(await users.update(ctx, dev._id, { role: 'admin' })).toMatchObject({ role: 'admin' });
-    const events = await listEvents(repos, ctx.accountId, { type: 'user.updated' }, { page: 1, per_page: 10 });
+    const events = await repos.events.page(ctx.accountId, { type: 'user.updated' }, { page: 1, per_page: 10 });
     expect(events.items.map((e) => e.data)).toEqual([
       { user_id: dev._id, changed: ['role'], role: { from: 'developer', to: 'admin' } },
       { user_id: dev._id, changed: ['name'] },
@@ -223,7 +222,7 @@ describe('users: deleting revokes everything they could act with', () => {
     expect(await repos.consents.grantIdsForUser(leaving._id)).toEqual([]);
     expect(await repos.consents.grantIdsForUser(staying._id)).toEqual([other]);
 
-    const [event] = (await listEvents(repos, ctx.accountId, { type: 'user.deleted' }, { page: 1, per_page: 1 })).items;
+    const [event] = (await repos.events.page(ctx.accountId, { type: 'user.deleted' }, { page: 1, per_page: 1 })).items;
     expect(event!.data).toMatchObject({ user_id: leaving._id, revoked_grants: 2 });
   });
 
@@ -258,6 +257,6 @@ describe('users: own password', () => {
     expect(await verifyPassword(stored, TEST_PASSWORD)).toBe(false);
     const dump = await dumpDatabase(db);
     expect(dump).not.toContain('a new long passphrase');
-    expect((await listEvents(repos, owner.account_id, { type: 'user.password_changed' }, { page: 1, per_page: 5 })).total).toBe(1);
+    expect((await repos.events.page(owner.account_id, { type: 'user.password_changed' }, { page: 1, per_page: 5 })).total).toBe(1);
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Role } from '../../src/domain/principal.ts';
-import { createClient, type CreateClientInput } from '../../src/services/oauthClients.ts';
+import type { z } from 'zod';
+import { systemPrincipal, type Role } from '../../src/domain/principal.ts';
+import { OperatorClientInput } from '../../src/schemas/oauthClients.ts';
 import { parseInput } from '../../src/schemas/parse.ts';
 import { OperatorCreateUserInput } from '../../src/schemas/users.ts';
 import type { TestServer } from './server.ts';
@@ -20,11 +21,9 @@ export async function makeUser(server: TestServer, overrides: { role?: Role; ema
   return { ...user, password };
 }
 
-export async function makeClient(server: TestServer, overrides: Partial<CreateClientInput> & { account_id: string }) {
-  return await createClient(server.services.oauthClients, {
-    client_name: 'Test App',
-    redirect_uris: ['http://127.0.0.1:9/callback'],
-    token_endpoint_auth_method: 'none',
-    ...overrides,
-  });
+/** A client registered by the operator (as `slipway clients create`), so it may be first-party. */
+export async function makeClient(server: TestServer, overrides: Partial<z.input<typeof OperatorClientInput>> & { account_id: string }) {
+  const { account_id, ...fields } = overrides;
+  const input = parseInput(OperatorClientInput, { client_name: 'Test App', redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', ...fields });
+  return await server.services.oauthClients.registerAsOperator(systemPrincipal(account_id), input);
 }

@@ -3,7 +3,6 @@ import { assertScope, hasScope } from '../../http/requireScope.ts';
 import type { EventDoc } from '../../repositories/events.ts';
 import { DEPLOYMENT_STATUSES } from '../../repositories/deployments.ts';
 import { canMoveDeployment } from '../../services/deployments.ts';
-import { listEvents } from '../../services/events.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { html } from '../../lib/html.ts';
 import { csrfField, dateTime, statusBadge } from '../layout.ts';
@@ -28,7 +27,7 @@ export function registerDeploymentPage(router: Router, deps: DashboardDeps): voi
     assertScope(principal, 'read');
     const project = await projects.get(principal, ctx.params.id!);
     const d = await deployments.get(principal, project._id, ctx.params.deploymentId!);
-    const events = await listEvents(deps.services.events, principal.accountId, { project_id: project._id, deployment_id: d._id }, { page: 1, per_page: HISTORY_LIMIT });
+    const events = await deps.services.events.list(principal, { project_id: project._id, deployment_id: d._id }, { page: 1, per_page: HISTORY_LIMIT });
     const history = events.items.filter((e) => e.type.startsWith('deployment.')).reverse();
     const canWrite = hasScope(principal, 'write');
     const isAdmin = hasScope(principal, 'admin');

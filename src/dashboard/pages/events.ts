@@ -2,7 +2,6 @@ import type Router from '@koa/router';
 import { assertScope } from '../../http/requireScope.ts';
 import type { EventDoc } from '../../repositories/events.ts';
 import { ListEventsQuery } from '../../schemas/events.ts';
-import { listEvents } from '../../services/events.ts';
 import { EVENT_TYPES } from '../../domain/eventTypes.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { queryValue, selectField, type FormState } from '../forms.ts';
@@ -63,7 +62,7 @@ export function registerEventsPage(router: Router, deps: DashboardDeps): void {
       }
     const query = parsed.success ? parsed.data : undefined;
     const filter = query ? { ...(query.type ? { type: query.type } : {}), ...(query.project_id ? { project_id: query.project_id } : {}) } : {};
-    const result = query ? await listEvents(deps.services.events, state.principal.accountId, filter, { page: query.page, per_page: PER_PAGE }) : { items: [], total: 0 };
+    const result = query ? await deps.services.events.list(state.principal, filter, { page: query.page, per_page: PER_PAGE }) : { items: [], total: 0 };
     const projects = (await deps.services.projects.list(state.principal, { page: 1, per_page: 100 })).items;
     const form: FormState = { values: { type: raw.type, project_id: raw.project_id }, errors };
     const href = (n: number) => `${EVENTS_PATH}?${new URLSearchParams({ ...(raw.type ? { type: raw.type } : {}), ...(raw.project_id ? { project_id: raw.project_id } : {}), page: String(n) })}`;

@@ -2,9 +2,10 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { assertScope } from '../../http/requireScope.ts';
 import type { OAuthClientDoc } from '../../repositories/oauthClients.ts';
-import { deleteClient, getClient, listClients, registerClient, rotateClientSecret, type RegisterClientInput } from '../../services/oauthClients.ts';
+import { RegisterClientBody } from '../../schemas/oauthClients.ts';
+import { parseInput } from '../../schemas/parse.ts';
 import { SCOPE_ORDER } from '../../domain/principal.ts';
-import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
+import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, refusal, str, textArea, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal } from '../layout.ts';
@@ -30,7 +31,7 @@ const SCOPE_OPTIONS = SCOPE_ORDER.map((s) => ({ value: s, label: s }));
  */
 export function registerOAuthAppPages(router: Router, deps: DashboardDeps): void {
   const { config, repos } = deps;
-  const { oauthClients: clientDeps } = deps.services;
+  const { oauthClients } = deps.services;
 
   const manage = (ctx: Context): DashboardState => {
     const state = dash(ctx);
@@ -43,7 +44,7 @@ export function registerOAuthAppPages(router: Router, deps: DashboardDeps): void
   async function renderList(ctx: Context, form?: FormState, status = 200) {
     const state = dash(ctx);
     const page = intParam(ctx.query.page, 1);
-    const { items, total } = await listClients(clientDeps, state.principal.accountId, { page, per_page: 20 });
+    const { items, total } = await oauthClients.list(state.principal, { page, per_page: 20 });
     const registerState = form ?? { values: { token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], scope: ['read'] }, errors: {} };
     sendPage(ctx, config, {
       title: 'OAuth Apps',
@@ -122,17 +123,18 @@ ${secret ? secretReveal('client-secret', 'Client secret', secret) : html`<p>Publ
     const once = await claimOnce(repos, state, form._once);
     if (!once) return seeOther(ctx, config, APPS_PATH, { kind: 'error', text: ALREADY_SUBMITTED });
     try {
-      const input: RegisterClientInput = {
+      // The form's fields as the /v1 body says them (a line per redirect URI, a checkbox per scope).
+      const input = parseInput(RegisterClientBody, {
         client_name: str(form, 'client_name'),
         redirect_uris: str(form, 'redirect_uris')
           .split(/\r?\n/)
           .map((u) => u.trim())
           .filter(Boolean),
-        token_endpoint_auth_method: str(form, 'token_endpoint_auth_method') as RegisterClientInput['token_endpoint_auth_method'],
-        grant_types: list(form, 'grant_types') as RegisterClientInput['grant_types'],
+        token_endpoint_auth_method: str(form, 'token_endpoint_auth_method'),
+        grant_types: list(form, 'grant_types'),
         scope: list(form, 'scope').join(' '),
-      };
-      const { client, clientSecret } = await registerClient(clientDeps, serviceContext(state), input);
+      });
+      const { client, clientSecret } = await oauthClients.register(state.principal, input);
       await once.succeeded();
       renderIssued(ctx, 'App registered', client, clientSecret, html`<p><strong>${client.client_name}</strong> is registered.</p>`);
     } catch (err) {
@@ -148,7 +150,7 @@ ${secret ? secretReveal('client-secret', 'Client secret', secret) : html`<p>Publ
     const once = await claimOnce(repos, state, state.form._once);
     if (!once) return seeOther(ctx, config, APPS_PATH, { kind: 'error', text: ALREADY_SUBMITTED });
     try {
-      const { client, clientSecret } = await rotateClientSecret(clientDeps, serviceContext(state), ctx.params.id!);
+      const { client, clientSecret } = await oauthClients.rotateSecret(state.principal, ctx.params.id!);
       await once.succeeded();
       renderIssued(ctx, 'Client secret rotated', client, clientSecret, html`<p><strong>${client.client_name}</strong> has a new secret; the old one no longer works.</p>`);
     } catch (err) {
@@ -161,7 +163,7 @@ ${secret ? secretReveal('client-secret', 'Client secret', secret) : html`<p>Publ
 
   router.get('/settings/oauth-apps/:id/delete', async (ctx) => {
     const state = manage(ctx);
-    const client = await getClient(clientDeps, state.principal.accountId, ctx.params.id!);
+    const client = await oauthClients.get(state.principal, ctx.params.id!);
     sendPage(ctx, config, {
       title: `Delete ${client.client_name}`,
       active: 'oauth-apps',
@@ -179,7 +181,7 @@ ${secret ? secretReveal('client-secret', 'Client secret', secret) : html`<p>Publ
 
   router.post('/settings/oauth-apps/:id/delete', async (ctx) => {
     const state = manage(ctx);
-    const { client } = await deleteClient(clientDeps, serviceContext(state), ctx.params.id!);
+    const { client } = await oauthClients.delete(state.principal, ctx.params.id!);
     seeOther(ctx, config, APPS_PATH, { kind: 'success', text: `App “${client.client_name}” deleted.` });
   });
 }

@@ -10,7 +10,6 @@ import { CreateConfigurationBody } from '../../schemas/configurations.ts';
 import { presentConfiguration } from '../../presenters/configurations.ts';
 import { presentApiKey } from '../../presenters/apiKeys.ts';
 import { canMoveDeployment } from '../../services/deployments.ts';
-import { listEvents } from '../../services/events.ts';
 import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';
 import { choiceGroup, formProblem, intParam, queryValue, refusal, selectField, str, textArea, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../../lib/html.ts';
@@ -150,7 +149,7 @@ ${pagination(intParam(ctx.query.page, 1), PER_PAGE, keys.total, (n) => `${base}/
     if (tab === 'activity') {
       assertScope(principal, 'admin');
       const page = intParam(ctx.query.page, 1);
-      const events = await listEvents(deps.services.events, principal.accountId, { project_id: project._id }, { page, per_page: PER_PAGE });
+      const events = await deps.services.events.list(principal, { project_id: project._id }, { page, per_page: PER_PAGE });
       return show(
         'Activity',
         html`<section class="panel" id="activity" aria-labelledby="activity-title">

@@ -1,14 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { z } from 'zod';
 import { assertScope } from '../../http/requireScope.ts';
-import { validationFailed } from '../../errors.ts';
-import { issuesToDetails } from '../../schemas/parse.ts';
+import { parseInput } from '../../schemas/parse.ts';
 import type { WebhookDoc } from '../../repositories/webhooks.ts';
 import { CreateWebhookBody, UpdateWebhookBody } from '../../schemas/webhooks.ts';
 import { EVENT_TYPES } from '../../domain/eventTypes.ts';
-import { createWebhook, deleteWebhook, getWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver, rotateWebhookSecret, updateWebhook, webhookDeps } from '../../services/webhooks.ts';
-import { claimOnce, dash, newOnce, seeOther, sendPage, serviceContext, type DashboardDeps, type DashboardState } from '../context.ts';
+import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, refusal, str, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal, statusBadge } from '../layout.ts';
@@ -16,13 +13,6 @@ import { confirmBody, csrfField, dateTime, pagination, secretReveal, statusBadge
 const HOOKS_PATH = '/dashboard/settings/webhooks';
 const ALREADY_SUBMITTED = 'That form was already submitted. A signing secret is shown only once; if it was lost, rotate it.';
 const EVENT_OPTIONS = [{ value: '*', label: 'Every event (*)' }, ...EVENT_TYPES.map((t) => ({ value: t, label: t }))];
-
-/** The route's own schema, so the dashboard accepts exactly what /v1 accepts. */
-function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw validationFailed(issuesToDetails(result.error));
-  return result.data;
-}
 
 /** A one-time secret with a copy button, saying what is true of this one: it is kept encrypted, not hashed. */
 const secretOnce = (secret: string): Html =>
@@ -34,7 +24,7 @@ const secretOnce = (secret: string): Html =>
  */
 export function registerWebhookPages(router: Router, deps: DashboardDeps): void {
   const { config, repos } = deps;
-  const hooks = webhookDeps(repos, deps.services.secretBox, config);
+  const { webhooks } = deps.services;
 
   const manage = (ctx: Context): DashboardState => {
     const state = dash(ctx);
@@ -45,7 +35,7 @@ export function registerWebhookPages(router: Router, deps: DashboardDeps): void 
   async function renderList(ctx: Context, form?: FormState, status = 200) {
     const state = dash(ctx);
     const page = intParam(ctx.query.page, 1);
-    const { items, total } = await listWebhooks(hooks, state.principal.accountId, { page, per_page: 20 });
+    const { items, total } = await webhooks.list(state.principal, { page, per_page: 20 });
     const createState = form ?? { values: { events: ['deployment.status_changed'] }, errors: {} };
     sendPage(ctx, config, {
       title: 'Webhooks',
@@ -105,9 +95,9 @@ ${secretOnce(secret)}
 
   async function renderEndpoint(ctx: Context, id: string) {
     const state = dash(ctx);
-    const webhook = await getWebhook(hooks, state.principal.accountId, id);
+    const webhook = await webhooks.get(state.principal, id);
     const page = intParam(ctx.query.page, 1);
-    const { items, total } = await listDeliveries(hooks, state.principal.accountId, id, { page, per_page: 20 });
+    const { items, total } = await webhooks.listDeliveries(state.principal, id, { page, per_page: 20 });
     const post = (action: string, label: string, aria: string, once = false) =>
       html`<form method="post" action="${HOOKS_PATH}/${webhook._id}/${action}" class="inline">${csrfField(state.viewer.csrf)}${once ? html`<input type="hidden" name="_once" value="${newOnce()}">` : ''}<button type="submit" class="secondary small" aria-label="${aria}">${label}</button></form>`;
     sendPage(ctx, config, {
@@ -172,8 +162,8 @@ ${pagination(page, 20, total, (n) => `${HOOKS_PATH}/${webhook._id}?page=${n}`)}
     if (!once) return seeOther(ctx, config, HOOKS_PATH, { kind: 'error', text: ALREADY_SUBMITTED });
     try {
       const description = str(form, 'description').trim();
-      const input = parse(CreateWebhookBody, { url: str(form, 'url').trim(), events: list(form, 'events'), ...(description ? { description } : {}) });
-      const { webhook, secret } = await createWebhook(hooks, serviceContext(state), input);
+      const input = parseInput(CreateWebhookBody, { url: str(form, 'url').trim(), events: list(form, 'events'), ...(description ? { description } : {}) });
+      const { webhook, secret } = await webhooks.create(state.principal, input);
       await once.succeeded();
       // Without a reserved id (no Idempotency-Key here) the endpoint is always new, with its secret.
       if (secret === null) throw new Error('a newly added webhook has no secret');
@@ -197,7 +187,7 @@ ${pagination(page, 20, total, (n) => `${HOOKS_PATH}/${webhook._id}?page=${n}`)}
   ] as const) {
     router.post(`/settings/webhooks/:id/${action}`, async (ctx) => {
       const state = manage(ctx);
-      const webhook = await updateWebhook(hooks, serviceContext(state), ctx.params.id!, parse(UpdateWebhookBody, { status }));
+      const webhook = await webhooks.update(state.principal, ctx.params.id!, parseInput(UpdateWebhookBody, { status }));
       seeOther(ctx, config, `${HOOKS_PATH}/${webhook._id}`, { kind: 'success', text: `Endpoint ${status}.` });
     });
   }
@@ -206,7 +196,7 @@ ${pagination(page, 20, total, (n) => `${HOOKS_PATH}/${webhook._id}?page=${n}`)}
     const state = manage(ctx);
     const back = `${HOOKS_PATH}/${ctx.params.id!}`;
     try {
-      await pingWebhook(hooks, serviceContext(state), ctx.params.id!);
+      await webhooks.ping(state.principal, ctx.params.id!);
       seeOther(ctx, config, back, { kind: 'success', text: 'Ping queued.' });
     } catch (err) {
       const refused = refusal(err, { fields: [] });
@@ -220,7 +210,7 @@ ${pagination(page, 20, total, (n) => `${HOOKS_PATH}/${webhook._id}?page=${n}`)}
     const once = await claimOnce(repos, state, state.form._once);
     if (!once) return seeOther(ctx, config, HOOKS_PATH, { kind: 'error', text: ALREADY_SUBMITTED });
     try {
-      const { webhook, secret } = await rotateWebhookSecret(hooks, serviceContext(state), ctx.params.id!);
+      const { webhook, secret } = await webhooks.rotateSecret(state.principal, ctx.params.id!);
       await once.succeeded();
       renderSecret(ctx, 'Signing secret rotated', webhook, secret, html`<p>The previous secret keeps signing beside this one for 24 hours, so your receiver can switch over.</p>`);
     } catch (err) {
@@ -233,7 +223,7 @@ ${pagination(page, 20, total, (n) => `${HOOKS_PATH}/${webhook._id}?page=${n}`)}
     const state = manage(ctx);
     const back = `${HOOKS_PATH}/${ctx.params.id!}`;
     try {
-      await redeliver(hooks, serviceContext(state), ctx.params.id!, ctx.params.delivery!);
+      await webhooks.redeliver(state.principal, ctx.params.id!, ctx.params.delivery!);
       seeOther(ctx, config, back, { kind: 'success', text: 'Delivery queued again.' });
     } catch (err) {
       const refused = refusal(err, { fields: [] });
@@ -244,7 +234,7 @@ ${pagination(page, 20, total, (n) => `${HOOKS_PATH}/${webhook._id}?page=${n}`)}
 
   router.get('/settings/webhooks/:id/delete', async (ctx) => {
     const state = manage(ctx);
-    const webhook = await getWebhook(hooks, state.principal.accountId, ctx.params.id!);
+    const webhook = await webhooks.get(state.principal, ctx.params.id!);
     sendPage(ctx, config, {
       title: 'Delete endpoint',
       active: 'webhooks',
@@ -262,7 +252,7 @@ ${pagination(page, 20, total, (n) => `${HOOKS_PATH}/${webhook._id}?page=${n}`)}
 
   router.post('/settings/webhooks/:id/delete', async (ctx) => {
     const state = manage(ctx);
-    const webhook = await deleteWebhook(hooks, serviceContext(state), ctx.params.id!);
+    const webhook = await webhooks.delete(state.principal, ctx.params.id!);
     seeOther(ctx, config, HOOKS_PATH, { kind: 'success', text: `Endpoint ${webhook.url} deleted.` });
   });
 }

@@ -3,7 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { listEvents, presentEvent } from '../../../services/events.ts';
+import { presentEvent } from '../../../presenters/events.ts';
 import type { V1Deps } from '../deps.ts';
 import { EventList, ListEventsQuery } from '../../../schemas/events.ts';
 
@@ -25,7 +25,7 @@ export function registerEventRoutes(api: ApiRouter, { authenticate, services, co
     async (ctx: ApiContext<{ query: ListEventsQuery }>) => {
       const { page, per_page, type, project_id } = ctx.input.query;
       const filter = { ...(type ? { type } : {}), ...(project_id ? { project_id } : {}) };
-      const { items, total } = await listEvents(services.events, ctx.state.principal.accountId, filter, { page, per_page });
+      const { items, total } = await services.events.list(ctx.state.principal, filter, { page, per_page });
       sendPage(ctx, config.publicUrl, items.map(presentEvent), total, { page, per_page });
     },
   );

@@ -3,8 +3,8 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { actorOf } from '../../../services/events.ts';
-import { deleteClient, getClient, listClients, newClientId, presentClient, registerClient, rotateClientSecret } from '../../../services/oauthClients.ts';
+import { presentClient } from '../../../presenters/oauthClients.ts';
+import { newClientId } from '../../../services/oauthClients.ts';
 import type { V1Deps } from '../deps.ts';
 import { ClientParams, ListClientsQuery, OAuthClient, OAuthClientList, RegisterClientBody, RegisteredClient } from '../../../schemas/oauthClients.ts';
 
@@ -30,7 +30,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
     validate({ query: ListClientsQuery }),
     async (ctx: ApiContext<{ query: ListClientsQuery }>) => {
       const { page, per_page } = ctx.input.query;
-      const { items, total } = await listClients(oauthClients, ctx.state.principal.accountId, { page, per_page });
+      const { items, total } = await oauthClients.list(ctx.state.principal, { page, per_page });
       sendPage(ctx, config.publicUrl, items.map(presentClient), total, { page, per_page });
     },
   );
@@ -56,8 +56,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
     validate({ body: RegisterClientBody }),
     idempotentRegistration,
     async (ctx: ApiContext<{ body: RegisterClientBody }>) => {
-      const principal = ctx.state.principal;
-      const { client, clientSecret } = await registerClient(oauthClients, { accountId: principal.accountId, actor: actorOf(principal) }, ctx.input.body, ctx.state.resourceId);
+      const { client, clientSecret } = await oauthClients.register(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/oauth_clients/${client._id}`);
       ctx.body = { ...presentClient(client), client_secret: clientSecret };
@@ -72,7 +71,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
     requireScope('admin'),
     validate({ params: ClientParams }),
     async (ctx: ApiContext<{ params: ClientParams }>) => {
-      ctx.body = presentClient(await getClient(oauthClients, ctx.state.principal.accountId, ctx.input.params.client_id));
+      ctx.body = presentClient(await oauthClients.get(ctx.state.principal, ctx.input.params.client_id));
     },
   );
 
@@ -91,8 +90,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
     requireScope('admin'),
     validate({ params: ClientParams }),
     async (ctx: ApiContext<{ params: ClientParams }>) => {
-      const principal = ctx.state.principal;
-      await deleteClient(oauthClients, { accountId: principal.accountId, actor: actorOf(principal) }, ctx.input.params.client_id);
+      await oauthClients.delete(ctx.state.principal, ctx.input.params.client_id);
       ctx.status = 204;
     },
   );
@@ -113,8 +111,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
     validate({ params: ClientParams }),
     idempotentRotation,
     async (ctx: ApiContext<{ params: ClientParams }>) => {
-      const principal = ctx.state.principal;
-      const { client, clientSecret } = await rotateClientSecret(oauthClients, { accountId: principal.accountId, actor: actorOf(principal) }, ctx.input.params.client_id);
+      const { client, clientSecret } = await oauthClients.rotateSecret(ctx.state.principal, ctx.input.params.client_id);
       ctx.body = { ...presentClient(client), client_secret: clientSecret };
     },
   );

@@ -5,19 +5,6 @@ import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentDelivery, presentWebhook } from '../../../presenters/webhooks.ts';
-import { actorOf } from '../../../services/events.ts';
-import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listDeliveries,
-  listWebhooks,
-  pingWebhook,
-  redeliver,
-  rotateWebhookSecret,
-  updateWebhook,
-  webhookDeps,
-} from '../../../services/webhooks.ts';
 import type { V1Deps } from '../deps.ts';
 import {
   CreateWebhookBody,
@@ -42,12 +29,11 @@ const DELIVERY_DOC = [
 ].join(' ');
 
 /** Webhook endpoints of the account (PRODUCT §7). Admin only, never an API key. */
-export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent, repos, services, config }: V1Deps): void {
-  const deps = webhookDeps(repos, services.secretBox, config);
+export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
+  const { webhooks } = services;
   const notForApiKeys = allowPrincipals('user', 'client');
   const idempotentCreation = idempotent({ shownOnceResponseFields: ['secret'], newResourceId: () => newId('whk') });
   const idempotentRotation = idempotent({ shownOnceResponseFields: ['secret'] });
-  const context = (ctx: ApiContext) => ({ accountId: ctx.state.principal.accountId, actor: actorOf(ctx.state.principal) });
 
   api.registry.registerWebhook({
     method: 'post',
@@ -69,7 +55,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     validate({ query: ListWebhooksQuery }),
     async (ctx: ApiContext<{ query: ListWebhooksQuery }>) => {
       const { page, per_page } = ctx.input.query;
-      const { items, total } = await listWebhooks(deps, ctx.state.principal.accountId, { page, per_page });
+      const { items, total } = await webhooks.list(ctx.state.principal, { page, per_page });
       sendPage(ctx, config.publicUrl, items.map(presentWebhook), total, { page, per_page });
     },
   );
@@ -94,7 +80,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     validate({ body: CreateWebhookBody }),
     idempotentCreation,
     async (ctx: ApiContext<{ body: CreateWebhookBody }>) => {
-      const { webhook, secret } = await createWebhook(deps, context(ctx), ctx.input.body, ctx.state.resourceId);
+      const { webhook, secret } = await webhooks.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;
       ctx.set('Location', `${config.publicUrl}/v1/webhooks/${webhook._id}`);
       ctx.body = { ...presentWebhook(webhook), secret };
@@ -109,7 +95,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     requireScope('admin'),
     validate({ params: WebhookParams }),
     async (ctx: ApiContext<{ params: WebhookParams }>) => {
-      ctx.body = presentWebhook(await getWebhook(deps, ctx.state.principal.accountId, ctx.input.params.webhook_id));
+      ctx.body = presentWebhook(await webhooks.get(ctx.state.principal, ctx.input.params.webhook_id));
     },
   );
 
@@ -127,7 +113,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     requireScope('admin'),
     validate({ params: WebhookParams, body: UpdateWebhookBody }),
     async (ctx: ApiContext<{ params: WebhookParams; body: UpdateWebhookBody }>) => {
-      ctx.body = presentWebhook(await updateWebhook(deps, context(ctx), ctx.input.params.webhook_id, ctx.input.body));
+      ctx.body = presentWebhook(await webhooks.update(ctx.state.principal, ctx.input.params.webhook_id, ctx.input.body));
     },
   );
 
@@ -139,7 +125,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     requireScope('admin'),
     validate({ params: WebhookParams }),
     async (ctx: ApiContext<{ params: WebhookParams }>) => {
-      await deleteWebhook(deps, context(ctx), ctx.input.params.webhook_id);
+      await webhooks.delete(ctx.state.principal, ctx.input.params.webhook_id);
       ctx.status = 204;
     },
   );
@@ -159,7 +145,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     validate({ params: WebhookParams }),
     idempotentRotation,
     async (ctx: ApiContext<{ params: WebhookParams }>) => {
-      const { webhook, secret } = await rotateWebhookSecret(deps, context(ctx), ctx.input.params.webhook_id);
+      const { webhook, secret } = await webhooks.rotateSecret(ctx.state.principal, ctx.input.params.webhook_id);
       ctx.body = { ...presentWebhook(webhook), secret };
     },
   );
@@ -180,7 +166,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     validate({ params: WebhookParams }),
     async (ctx: ApiContext<{ params: WebhookParams }>) => {
       ctx.status = 201;
-      ctx.body = presentDelivery(await pingWebhook(deps, context(ctx), ctx.input.params.webhook_id));
+      ctx.body = presentDelivery(await webhooks.ping(ctx.state.principal, ctx.input.params.webhook_id));
     },
   );
 
@@ -199,7 +185,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     validate({ params: WebhookParams, query: ListWebhooksQuery }),
     async (ctx: ApiContext<{ params: WebhookParams; query: ListWebhooksQuery }>) => {
       const { page, per_page } = ctx.input.query;
-      const { items, total } = await listDeliveries(deps, ctx.state.principal.accountId, ctx.input.params.webhook_id, { page, per_page });
+      const { items, total } = await webhooks.listDeliveries(ctx.state.principal, ctx.input.params.webhook_id, { page, per_page });
       sendPage(ctx, config.publicUrl, items.map(presentDelivery), total, { page, per_page });
     },
   );
@@ -220,7 +206,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     validate({ params: DeliveryParams }),
     async (ctx: ApiContext<{ params: DeliveryParams }>) => {
       const { webhook_id, delivery_id } = ctx.input.params;
-      ctx.body = presentDelivery(await redeliver(deps, context(ctx), webhook_id, delivery_id));
+      ctx.body = presentDelivery(await webhooks.redeliver(ctx.state.principal, webhook_id, delivery_id));
     },
   );
 }

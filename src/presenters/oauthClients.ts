@@ -1,0 +1,18 @@
+import type { OAuthClientDoc } from '../repositories/oauthClients.ts';
+import type { OAuthClient } from '../schemas/oauthClients.ts';
+
+/** The API object of a stored client: never the secret's hash. */
+export function presentClient(doc: OAuthClientDoc): OAuthClient {
+  return {
+    client_id: doc._id,
+    client_name: doc.client_name,
+    redirect_uris: doc.redirect_uris,
+    token_endpoint_auth_method: doc.token_endpoint_auth_method,
+    grant_types: doc.grant_types,
+    scope: doc.scope,
+    first_party: doc.first_party,
+    account_id: doc.account_id,
+    created_at: doc.created_at.toISOString(),
+    updated_at: doc.updated_at.toISOString(),
+  };
+}
