@@ -26,8 +26,6 @@ export interface Services {
   oauthClients: OAuthClientService;
   webhooks: WebhookService;
   events: EventService;
-  /** The process's one secret box (AES-256-GCM data keys from `keys/`). */
-  secretBox: SecretBox;
 }
 
 export interface ServiceDeps {
@@ -62,6 +60,5 @@ export function createServices({ repos, secretBox, changes, config }: ServiceDep
     oauthClients,
     webhooks: new WebhookService({ repos, secretBox, config }),
     events: new EventService(repos),
-    secretBox,
   };
 }
