@@ -296,6 +296,7 @@ func (e CreatedUserRole) Valid() bool {
 const (
 	DeploymentCreatedByTypeApiKey DeploymentCreatedByType = "api_key"
 	DeploymentCreatedByTypeClient DeploymentCreatedByType = "client"
+	DeploymentCreatedByTypeSystem DeploymentCreatedByType = "system"
 	DeploymentCreatedByTypeUser   DeploymentCreatedByType = "user"
 )
 
@@ -305,6 +306,8 @@ func (e DeploymentCreatedByType) Valid() bool {
 	case DeploymentCreatedByTypeApiKey:
 		return true
 	case DeploymentCreatedByTypeClient:
+		return true
+	case DeploymentCreatedByTypeSystem:
 		return true
 	case DeploymentCreatedByTypeUser:
 		return true

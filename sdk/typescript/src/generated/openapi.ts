@@ -753,7 +753,7 @@ export interface components {
             url: string | null;
             created_by: {
                 /** @enum {string} */
-                type: "user" | "api_key" | "client";
+                type: "user" | "api_key" | "client" | "system";
                 id: string;
             };
             /**

@@ -164,7 +164,7 @@ class UpdateProject(BaseModel):
 
 
 class CreatedBy(BaseModel):
-    type: Literal['user', 'api_key', 'client']
+    type: Literal['user', 'api_key', 'client', 'system']
     id: str
 
 
@@ -372,11 +372,6 @@ class UpdateConfiguration(BaseModel):
     """
 
 
-class CreatedBy1(BaseModel):
-    type: Literal['user', 'api_key', 'client', 'system']
-    id: str
-
-
 class ApiKey(BaseModel):
     """
     The secret itself is never part of this object.
@@ -424,7 +419,7 @@ class ApiKey(BaseModel):
     ISO 8601 UTC with milliseconds.
     """
     created_by: Annotated[
-        CreatedBy1,
+        CreatedBy,
         Field(examples=[{'type': 'user', 'id': 'usr_01jd8x0a2b4c6d8e0f2g4h6j8k'}]),
     ]
     last_used_at: Annotated[
@@ -490,7 +485,7 @@ class IssuedApiKey(BaseModel):
     ISO 8601 UTC with milliseconds.
     """
     created_by: Annotated[
-        CreatedBy1,
+        CreatedBy,
         Field(examples=[{'type': 'user', 'id': 'usr_01jd8x0a2b4c6d8e0f2g4h6j8k'}]),
     ]
     last_used_at: Annotated[
