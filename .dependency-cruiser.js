@@ -33,15 +33,8 @@ export default {
       name: 'no-delivery-crosstalk',
       comment: 'The /v1 routes and the dashboard are side by side: both use the services, neither imports the other.',
       severity: 'error',
-      from: { path: '^src/routes/' },
-      to: { path: '^src/dashboard/' },
-    },
-    {
-      name: 'no-delivery-crosstalk-back',
-      comment: 'The /v1 routes and the dashboard are side by side: both use the services, neither imports the other.',
-      severity: 'error',
-      from: { path: '^src/dashboard/' },
-      to: { path: '^src/routes/' },
+      from: { path: '^src/(routes|dashboard)/' },
+      to: { path: '^src/(routes|dashboard)/', pathNot: '^src/$1/' },
     },
     {
       name: 'no-circular',

@@ -8,6 +8,7 @@ import type { ProjectDoc } from '../repositories/projects.ts';
 import { createOnce } from './createOnce.ts';
 import { actorOf, recordEvent } from './events.ts';
 import type { ProjectService } from './projects.ts';
+import type { CreateDeploymentBody, UpdateDeploymentBody } from '../schemas/deployments.ts';
 
 /** PRODUCT §5: moves a deployer may report. `superseded` is only ever set by the service itself. */
 const DEPLOYMENT_TRANSITIONS: Record<DeploymentStatus, readonly DeploymentStatus[]> = {
@@ -22,18 +23,6 @@ const DEPLOYMENT_TRANSITIONS: Record<DeploymentStatus, readonly DeploymentStatus
 const FINISHED: ReadonlySet<DeploymentStatus> = new Set(['succeeded', 'failed', 'canceled']);
 
 export const canMoveDeployment = (from: DeploymentStatus, to: DeploymentStatus) => DEPLOYMENT_TRANSITIONS[from].includes(to);
-
-export interface CreateDeploymentInput {
-  environment: string;
-  branch: string;
-  commit_sha?: string | null | undefined;
-}
-
-export interface UpdateDeploymentInput {
-  status: DeploymentStatus;
-  status_message?: string | null | undefined;
-  url?: string | null | undefined;
-}
 
 export class DeploymentService {
   readonly #deployments: DeploymentRepository;
@@ -51,7 +40,7 @@ export class DeploymentService {
    * is the id reserved for this request (Idempotency-Key): a deployment that already has it was made
    * by an earlier run of the request and is returned as it is, whatever the project's status now.
    */
-  async create(principal: Principal, projectId: string, input: CreateDeploymentInput, id?: string): Promise<DeploymentDoc> {
+  async create(principal: Principal, projectId: string, input: CreateDeploymentBody, id?: string): Promise<DeploymentDoc> {
     const project = await this.#projects.get(principal, projectId);
     const { doc } = await createOnce(
       id,
@@ -61,7 +50,7 @@ export class DeploymentService {
     return doc;
   }
 
-  async #insert(principal: Principal, project: ProjectDoc, input: CreateDeploymentInput, id: string | undefined): Promise<DeploymentDoc> {
+  async #insert(principal: Principal, project: ProjectDoc, input: CreateDeploymentBody, id: string | undefined): Promise<DeploymentDoc> {
     if (project.status !== 'active') throw projectNotActive(`The project is ${project.status}; it accepts no new deployments.`);
     const now = new Date();
     const doc: DeploymentDoc = {
@@ -112,7 +101,7 @@ export class DeploymentService {
    * succeeds, older successes to the same environment become `superseded` (and it does itself if a
    * newer one already succeeded).
    */
-  async updateStatus(principal: Principal, projectId: string, id: string, input: UpdateDeploymentInput): Promise<DeploymentDoc> {
+  async updateStatus(principal: Principal, projectId: string, id: string, input: UpdateDeploymentBody): Promise<DeploymentDoc> {
     const project = await this.#projects.get(principal, projectId);
     if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it before changing its deployments.');
     for (let attempt = 0; attempt < 3; attempt++) {

@@ -7,7 +7,6 @@ import type { EventRepository } from '../repositories/events.ts';
 import {
   DuplicateProjectName,
   foldName,
-  type DeployTarget,
   type ProjectDoc,
   type ProjectRepository,
   type ProjectScope,
@@ -15,6 +14,7 @@ import {
 } from '../repositories/projects.ts';
 import { createOnce } from './createOnce.ts';
 import { actorOf, recordEvent } from './events.ts';
+import type { CreateProjectBody, UpdateProjectBody } from '../schemas/projects.ts';
 
 /** PRODUCT §5: the moves a project's status may make. */
 const PROJECT_TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
@@ -27,17 +27,6 @@ export const canMoveProject = (from: ProjectStatus, to: ProjectStatus) => PROJEC
 
 /** What else goes when a project is deleted (deployments, configurations, API keys...). */
 export type ProjectDeletionHook = (project: ProjectDoc, principal: Principal) => Promise<void>;
-
-export interface CreateProjectInput {
-  name: string;
-  deploy_target?: DeployTarget | null | undefined;
-}
-
-export interface UpdateProjectInput {
-  name?: string | undefined;
-  deploy_target?: DeployTarget | null | undefined;
-  status?: ProjectStatus | undefined;
-}
 
 /** The projects a principal may see: its account; an API key only its own project. */
 export const scopeOf = (principal: Principal): ProjectScope =>
@@ -96,13 +85,13 @@ export class ProjectService {
    * `id` is the id reserved for this request (Idempotency-Key): a project that already has it is this
    * request's own, made by an earlier run, and is returned as it is (see createOnce).
    */
-  async create(principal: Principal, input: CreateProjectInput, id?: string): Promise<ProjectDoc> {
+  async create(principal: Principal, input: CreateProjectBody, id?: string): Promise<ProjectDoc> {
     if (principal.projectId) throw forbidden('An API key belongs to one project and cannot create projects.');
     const { doc } = await createOnce(id, (existing) => this.#projects.find(scopeOf(principal), existing), () => this.#insert(principal, input, id));
     return doc;
   }
 
-  async #insert(principal: Principal, input: CreateProjectInput, id: string | undefined): Promise<ProjectDoc> {
+  async #insert(principal: Principal, input: CreateProjectBody, id: string | undefined): Promise<ProjectDoc> {
     const now = new Date();
     const doc: ProjectDoc = {
       _id: id ?? newId('proj', now.getTime()),
@@ -136,7 +125,7 @@ export class ProjectService {
    * `{status: "active"}`; a move the state machine does not have → 409 invalid_transition. Setting the
    * status it already has changes nothing and is not an error (PATCH is idempotent).
    */
-  async update(principal: Principal, id: string, input: UpdateProjectInput): Promise<ProjectDoc> {
+  async update(principal: Principal, id: string, input: UpdateProjectBody): Promise<ProjectDoc> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.get(principal, id);
       const target = input.status ?? current.status;
