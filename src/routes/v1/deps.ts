@@ -1,13 +1,11 @@
 import type { Config } from '../../config/index.ts';
 import type { ApiMiddleware } from '../../http/apiContext.ts';
 import type { IdempotentFactory } from '../../http/idempotency.ts';
-import type { Repositories } from '../../repositories/index.ts';
 import type { Services } from '../../services/index.ts';
 
 /** What every /v1 resource module receives to declare its routes. */
 export interface V1Deps {
   config: Config;
-  repos: Repositories;
   /** First step of every route: credential → principal, then the per-credential rate limit. */
   authenticate: ApiMiddleware;
   /**

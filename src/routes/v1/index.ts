@@ -37,7 +37,7 @@ export function createV1Api({ config, repos, services, authenticators }: { confi
   const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour);
   const authenticate = createAuthenticate({ authenticators, rateLimit });
   const idempotent = createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000 });
-  const deps: V1Deps = { config, repos, authenticate, idempotent, services };
+  const deps: V1Deps = { config, authenticate, idempotent, services };
 
   registerProjectRoutes(api, deps);
   registerDeploymentRoutes(api, deps);
