@@ -7,12 +7,11 @@ import { createOnce } from './createOnce.ts';
 import type { ApiKeyDoc, ApiKeyRepository, ApiKeyStatus } from '../repositories/apiKeys.ts';
 import type { ApiKeySecretRepository } from '../repositories/apiKeySecrets.ts';
 import type { ApiKeyUsageRepository } from '../repositories/apiKeyUsage.ts';
-import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { CreateApiKeyBody, RotateApiKeyBody } from '../schemas/apiKeys.ts';
-import { actorOf, recordEvent } from './events.ts';
+import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { withLock } from './locking.ts';
 import type { ProjectService } from './projects.ts';
 
@@ -28,13 +27,12 @@ export interface RecoveredApiKey {
   key: null;
 }
 
-export interface ApiKeyServiceDeps {
+export interface ApiKeyServiceDeps extends EventLogDeps {
   /** Tells this process's key cache at once when a key is revoked or rotated. */
   changes: Changes;
   apiKeys: ApiKeyRepository;
   apiKeySecrets: ApiKeySecretRepository;
   apiKeyUsage: ApiKeyUsageRepository;
-  events: EventRepository;
   locks: LockRepository;
   projects: ProjectService;
 }
@@ -56,7 +54,7 @@ export class ApiKeyService {
   readonly #apiKeys: ApiKeyRepository;
   readonly #secrets: ApiKeySecretRepository;
   readonly #usage: ApiKeyUsageRepository;
-  readonly #events: { events: EventRepository };
+  readonly #events: EventLogDeps;
   readonly #locks: { locks: LockRepository };
   readonly #changes: Changes;
   readonly #projects: ProjectService;
@@ -65,7 +63,6 @@ export class ApiKeyService {
     this.#apiKeys = deps.apiKeys;
     this.#secrets = deps.apiKeySecrets;
     this.#usage = deps.apiKeyUsage;
-    // The whole object: recordEvent queues webhook deliveries when the webhook repositories are in it.
     this.#events = deps;
     this.#locks = deps;
     this.#changes = deps.changes;

@@ -3,14 +3,13 @@ import { conflict, notFound, validationFailed } from '../errors.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { newId } from '../lib/ids.ts';
 import type { ConfigurationChanges, ConfigurationDoc, ConfigurationRepository } from '../repositories/configurations.ts';
-import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { CreateConfigurationBody, ListConfigurationsQuery, UpdateConfigurationBody } from '../schemas/configurations.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import { createOnce } from './createOnce.ts';
-import { actorOf, recordEvent } from './events.ts';
+import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { withLock } from './locking.ts';
 import type { ProjectService } from './projects.ts';
 
@@ -48,9 +47,8 @@ export interface ReencryptResult {
   by_key: Record<string, number>;
 }
 
-export interface ConfigurationServiceDeps {
+export interface ConfigurationServiceDeps extends EventLogDeps {
   configurations: ConfigurationRepository;
-  events: EventRepository;
   locks: LockRepository;
   /** Seals secret values at rest and opens them for `reveal`. */
   secretBox: SecretBox;
@@ -64,14 +62,13 @@ export interface ConfigurationServiceDeps {
  */
 export class ConfigurationService {
   readonly #configurations: ConfigurationRepository;
-  readonly #events: { events: EventRepository };
+  readonly #events: EventLogDeps;
   readonly #locks: { locks: LockRepository };
   readonly #secretBox: SecretBox;
   readonly #projects: ProjectService;
 
   constructor(deps: ConfigurationServiceDeps) {
     this.#configurations = deps.configurations;
-    // The whole object: recordEvent queues webhook deliveries when the webhook repositories are in it.
     this.#events = deps;
     this.#locks = deps;
     this.#secretBox = deps.secretBox;

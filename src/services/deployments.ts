@@ -3,10 +3,9 @@ import { conflict, invalidTransition, notFound, projectNotActive } from '../erro
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
 import type { DeploymentDoc, DeploymentFilter, DeploymentRepository, DeploymentStatus } from '../repositories/deployments.ts';
-import type { EventRepository } from '../repositories/events.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import { createOnce } from './createOnce.ts';
-import { actorOf, recordEvent } from './events.ts';
+import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import type { ProjectService } from './projects.ts';
 import type { CreateDeploymentBody, UpdateDeploymentBody } from '../schemas/deployments.ts';
 
@@ -26,10 +25,10 @@ export const canMoveDeployment = (from: DeploymentStatus, to: DeploymentStatus) 
 
 export class DeploymentService {
   readonly #deployments: DeploymentRepository;
-  readonly #events: { events: EventRepository };
+  readonly #events: EventLogDeps;
   readonly #projects: ProjectService;
 
-  constructor(repos: { deployments: DeploymentRepository; events: EventRepository }, projects: ProjectService) {
+  constructor(repos: { deployments: DeploymentRepository } & EventLogDeps, projects: ProjectService) {
     this.#deployments = repos.deployments;
     this.#events = repos;
     this.#projects = projects;

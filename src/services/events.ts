@@ -4,7 +4,7 @@ import type { EventType } from '../domain/eventTypes.ts';
 import { newId } from '../lib/ids.ts';
 import { presentEvent } from '../presenters/events.ts';
 import type { EventDoc, EventFilter, EventRepository } from '../repositories/events.ts';
-import { enqueueForEvent, hasWebhookQueue } from './webhookFanOut.ts';
+import { enqueueForEvent, type WebhookQueueDeps } from './webhookFanOut.ts';
 
 export function actorOf(principal: Pick<Principal, 'kind' | 'id'>): Actor {
   return { type: principal.kind, id: principal.id };
@@ -26,6 +26,9 @@ function sanitize(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/** What recording a change touches: the audit log, and the webhook queue its deliveries go to. */
+export type EventLogDeps = { events: EventRepository } & WebhookQueueDeps;
+
 export interface RecordEventInput {
   accountId: string;
   type: EventType;
@@ -40,10 +43,9 @@ export interface RecordEventInput {
  * Appends to the audit log, then queues a webhook delivery for each endpoint of the account that
  * subscribes to the type. Called after the change succeeded; without transactions a crash between the
  * two loses the event, never invents one. The services call it as part of their changes (it is not
- * offered to routes, pages or the CLI); every caller passes the repositories whole, so the webhook
- * collections are there.
+ * offered to routes, pages or the CLI).
  */
-export async function recordEvent(repos: { events: EventRepository }, input: RecordEventInput): Promise<EventDoc> {
+export async function recordEvent(repos: EventLogDeps, input: RecordEventInput): Promise<EventDoc> {
   const at = input.at ?? new Date();
   const doc: EventDoc = {
     _id: newId('evt', at.getTime()),
@@ -55,7 +57,7 @@ export async function recordEvent(repos: { events: EventRepository }, input: Rec
     created_at: at,
   };
   await repos.events.insert(doc);
-  if (hasWebhookQueue(repos)) await enqueueForEvent(repos, doc.account_id, { id: doc._id, type: doc.type }, JSON.stringify(presentEvent(doc)));
+  await enqueueForEvent(repos, doc.account_id, { id: doc._id, type: doc.type }, JSON.stringify(presentEvent(doc)));
   return doc;
 }
 

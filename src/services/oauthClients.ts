@@ -6,12 +6,11 @@ import type { Changes } from '../lib/changes.ts';
 import { sha256Hex } from '../lib/hash.ts';
 import type { AccountRepository } from '../repositories/accounts.ts';
 import type { ConsentRepository } from '../repositories/consents.ts';
-import type { EventRepository } from '../repositories/events.ts';
 import type { OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
 import { revokedClientKey } from '../repositories/revokedGrants.ts';
 import { CLIENT_DEFAULTS, type OperatorClientInput, type RegisterClientBody } from '../schemas/oauthClients.ts';
 import { createOnce } from './createOnce.ts';
-import { actorOf, recordEvent } from './events.ts';
+import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 
 export const hashClientSecret = sha256Hex;
@@ -26,11 +25,10 @@ export interface IssuedClient {
   clientSecret: string | null;
 }
 
-export interface OAuthClientRepos extends GrantRevocationDeps {
+export interface OAuthClientRepos extends GrantRevocationDeps, EventLogDeps {
   oauthClients: OAuthClientRepository;
   accounts: AccountRepository;
   consents: ConsentRepository;
-  events: EventRepository;
 }
 
 /**

@@ -3,7 +3,6 @@ import { conflict, forbidden, invalidTransition, notFound, projectNotActive } fr
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
 import type { DeploymentRepository } from '../repositories/deployments.ts';
-import type { EventRepository } from '../repositories/events.ts';
 import {
   DuplicateProjectName,
   foldName,
@@ -13,7 +12,7 @@ import {
   type ProjectStatus,
 } from '../repositories/projects.ts';
 import { createOnce } from './createOnce.ts';
-import { actorOf, recordEvent } from './events.ts';
+import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import type { CreateProjectBody, UpdateProjectBody } from '../schemas/projects.ts';
 
 /** PRODUCT §5: the moves a project's status may make. */
@@ -36,10 +35,10 @@ const MAX_ATTEMPTS = 3;
 
 export class ProjectService {
   readonly #projects: ProjectRepository;
-  readonly #events: { events: EventRepository };
+  readonly #events: EventLogDeps;
   readonly #hooks: ProjectDeletionHook[] = [];
 
-  constructor(repos: { projects: ProjectRepository; deployments: DeploymentRepository; events: EventRepository }) {
+  constructor(repos: { projects: ProjectRepository; deployments: DeploymentRepository } & EventLogDeps) {
     this.#projects = repos.projects;
     this.#events = repos;
     this.onDelete(async (project) => {

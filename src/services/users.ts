@@ -6,7 +6,6 @@ import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { createOnce } from './createOnce.ts';
 import type { AccountRepository } from '../repositories/accounts.ts';
 import type { ConsentRepository } from '../repositories/consents.ts';
-import type { EventRepository } from '../repositories/events.ts';
 import type { LockRepository } from '../repositories/locks.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { SessionRepository } from '../repositories/sessions.ts';
@@ -14,7 +13,7 @@ import { revokedUserKey } from '../repositories/revokedGrants.ts';
 import { type UserDoc, type UserRepository } from '../repositories/users.ts';
 import type { Principal, Role } from '../domain/principal.ts';
 import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
-import { actorOf, recordEvent } from './events.ts';
+import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 import { withLock } from './locking.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
@@ -60,10 +59,9 @@ export interface IssuedSetupToken {
   expiresAt: Date;
 }
 
-export interface UserServiceRepos extends GrantRevocationDeps {
+export interface UserServiceRepos extends GrantRevocationDeps, EventLogDeps {
   users: UserRepository;
   accounts: AccountRepository;
-  events: EventRepository;
   locks: LockRepository;
   userSetupTokens: UserSetupTokenRepository;
   consents: ConsentRepository;

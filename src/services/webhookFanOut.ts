@@ -10,11 +10,6 @@ export interface WebhookQueueDeps {
   webhookQueue: WebhookQueueRepository;
 }
 
-export function hasWebhookQueue(deps: object): deps is WebhookQueueDeps {
-  const d = deps as Partial<WebhookQueueDeps>;
-  return Boolean(d.webhooks && d.webhookDeliveries && d.webhookQueue);
-}
-
 export function subscribes(webhook: Pick<WebhookDoc, 'events'>, type: string): boolean {
   return webhook.events.includes('*') || webhook.events.includes(type);
 }

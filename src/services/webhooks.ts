@@ -5,22 +5,19 @@ import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import { newId } from '../lib/ids.ts';
 import { presentEvent } from '../presenters/events.ts';
-import type { EventRepository } from '../repositories/events.ts';
 import type { WebhookDeliveryDoc } from '../repositories/webhookDeliveries.ts';
 import type { WebhookDoc, WebhookSecret } from '../repositories/webhooks.ts';
 import type { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';
 import { createOnce } from './createOnce.ts';
-import { actorOf, recordEvent } from './events.ts';
-import { enqueueDelivery, type WebhookQueueDeps } from './webhookFanOut.ts';
+import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
+import { enqueueDelivery } from './webhookFanOut.ts';
 import { newWebhookSecret } from './webhookSigning.ts';
 import { checkTarget, TargetRefused, type TargetPolicy } from './webhookTargets.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one, so receivers can roll over. */
 export const SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 
-export interface WebhookRepos extends WebhookQueueDeps {
-  events: EventRepository;
-}
+export type WebhookRepos = EventLogDeps;
 
 const secretAad = (webhookId: string) => `webhook-secret:${webhookId}`;
 
