@@ -43,14 +43,14 @@ export interface ContainerOptions {
 export async function openContainer(config: Config, logger: Logger, options: ContainerOptions = {}): Promise<Container> {
   const database = await openDatabase(config, logger);
   try {
-    const repos = createRepositories(database.db, { cacheMs: config.principalCacheSeconds * 1000 });
+    const changes = createChanges();
+    const repos = createRepositories(database.db, { cacheMs: config.principalCacheSeconds * 1000, changes });
     const keys = await loadOrCreateKeys(config.keysDir);
     if (keys.created.length) logger.info({ files: keys.created, dir: config.keysDir }, 'generated key material');
     if (options.migrate !== false) await migrate(database.db, repos);
     // Values sealed by an instance started after a data-key rotation are opened by re-reading keys/
     // (at most every few seconds).
     const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
-    const changes = createChanges();
     const services = createServices({ repos, secretBox, changes, config });
     const sessions = new SessionService(repos.sessions, repos.users);
     // A user removed through this process loses their dashboard sessions here at once (the rows are

@@ -29,7 +29,8 @@ export interface Seed {
  */
 export async function seed(uri: string, dbName: string): Promise<Seed> {
   const database = await connectDatabase(uri, dbName);
-  const repos = { ...createRepositories(database.db), changes: createChanges() };
+  const changes = createChanges();
+  const repos = { ...createRepositories(database.db, { changes }), changes };
   const password = `bench-${randomBytes(12).toString('base64url')}`;
   const user = await new UserService(repos).createByOperator({ email: `bench-${randomBytes(4).toString('hex')}@example.com`, name: 'Bench Owner', role: 'owner', password });
   const clients = new OAuthClientService({ repos, changes: repos.changes });

@@ -29,7 +29,7 @@ export interface AuthenticatorDeps {
  * other accounts) then works for them unchanged. Shapes must not overlap.
  */
 export function createAuthenticators({ config, keys, repos, sessions, changes }: AuthenticatorDeps): Authenticator[] {
-  const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds);
+  const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds, changes);
   const authenticators = [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants })];
   // Dashboard session tokens: `slws_…` as Bearer, or the session cookie (CSRF-checked on unsafe methods).
   if (sessions) authenticators.push(createSessionAuthenticator(sessions));

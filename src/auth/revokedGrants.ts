@@ -1,3 +1,4 @@
+import type { Changes } from '../lib/changes.ts';
 import type { RevokedGrantRepository } from '../repositories/revokedGrants.ts';
 
 /** Revocations written by other instances may carry a slightly older clock; re-read this much overlap. */
@@ -20,18 +21,20 @@ export class RevokedGrantCache {
   #since = new Date(0);
   #refreshing: Promise<void> | undefined;
 
-  readonly #unsubscribe: () => void;
+  readonly #changes: Changes;
+  readonly #onRevoked = (key: string, at: Date) => void this.#revoked.set(key, at.getTime());
 
-  constructor(repo: RevokedGrantRepository, refreshSeconds: number) {
+  constructor(repo: RevokedGrantRepository, refreshSeconds: number, changes: Changes) {
     this.#repo = repo;
     this.#refreshMs = refreshSeconds * 1000;
+    this.#changes = changes;
     // Revocations written by this process count at once, without waiting for the next refresh.
-    this.#unsubscribe = repo.onRevoked((key, at) => this.#revoked.set(key, at.getTime()));
+    changes.on('revoked', this.#onRevoked);
   }
 
   /** Stops following this process's revocations. */
   close(): void {
-    this.#unsubscribe();
+    this.#changes.off('revoked', this.#onRevoked);
   }
 
   /** Whether any of the keys (a grant id, or keys made by revokedTokenKey and the like) is revoked. */

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 
 /**
  * What this process learns the moment it makes a change, so what it holds in memory about it (cached
- * API keys, validated dashboard sessions, CORS origins) is dropped at once. Other instances learn
+ * API keys, validated dashboard sessions, CORS origins, revoked grants) is updated at once. Other instances learn
  * within their cache bounds. One emitter per process, made by the composition root (src/container.ts)
  * and handed to the services that emit and the caches that listen.
  */
@@ -13,6 +13,11 @@ export interface ChangeEvents {
   apiKeyChanged: [keyId: string];
   /** An OAuth client was created or deleted (the set of redirect origins moved). */
   oauthClientsChanged: [];
+  /**
+   * A grant, access token, user or client was revoked (a key of RevokedGrantRepository): announced
+   * before it is written, so the very next request here refuses its access tokens.
+   */
+  revoked: [key: string, at: Date];
 }
 
 export type Changes = EventEmitter<ChangeEvents>;

@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import type { Changes } from '../lib/changes.ts';
 import { ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from './oidcStore.ts';
 import { AccountRepository } from './accounts.ts';
 import { ApiKeyRepository } from './apiKeys.ts';
@@ -28,14 +29,14 @@ import { WebhookRepository } from './webhooks.ts';
  * account's webhook endpoints (the server passes
  * PRINCIPAL_CACHE_SECONDS; 0, the default for tools and scripts, caches nothing).
  */
-export function createRepositories(db: Db, options: { cacheMs?: number } = {}) {
+export function createRepositories(db: Db, options: { cacheMs?: number; changes: Changes }) {
   return {
     accounts: new AccountRepository(db),
     users: new UserRepository(db, options),
     oauthClients: new OAuthClientRepository(db, options),
     consents: new ConsentRepository(db),
     rateLimits: new RateLimitRepository(db),
-    revokedGrants: new RevokedGrantRepository(db),
+    revokedGrants: new RevokedGrantRepository(db, options.changes),
     projects: new ProjectRepository(db),
     deployments: new DeploymentRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),

@@ -1,12 +1,13 @@
 import type { Collection, Db } from 'mongodb';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
+import type { Changes } from '../lib/changes.ts';
 
 /**
  * What was revoked while JWT access tokens that name it may still be unexpired: grants (by grant id, as
  * always), and, prefixed, single access tokens (`jti:`), removed users (`user:`) and deleted clients
  * (`client:`). Kept for two access-token lifetimes, then swept. Each instance holds the list in memory
- * (RevokedGrantCache): a revocation written through this repository is also announced to the
- * listeners of this process at once, before the write, so the very next request here is refused;
+ * (RevokedGrantCache): a revocation written through this repository is also announced on the
+ * process's change emitter at once, before the write, so the very next request here is refused;
  * other instances read it within `REVOCATION_REFRESH_SECONDS`.
  */
 interface RevokedGrantDoc {
@@ -21,13 +22,12 @@ export const revokedTokenKey = (jti: string) => `jti:${jti}`;
 export const revokedUserKey = (userId: string) => `user:${userId}`;
 export const revokedClientKey = (clientId: string) => `client:${clientId}`;
 
-type RevokedListener = (key: string, at: Date) => void;
-
 export class RevokedGrantRepository {
   readonly collection: Collection<RevokedGrantDoc>;
-  readonly #listeners = new Set<RevokedListener>();
-  constructor(db: Db) {
+  readonly #changes: Changes;
+  constructor(db: Db, changes: Changes) {
     this.collection = db.collection<RevokedGrantDoc>('revoked_grants');
+    this.#changes = changes;
   }
 
   async ensureIndexes(): Promise<void> {
@@ -35,15 +35,12 @@ export class RevokedGrantRepository {
     await this.collection.createIndex({ expires_at: 1 }, { name: 'expires_at' });
   }
 
-  /** Called synchronously with every revocation this process writes (see RevokedGrantCache). */
-  onRevoked(listener: RevokedListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  /** A grant id, or a key made by revokedTokenKey / revokedUserKey / revokedClientKey. */
+  /**
+   * A grant id, or a key made by revokedTokenKey / revokedUserKey / revokedClientKey. Announced on the
+   * process's change emitter first (RevokedGrantCache listens), then written.
+   */
   async add(key: string, at = new Date()): Promise<void> {
-    for (const listener of this.#listeners) listener(key, at);
+    this.#changes.emit('revoked', key, at);
     await this.collection.updateOne(
       { _id: key },
       { $setOnInsert: { revoked_at: at, expires_at: new Date(at.getTime() + KEEP_SECONDS * 1000) } },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { inject } from 'vitest';
+import { createChanges } from '../../src/lib/changes.ts';
 import { createRepositories, migrate, type Repositories } from '../../src/repositories/index.ts';
 
 export interface TestDatabase {
@@ -13,7 +14,7 @@ export interface TestDatabase {
 export async function openTestDatabase(): Promise<TestDatabase> {
   const client = await MongoClient.connect(inject('mongodbUri'));
   const db = client.db(`t_${randomBytes(6).toString('hex')}`);
-  const repos = createRepositories(db);
+  const repos = createRepositories(db, { changes: createChanges() });
   await migrate(db, repos);
   return {
     db,
