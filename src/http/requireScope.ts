@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import { forbidden, insufficientScope } from '../errors.ts';
 import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
-import { type Role, ROLE_CEILING, SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
+import { assertPrincipalKind, type Role, ROLE_CEILING, SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
 
 /**
  * PRODUCT §3: the credential must carry `scope` (scopes nest: admin ⊃ write ⊃ read) and, for a user, the
@@ -44,7 +44,7 @@ export function hasScope(principal: Principal, scope: Scope): boolean {
  */
 export function allowPrincipals(...kinds: Principal['kind'][]): ApiMiddleware {
   const middleware = async (ctx: ApiContext, next: Next) => {
-    if (!kinds.includes(ctx.state.principal.kind)) throw forbidden(`This operation is not available to ${ctx.state.principal.kind.replace('_', ' ')} credentials.`);
+    assertPrincipalKind(ctx.state.principal, kinds);
     await next();
   };
   return documented(middleware, (op) => {

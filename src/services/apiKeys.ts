@@ -1,6 +1,6 @@
 import type { Changes } from '../lib/changes.ts';
-import { SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
-import { conflict, forbidden, notFound } from '../errors.ts';
+import { assertPrincipalKind, SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
+import { conflict, notFound } from '../errors.ts';
 import { apiKeyHints, generateApiKey, hashApiKey } from '../lib/apiKeyFormat.ts';
 import { newId } from '../lib/ids.ts';
 import { createOnce } from './createOnce.ts';
@@ -243,6 +243,4 @@ export class ApiKeyService {
 }
 
 /** PRODUCT §3: an API key never manages API keys (its own or another's). */
-function notForApiKeys(principal: Principal): void {
-  if (principal.kind === 'api_key') throw forbidden('This operation is not available to api key credentials.');
-}
+const notForApiKeys = (principal: Principal) => assertPrincipalKind(principal, ['user', 'client', 'system']);

@@ -11,7 +11,7 @@ import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { SessionRepository } from '../repositories/sessions.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
 import { type UserDoc, type UserRepository } from '../repositories/users.ts';
-import type { Principal, Role } from '../domain/principal.ts';
+import { assertPrincipalKind, type Principal, type Role } from '../domain/principal.ts';
 import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
@@ -46,6 +46,9 @@ const isSetupTokenShape = (token: unknown): token is string =>
  * held to them.
  */
 const actingRole = (principal: Principal): Role | undefined => (principal.kind === 'system' ? undefined : (principal.role ?? 'admin'));
+
+/** PRODUCT §3: users are managed by users, clients and the operator, never by an API key. */
+const notForApiKeys = (principal: Principal) => assertPrincipalKind(principal, ['user', 'client', 'system']);
 
 /** Only an owner may grant the owner role or change or remove an owner (403 `forbidden` otherwise). */
 function requireOwnerFor(principal: Principal, touchesOwner: boolean): void {
@@ -83,11 +86,13 @@ export class UserService {
   }
 
   async list(principal: Principal, page: PageRequest): Promise<PageResult<UserDoc>> {
+    notForApiKeys(principal);
     return await this.#repos.users.page(principal.accountId, page);
   }
 
   /** The user, or 404 whether they do not exist or belong to another account. */
   async get(principal: Principal, id: string): Promise<UserDoc> {
+    notForApiKeys(principal);
     const user = await this.#repos.users.findInAccount(principal.accountId, id);
     if (!user) throw notFound('No such user.');
     return user;
@@ -99,6 +104,7 @@ export class UserService {
    * request (Idempotency-Key; see createOnce).
    */
   async create(principal: Principal, input: CreateUserBody, id?: string): Promise<{ user: UserDoc; setup: IssuedSetupToken | null }> {
+    notForApiKeys(principal);
     requireOwnerFor(principal, input.role === 'owner');
     // An earlier run of the same request (Idempotency-Key) added the user already: that one is the
     // answer, without a setup link (shown once; an admin can issue a new one).

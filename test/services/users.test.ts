@@ -121,6 +121,21 @@ describe('users: adding', () => {
     expect((await rejection(users.create(asAdmin, { email: `o-${randomBytes(3).toString('hex')}@example.com`, name: 'O', role: 'owner' }))).code).toBe('forbidden');
     await users.create(asAdmin, { email: `d-${randomBytes(3).toString('hex')}@example.com`, name: 'D', role: 'developer' });
   });
+
+  it('an API key manages no users, whatever its scopes (403)', async () => {
+    const { owner, ctx } = await account();
+    const asKey: Principal = { kind: 'api_key', id: newId('key'), accountId: ctx.accountId, projectId: newId('proj'), scopes: new Set(['read', 'write', 'admin']), credential: 'api_key' };
+    const attempts = [
+      users.list(asKey, { page: 1, per_page: 10 }),
+      users.get(asKey, owner._id),
+      users.create(asKey, { email: `k-${randomBytes(3).toString('hex')}@example.com`, name: 'K', role: 'viewer' }),
+      users.update(asKey, owner._id, { name: 'Renamed' }),
+      users.issueSetupToken(asKey, owner._id),
+      users.delete(asKey, owner._id),
+    ];
+    for (const attempt of attempts) expect((await rejection(attempt)).code).toBe('forbidden');
+    expect((await users.get(ctx, owner._id)).name).toBe(owner.name);
+  });
 });
 
 describe('users: updating and the last owner', () => {
