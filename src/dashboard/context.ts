@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
-import type { Principal } from '../domain/principal.ts';
+import type { Principal, Scope } from '../domain/principal.ts';
+import { assertScope } from '../http/requireScope.ts';
 import type { Config } from '../config/index.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -38,6 +39,13 @@ export interface DashboardState {
 }
 
 export const dash = (ctx: Context): DashboardState => ctx.state.dashboard as DashboardState;
+
+/** The signed-in user of this request, who must hold `scope` (else 403, judged as on /v1). */
+export function dashWith(ctx: Context, scope: Scope): DashboardState {
+  const state = dash(ctx);
+  assertScope(state.principal, scope);
+  return state;
+}
 
 
 const FLASH_COOKIE = 'slipway_flash';

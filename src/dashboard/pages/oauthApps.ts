@@ -1,11 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertScope } from '../../http/requireScope.ts';
 import type { OAuthClientDoc } from '../../repositories/oauthClients.ts';
 import { RegisterClientBody } from '../../schemas/oauthClients.ts';
 import { parseInput } from '../../schemas/parse.ts';
 import { SCOPE_ORDER } from '../../domain/principal.ts';
-import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState } from '../context.ts';
+import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState, dashWith } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, refusal, str, textArea, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal } from '../layout.ts';
@@ -33,11 +32,7 @@ export function registerOAuthAppPages(router: Router, deps: DashboardDeps): void
   const { config, repos } = deps;
   const { oauthClients } = deps.services;
 
-  const manage = (ctx: Context): DashboardState => {
-    const state = dash(ctx);
-    assertScope(state.principal, 'admin');
-    return state;
-  };
+  const manage = (ctx: Context): DashboardState => dashWith(ctx, 'admin');
 
   const typeLabel = (c: OAuthClientDoc) => (c.token_endpoint_auth_method === 'none' ? 'public' : 'confidential');
 

@@ -8,7 +8,7 @@ import { setupLinkUrl } from '../../presenters/users.ts';
 import type { IssuedSetupToken } from '../../services/users.ts';
 import { parseInput } from '../../schemas/parse.ts';
 import { CreateUserBody, PASSWORD_MIN_LENGTH, UpdateUserBody } from '../../schemas/users.ts';
-import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState } from '../context.ts';
+import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState, dashWith } from '../context.ts';
 import { choiceGroup, formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
 import { html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal } from '../layout.ts';
@@ -32,11 +32,7 @@ export function registerUserPages(router: Router, deps: DashboardDeps): void {
   const { config, sessions, repos } = deps;
   const { users } = deps.services;
 
-  const manage = (ctx: Context): DashboardState => {
-    const state = dash(ctx);
-    assertScope(state.principal, 'admin');
-    return state;
-  };
+  const manage = (ctx: Context): DashboardState => dashWith(ctx, 'admin');
 
   async function renderList(ctx: Context, form?: FormState, status = 200) {
     const state = dash(ctx);

@@ -1,11 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { assertScope } from '../../http/requireScope.ts';
 import { parseInput } from '../../schemas/parse.ts';
 import type { WebhookDoc } from '../../repositories/webhooks.ts';
 import { CreateWebhookBody, UpdateWebhookBody } from '../../schemas/webhooks.ts';
 import { EVENT_TYPES } from '../../domain/eventTypes.ts';
-import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState } from '../context.ts';
+import { claimOnce, dash, newOnce, seeOther, sendPage, type DashboardDeps, type DashboardState, dashWith } from '../context.ts';
 import { choiceGroup, formProblem, intParam, list, refusal, str, textField, type FormState } from '../forms.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, secretReveal, statusBadge } from '../layout.ts';
@@ -26,11 +25,7 @@ export function registerWebhookPages(router: Router, deps: DashboardDeps): void 
   const { config, repos } = deps;
   const { webhooks } = deps.services;
 
-  const manage = (ctx: Context): DashboardState => {
-    const state = dash(ctx);
-    assertScope(state.principal, 'admin');
-    return state;
-  };
+  const manage = (ctx: Context): DashboardState => dashWith(ctx, 'admin');
 
   async function renderList(ctx: Context, form?: FormState, status = 200) {
     const state = dash(ctx);
