@@ -53,11 +53,9 @@ export async function openContainer(config: Config, logger: Logger, options: Con
     const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
     const services = createServices({ repos, secretBox, changes, config });
     const sessions = new SessionService(repos.sessions, repos.users);
-    // A user removed through this process loses their dashboard sessions here at once (the rows are
-    // already deleted; this drops the validated-session cache too). Other instances: within 30 s.
-    changes.on('userAccessRevoked', (userId) => {
-      sessions.revokeForUser(userId).catch((err: unknown) => logger.warn({ err }, 'could not end the sessions of a removed user'));
-    });
+    // A user removed (or their password set) through this process: the service has deleted their
+    // session rows; this drops the validated sessions cached here too. Other instances: within 30 s.
+    changes.on('userAccessRevoked', (userId) => sessions.forgetUser(userId));
     const authenticators = createAuthenticators({ config, keys, repos, sessions, changes });
     return {
       config,
