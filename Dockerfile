@@ -10,6 +10,8 @@ RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts \
  && npm cache clean --force
 
 FROM node:24-bookworm-slim AS runtime
+# HOST=0.0.0.0 is not a loopback address, so PUBLIC_URL must be given at run time (https://…, or a
+# loopback http:// address for a port published to this machine only); without it Slipway refuses to start.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -5,6 +5,11 @@ export type { Logger };
 /**
  * Structured JSON logs; pretty only on an interactive terminal. Credentials are redacted by path, and no
  * code path logs a request body, so passwords, tokens and keys never reach the output.
+ *
+ * Writing never blocks a request: JSON lines go to stdout through an asynchronous destination (lines
+ * logged while a write is in flight are buffered and sent with the next one), and the pretty output runs
+ * in pino's transport worker thread. What is still buffered when the process exits is written
+ * synchronously at exit (pino registers that flush for both), so `process.exit()` loses no line.
  */
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -41,5 +46,5 @@ export function createLogger({ level, destination, pretty }: LoggerOptions): Log
       // pino-pretty is a development dependency; fall through to JSON when it is absent.
     }
   }
-  return pino(options);
+  return pino(options, pino.destination({ dest: 1, sync: false }));
 }

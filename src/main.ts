@@ -16,9 +16,9 @@ try {
 const logger = createLogger({ level: config.logLevel });
 
 /**
- * Ends the process once the log is written. pino writes to stdout asynchronously; process.exit() while a
- * write is in flight puts the last lines out of order or loses them. So: set the exit code and let the
- * process end by itself when nothing is pending; the timer only covers a handle someone forgot to close.
+ * Ends the process once nothing is pending: set the exit code and let the process end by itself; the
+ * timer only covers a handle someone forgot to close. The log's buffered lines are written at exit
+ * either way (createLogger).
  */
 function exitAfterLogs(code: number): void {
   process.exitCode = code;

@@ -16,7 +16,12 @@ export const ConfigSchema = z
   .object({
     host: z.string().min(1),
     port: z.coerce.number().int().min(0).max(65535),
-    publicUrl: Url,
+    /**
+     * The address users and clients reach Slipway at: the OAuth issuer, discovery, redirects and links
+     * are built from it, never from a request's Host. Optional on a loopback host (it defaults to
+     * `http://HOST:PORT`, the address actually served); required, and https, anywhere else.
+     */
+    publicUrl: Url.optional(),
     mongodbUri: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://').optional(),
     mongodbDb: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and - only (at most 63)'),
     logLevel: LogLevel,
@@ -122,7 +127,9 @@ export const ConfigSchema = z
     message: 'must be at least httpHeadersTimeoutMs',
   });
 
-export type Config = z.infer<typeof ConfigSchema> & {
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'publicUrl'> & {
+  /** PUBLIC_URL, or `http://HOST:PORT` on a loopback host (see `publicUrl` in the schema). */
+  publicUrl: string;
   /** Root of the project (where package.json, config/ and keys/ live). */
   rootDir: string;
   /** `{publicUrl}/oauth`: the OAuth issuer. */
@@ -234,13 +241,49 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
 
   const data = result.data;
+  const publicUrl = resolvePublicUrl(data, problems);
+  if (publicUrl === undefined) throw new ConfigError(problems);
   return {
     ...data,
+    publicUrl,
     keysDir: path.resolve(rootDir, data.keysDir),
     dataDir: path.resolve(rootDir, data.dataDir),
     toolsDir: path.resolve(rootDir, data.toolsDir),
     rootDir,
-    issuer: `${data.publicUrl}/oauth`,
-    apiAudience: `${data.publicUrl}/v1`,
+    issuer: `${publicUrl}/oauth`,
+    apiAudience: `${publicUrl}/v1`,
   };
+}
+
+/** `localhost`, 127.0.0.0/8 and ::1: addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(h) || h === '::1' || h === '0:0:0:0:0:0:0:1';
+}
+
+/**
+ * PUBLIC_URL as configured, or on a loopback host the address actually served, so that changing PORT
+ * alone moves the issuer too. Anywhere but loopback it must be set, and be https: an OAuth issuer on
+ * plain http outside this machine sends codes and tokens in clear, and a default guessed from HOST (which
+ * is often 0.0.0.0 in a container) would name an address no client can reach.
+ */
+function resolvePublicUrl(data: { host: string; port: number; publicUrl?: string | undefined }, problems: string[]): string | undefined {
+  if (data.publicUrl === undefined) {
+    if (!isLoopbackHost(data.host)) {
+      problems.push(`publicUrl (env PUBLIC_URL): must be set when HOST (${data.host}) is not a loopback address: the https address clients reach Slipway at, e.g. https://slipway.example.com`);
+      return undefined;
+    }
+    if (data.port === 0) {
+      problems.push('publicUrl (env PUBLIC_URL): must be set when PORT is 0 (a port chosen at start cannot be known to clients in advance)');
+      return undefined;
+    }
+    const host = data.host.includes(':') && !data.host.startsWith('[') ? `[${data.host}]` : data.host;
+    return `http://${host}:${data.port}`;
+  }
+  const url = new URL(data.publicUrl);
+  if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) {
+    problems.push(`publicUrl (env PUBLIC_URL): must be https unless it names a loopback host (got ${data.publicUrl}): OAuth codes and tokens must not cross a network in clear`);
+    return undefined;
+  }
+  return data.publicUrl;
 }

@@ -2,7 +2,8 @@ import { sample } from 'openapi-sampler';
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 
 /**
- * Examples for every operation of the OpenAPI document, made from its schemas (openapi-sampler: a
+ * Examples for every operation of the OpenAPI document, made once from its schemas and stored in the
+ * document (addExamples), where /docs reads them back (openapi-sampler: a
  * schema's own `example`, else one built from its type, format, enum and bounds). Nothing is written by
  * hand per operation, so a new route or a changed schema gets matching examples on its own.
  */
@@ -97,6 +98,30 @@ function polish(doc: OpenAPIObject, value: unknown): unknown {
   return visit(value);
 }
 
+/** The `example` of a request or response body media object, when the document carries one. */
+function mediaExample(media: { example?: unknown } | undefined): { value: unknown } | undefined {
+  return media && 'example' in media ? { value: media.example } : undefined;
+}
+
+/**
+ * Puts the generated examples into the document itself: every operation's JSON request body and success
+ * response gets an `example` (what Redoc, Swagger UI and Postman show), the same one /docs shows, which
+ * reads it back from here (operationExamples). Error responses already carry one example per code.
+ */
+export function addExamples(doc: OpenAPIObject): OpenAPIObject {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item as Record<string, OperationObject>)) {
+      if (!op || typeof op !== 'object' || !('responses' in op)) continue;
+      const ex = operationExamples(doc, method, path, op);
+      const requestMedia = op.requestBody && 'content' in op.requestBody ? op.requestBody.content['application/json'] : undefined;
+      if (requestMedia && ex.request !== undefined) requestMedia.example = ex.request;
+      const responseMedia = (op.responses as Record<string, ResponseObject>)[ex.response.status]?.content?.['application/json'];
+      if (responseMedia && ex.response.body !== undefined) responseMedia.example = ex.response.body;
+    }
+  }
+  return doc;
+}
+
 export function operationExamples(doc: OpenAPIObject, method: string, path: string, op: OperationObject): OperationExamples {
   const base = doc.servers?.[0]?.url ?? '';
   const parameters = (op.parameters ?? []) as ParameterObject[];
@@ -105,14 +130,17 @@ export function operationExamples(doc: OpenAPIObject, method: string, path: stri
   const query = new URLSearchParams(parameters.filter((p) => p.in === 'query' && p.required).map((p): [string, string] => [p.name, parameterValue(doc, p)]));
   const url = `${filled}${query.size ? `?${query}` : ''}`;
 
-  const bodySchema = op.requestBody && 'content' in op.requestBody ? op.requestBody.content['application/json']?.schema : undefined;
-  const request = bodySchema ? polish(doc, sampleOf(doc, bodySchema, { request: true })) : undefined;
+  const requestMedia = op.requestBody && 'content' in op.requestBody ? op.requestBody.content['application/json'] : undefined;
+  const bodySchema = requestMedia?.schema;
+  const request = mediaExample(requestMedia)?.value ?? (bodySchema ? polish(doc, sampleOf(doc, bodySchema, { request: true })) : undefined);
 
   const responses = (op.responses ?? {}) as Record<string, ResponseObject>;
   const status = Object.keys(responses).find((s) => s.startsWith('2')) ?? Object.keys(responses)[0] ?? '200';
   const success = responses[status];
-  const responseSchema = status === '204' ? undefined : success?.content?.['application/json']?.schema;
-  const response = { status, description: success?.description ?? '', ...(responseSchema ? { body: polish(doc, sampleOf(doc, responseSchema, { request: false })) } : {}) };
+  const responseMedia = status === '204' ? undefined : success?.content?.['application/json'];
+  const responseSchema = responseMedia?.schema;
+  const body = mediaExample(responseMedia)?.value ?? (responseSchema ? polish(doc, sampleOf(doc, responseSchema, { request: false })) : undefined);
+  const response = { status, description: success?.description ?? '', ...(body !== undefined ? { body } : {}) };
 
   const secured = (op.security ?? doc.security ?? []).length > 0;
   const idempotent = parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');

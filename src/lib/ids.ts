@@ -21,3 +21,12 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
   for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i]! % 32];
   return `${prefix}_${time}${rand}`;
 }
+
+/**
+ * The smallest id `newId(prefix, at)` can make: every id minted at or after `at` sorts at or above it
+ * (ids sort by their time part first), so `{ _id: { $gte: idFloor(prefix, at) } }` selects by creation time
+ * on the `_id` index.
+ */
+export function idFloor(prefix: IdPrefix, at: number): string {
+  return newId(prefix, at).slice(0, prefix.length + 1 + 10);
+}

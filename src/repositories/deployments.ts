@@ -2,6 +2,7 @@ import type { Collection, Db, Filter } from 'mongodb';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import { findPage } from './page.ts';
 import type { Actor } from '../domain/principal.ts';
+import { idFloor } from '../lib/ids.ts';
 
 export const DEPLOYMENT_STATUSES = ['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'] as const;
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
@@ -62,6 +63,19 @@ export class DeploymentRepository {
     if (filter.status !== undefined) query.status = String(filter.status) as DeploymentStatus;
     if (filter.branch !== undefined) query.branch = String(filter.branch);
     return await findPage(this.collection, query, { _id: -1 }, page);
+  }
+
+  /**
+   * The project's deployments created at or after `since` (by the time part of their ids, on the
+   * `project_deployments` index), newest first, only the fields an activity summary needs; at most `limit`.
+   */
+  async createdSince(accountId: string, projectId: string, since: Date, limit: number): Promise<Pick<DeploymentDoc, '_id' | 'status' | 'created_at' | 'finished_at'>[]> {
+    return await this.collection
+      .find(
+        { project_id: String(projectId), _id: { $gte: idFloor('dep', since.getTime()) }, account_id: String(accountId) },
+        { projection: { _id: 1, status: 1, created_at: 1, finished_at: 1 }, sort: { _id: -1 }, limit },
+      )
+      .toArray();
   }
 
   /** Moves a deployment only if it is still in `from` (no lost updates without transactions). */

@@ -66,19 +66,20 @@ const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u2
 const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
 
 /**
- * Free text that is trimmed, then must be 1–`max` characters (code points) and, with
- * `controlCharacters: false`, hold no control character. The pattern states exactly that for the raw
- * value (any whitespace around, then the text), so the document and the check cannot disagree; the
- * message names the problem.
+ * Free text that is trimmed, then must be 1–`max` characters (code points; 0–`max` with `allowEmpty`)
+ * and, with `controlCharacters: false`, hold no control character. The pattern states exactly that for
+ * the raw value (any whitespace around, then the text), so the document and the check cannot disagree;
+ * the message names the problem.
  */
-export function trimmedText(max: number, options: { controlCharacters: boolean }) {
+export function trimmedText(max: number, options: { controlCharacters: boolean; allowEmpty?: boolean }) {
   const edge = options.controlCharacters ? `[^${TRIMMED}]` : `[^${TRIMMED}${CONTROL}]`;
   const inner = options.controlCharacters ? '[\\s\\S]' : `[^${CONTROL}]`;
-  const pattern = new RegExp(`^[${TRIMMED}]*${edge}(?:${inner}{0,${max - 2}}${edge})?[${TRIMMED}]*${END}`, 'u');
+  const text = `${edge}(?:${inner}{0,${max - 2}}${edge})?`;
+  const pattern = new RegExp(`^[${TRIMMED}]*${options.allowEmpty ? `(?:${text})?` : text}[${TRIMMED}]*${END}`, 'u');
   const controlCharacters = new RegExp(`[${CONTROL}]`, 'u');
   const problem = (raw: string) => {
     const text = raw.trim();
-    if (!text) return 'must not be empty';
+    if (!text && !options.allowEmpty) return 'must not be empty';
     if ([...text].length > max) return `must be at most ${max} characters`;
     if (!options.controlCharacters && controlCharacters.test(text)) return 'must not contain control characters';
     return 'is not valid';

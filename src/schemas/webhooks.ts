@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageOf, PageQuery } from './page.ts';
-import { atLeastOneField, documentedPattern, HTTP_URL_PATTERN } from './rules.ts';
+import { atLeastOneField, documentedPattern, HTTP_URL_PATTERN, trimmedText } from './rules.ts';
 import { DELIVERY_STATUSES } from '../repositories/webhookDeliveries.ts';
 import { WEBHOOK_STATUSES } from '../repositories/webhooks.ts';
 import { EVENT_TYPES } from '../domain/eventTypes.ts';
@@ -25,8 +25,6 @@ export function webhookUrlProblem(value: string): string | undefined {
 }
 
 const ID_BODY = '[0-9a-hjkmnp-tv-z]{26}';
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
 export const WebhookId = z
   .string()
@@ -65,13 +63,9 @@ const Events = z
   .max(EVENT_TYPES.length + 1)
   .meta({ description: 'The event types delivered.', example: ['deployment.status_changed'] });
 
-const Description = z
-  .string()
-  .trim()
-  .max(500)
-  .refine((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters')
+const Description = trimmedText(500, { controlCharacters: false, allowEmpty: true })
   .nullable()
-  .meta({ description: 'Free text, at most 500 characters.', example: 'Release notifications', maxLength: 500 });
+  .meta({ description: 'Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).', example: 'Release notifications' });
 
 export const WebhookStatus = z.enum(WEBHOOK_STATUSES).meta({
   description: '`enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).',

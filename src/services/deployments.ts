@@ -1,4 +1,5 @@
 import type { Principal, Actor } from '../domain/principal.ts';
+import { deploymentActivity, periodStart, type DeploymentActivity } from '../domain/deploymentActivity.ts';
 import { conflict, invalidTransition, notFound, projectNotActive } from '../errors.ts';
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
@@ -19,6 +20,8 @@ const DEPLOYMENT_TRANSITIONS: Record<DeploymentStatus, readonly DeploymentStatus
   canceled: [],
   superseded: [],
 };
+/** Deployments read for an activity summary: a month of a very busy project (over 300 a day). */
+const ACTIVITY_LIMIT = 10_000;
 const FINISHED: ReadonlySet<DeploymentStatus> = new Set(['succeeded', 'failed', 'canceled']);
 
 export const canMoveDeployment = (from: DeploymentStatus, to: DeploymentStatus) => DEPLOYMENT_TRANSITIONS[from].includes(to);
@@ -83,6 +86,16 @@ export class DeploymentService {
   async list(principal: Principal, projectId: string, filter: DeploymentFilter, page: PageRequest) {
     const project = await this.#projects.get(principal, projectId);
     return await this.#deployments.page(project.account_id, project._id, filter, page);
+  }
+
+  /**
+   * How the project's deployments went over the last `days` UTC days (today included): per day by
+   * outcome, and the median time from creation to success. Reads at most ACTIVITY_LIMIT deployments.
+   */
+  async activity(principal: Principal, projectId: string, days = 30, now = new Date()): Promise<DeploymentActivity> {
+    const project = await this.#projects.get(principal, projectId);
+    const recent = await this.#deployments.createdSince(project.account_id, project._id, periodStart(days, now), ACTIVITY_LIMIT);
+    return deploymentActivity(recent, days, now);
   }
 
   async get(principal: Principal, projectId: string, id: string): Promise<DeploymentDoc> {

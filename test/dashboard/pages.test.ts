@@ -1,12 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useBrowserServer, useCallbackServer } from '../support/fixtures.ts';
 import { buildPkceRequest, discoverPublicClient } from '../support/oauthFlow.ts';
 import type { TestServer } from '../support/server.ts';
-import { csrfOf, narrowLayout, sessionCookie, signIn, v1 } from './support.ts';
+import { axeViolations, csrfOf, narrowLayout, sessionCookie, signIn, v1 } from './support.ts';
 
 /*
  * The dashboard's newer pages (events, a deployment's page, the project's tabs, the signed-out page),
@@ -25,37 +23,6 @@ let projectId: string;
 let deploymentId: string;
 let cookie: string;
 let csrf: string;
-
-const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-
-interface AxeViolation {
-  id: string;
-  impact: string;
-  help: string;
-  nodes: { target: string[]; failureSummary: string }[];
-}
-
-/**
- * axe-core's WCAG 2.x A/AA rules on the page as it is, in light and in dark (`prefers-color-scheme`).
- * The engine is evaluated through the DevTools protocol (as a test tool would be), not as a page script:
- * the page's CSP allows only its own scripts.
- */
-async function axeViolations(target: Page): Promise<string[]> {
-  const found: string[] = [];
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await target.emulateMedia({ colorScheme });
-    if (!(await target.evaluate<boolean>('typeof window.axe === "object"'))) await target.evaluate(AXE_SOURCE);
-    const { violations, passes } = await target.evaluate<{ violations: AxeViolation[]; passes: string[] }>(
-      `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(WCAG_TAGS)} }, resultTypes: ['violations'] }).then((r) => ({ passes: r.passes.map((p) => p.id), violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) })) }))`,
-    );
-    // The rules that matter most here did run (a page they could not check would pass vacuously).
-    expect([...passes, ...violations.map((v) => v.id)]).toEqual(expect.arrayContaining(['color-contrast']));
-    for (const v of violations) found.push(`[${colorScheme}] ${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(' | ')}`);
-  }
-  await target.emulateMedia({ colorScheme: 'light' });
-  return found;
-}
 
 beforeAll(async () => {
   ({ server } = env);

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -101,4 +102,35 @@ export async function narrowLayout(page: Page, name: string, options: { fullPage
   expect(measured.navRows, `${name}: the navigation takes more than one row at 390 px (${measured.tops})`).toBeLessThanOrEqual(1);
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-390.png`), fullPage: options.fullPage ?? true });
   await page.setViewportSize(VIEWPORTS.desktop);
+}
+
+const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: { target: string[]; failureSummary: string }[];
+}
+
+/**
+ * axe-core's WCAG 2.x A/AA rules on the page as it is, in light and in dark (`prefers-color-scheme`).
+ * The engine is evaluated through the DevTools protocol (as a test tool would be), not as a page script:
+ * the page's CSP allows only its own scripts.
+ */
+export async function axeViolations(target: Page): Promise<string[]> {
+  const found: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await target.emulateMedia({ colorScheme });
+    if (!(await target.evaluate<boolean>('typeof window.axe === "object"'))) await target.evaluate(AXE_SOURCE);
+    const { violations, passes } = await target.evaluate<{ violations: AxeViolation[]; passes: string[] }>(
+      `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(WCAG_TAGS)} }, resultTypes: ['violations'] }).then((r) => ({ passes: r.passes.map((p) => p.id), violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) })) }))`,
+    );
+    // The rules that matter most here did run (a page they could not check would pass vacuously).
+    expect([...passes, ...violations.map((v) => v.id)]).toEqual(expect.arrayContaining(['color-contrast']));
+    for (const v of violations) found.push(`[${colorScheme}] ${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(' | ')}`);
+  }
+  await target.emulateMedia({ colorScheme: 'light' });
+  return found;
 }

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
+import { tempDir } from '../support/tempDirs.ts';
 
 /**
  * Issue 2: where Go is missing and no MONGODB_URI is set, `npm start` says exactly what to do instead
@@ -12,9 +12,9 @@ import { freePort } from '../../src/db/embeddedFerretdb.ts';
  */
 describe('npm start without Go and without MONGODB_URI', () => {
   it('explains the alternatives and exits with code 3, leaving nothing running', async () => {
-    const tmp = await mkdtemp(path.join(os.tmpdir(), 'slipway-nogo-'));
+    const tmp = tempDir('slipway-nogo-');
     // A PATH with only this Node's directory: no `go` can be found.
-    const nodeOnly = await mkdtemp(path.join(os.tmpdir(), 'slipway-nogo-bin-'));
+    const nodeOnly = tempDir('slipway-nogo-bin-');
     const env: NodeJS.ProcessEnv = {
       PATH: `${path.dirname(process.execPath)}:${nodeOnly}`,
       HOME: tmp,

@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { inject } from 'vitest';
 import type { z } from 'zod';
@@ -9,6 +6,7 @@ import { loadConfig, type Config, type ConfigSchema } from '../../src/config/ind
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
+import { tempDir } from './tempDirs.ts';
 
 export interface TestServer {
   /** Base URL, `http://127.0.0.1:PORT` (also PUBLIC_URL). */
@@ -42,7 +40,7 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const port = options.port ?? (await freePort());
   const dbName = options.dbName ?? `t_${randomBytes(6).toString('hex')}`;
-  const keysDir = options.keysDir ?? (await mkdtemp(path.join(os.tmpdir(), 'slipway-test-keys-')));
+  const keysDir = options.keysDir ?? tempDir('slipway-test-keys-');
   const publicUrl = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     env: {},

@@ -12,7 +12,7 @@ import type { Tokens, TestUser } from '../support/tokens.ts';
  * are sent to the server, and the server's verdict must equal the document's (checked with ajv).
  */
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const env = useApiServer();
+const env = useApiServer({ overrides: { webhookAllowLoopback: true } });
 let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, token: string;
 let ajv: Ajv2020;
 beforeAll(() => {
@@ -64,6 +64,20 @@ describe('the document and the server agree, value by value', () => {
       const res = await api.post('/v1/projects', { token, body });
       expect(res.status, `${JSON.stringify(body.name).slice(0, 40)}: document says ${expected}`).toBe(expected ? 201 : 422);
       if (expected) expect(res.body.name).toBe(body.name.trim());
+    }
+  });
+
+  it('webhook descriptions: trimmed, then at most 500 characters, no control characters', async () => {
+    const created = await api.post('/v1/webhooks', { token, body: { url: 'http://127.0.0.1:9/hook', events: ['*'] } });
+    expect(created.status).toBe(201);
+    const path = `/v1/webhooks/${created.body.id}`;
+    const descriptions = ['Release notifications', '', '   ', '  padded  ', 'line\nbreak', 'tab\there', '\tedge\n', 'bell\u0007', 'c1\u0085x', 'x'.repeat(500), ` ${'x'.repeat(500)} `, 'x'.repeat(501), '\u{1f680}'.repeat(500), '\u{1f680}'.repeat(501), null];
+    for (const description of descriptions) {
+      const body = { description };
+      const expected = documentAccepts('/v1/webhooks/{webhook_id}', 'patch', body);
+      const res = await api.patch(path, { token, body });
+      expect(res.status, `${JSON.stringify(description)?.slice(0, 40)}: document says ${expected}`).toBe(expected ? 200 : 422);
+      if (expected) expect(res.body.description).toBe(typeof description === 'string' ? description.trim() : null);
     }
   });
 

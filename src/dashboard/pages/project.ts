@@ -15,6 +15,8 @@ import { choiceGroup, formProblem, intParam, queryValue, refusal, selectField, s
 import { html, type Html } from '../../lib/html.ts';
 import { confirmBody, csrfField, dateTime, pagination, statusBadge } from '../layout.ts';
 import { eventTable } from './events.ts';
+import { duration, stackedBars } from '../charts.ts';
+import type { DeploymentActivity, Outcome } from '../../domain/deploymentActivity.ts';
 import { STATUS_ACTIONS } from './projects.ts';
 
 /** The project page's sections, each its own URL (links, so they work without scripts). */
@@ -29,6 +31,37 @@ interface ProjectPageExtras {
 }
 
 const PER_PAGE = 20;
+const ACTIVITY_DAYS = 30;
+
+const OUTCOME_SERIES = [
+  { key: 'succeeded', label: 'Succeeded' },
+  { key: 'failed', label: 'Failed' },
+  { key: 'canceled', label: 'Canceled' },
+  { key: 'in_progress', label: 'In progress' },
+] as const satisfies readonly { key: Outcome; label: string }[];
+
+const dayLabel = (date: string, options: Intl.DateTimeFormatOptions) => new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', ...options });
+
+/** The last 30 days of the project's deployments by outcome, and how long success takes (median). */
+function activityPanel(activity: DeploymentActivity): Html {
+  const median = activity.medianSecondsToSucceed;
+  const summary =
+    `${activity.total} deployment${activity.total === 1 ? '' : 's'} in the last ${ACTIVITY_DAYS} days: ` +
+    OUTCOME_SERIES.map((s) => `${activity.days.reduce((n, d) => n + d[s.key], 0)} ${s.label.toLowerCase()}`).join(', ') +
+    (median === null ? '.' : `; median time to succeed ${duration(median)}.`);
+  return html`<section class="panel" id="activity-chart" aria-labelledby="activity-chart-title">
+<h2 id="activity-chart-title">Last ${ACTIVITY_DAYS} days</h2>
+<p class="chart-stat">Median time to succeed: <strong data-stat="median-seconds" data-value="${median ?? ''}">${median === null ? 'no successful deployment yet' : duration(median)}</strong></p>
+${stackedBars({
+  id: 'deployments-per-day',
+  title: `Deployments per day, last ${ACTIVITY_DAYS} days`,
+  summary,
+  series: OUTCOME_SERIES,
+  barHeading: 'Day (UTC)',
+  bars: activity.days.map((d) => ({ ...d, label: dayLabel(d.date, { month: 'short', day: 'numeric', year: 'numeric' }), short: dayLabel(d.date, { month: 'short', day: 'numeric' }) })),
+})}
+</section>`;
+}
 
 /**
  * One project: its details and status actions above tabs that are links (each its own URL, no script):
@@ -62,6 +95,7 @@ export function registerProjectPage(router: Router, deps: DashboardDeps): void {
     const dpage = intParam(ctx.query.dpage, 1);
     const filtered = Object.keys(filterErrors).length === 0;
     const deps_ = tab === 'deployments' && filtered ? await deployments.list(principal, project._id, filter, { page: dpage, per_page: PER_PAGE }) : { items: [], total: 0 };
+    const activity = tab === 'deployments' ? await deployments.activity(principal, project._id, ACTIVITY_DAYS) : undefined;
 
     const cenv = queryValue(ctx.query.cenv);
     const cenvOk = !cenv || Environment.safeParse(cenv).success;
@@ -164,7 +198,7 @@ ${pagination(page, PER_PAGE, events.total, (n) => `${base}/activity?page=${n}`)}
     if (tab === 'deployments')
       return show(
         'Deployments',
-        html`<section class="panel" id="deployments" aria-labelledby="deployments-title">
+        html`${activity && activityPanel(activity)}<section class="panel" id="deployments" aria-labelledby="deployments-title">
 <h2 id="deployments-title">Deployments</h2>
 <form method="get" action="${base}" class="filters" role="search" aria-label="Filter deployments">
 ${textField({ form: 'dfilter', name: 'environment', label: 'Environment', state: filterState, placeholder: 'any' })}

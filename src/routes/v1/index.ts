@@ -6,6 +6,7 @@ import type { Config } from '../../config/index.ts';
 import { methodNotAllowed, notFound } from '../../errors.ts';
 import { ApiRouter } from '../../http/apiRouter.ts';
 import { createIdempotent } from '../../http/idempotency.ts';
+import { addExamples } from '../../http/docsExamples.ts';
 import { createApiRegistry, generateDocument } from '../../http/openapi.ts';
 import { anonymousBucket, createApiRateLimiter } from '../../http/rateLimit.ts';
 import type { Repositories } from '../../repositories/index.ts';
@@ -80,5 +81,5 @@ export function createV1Api({ config, repos, services, authenticators }: { confi
     await routes(ctx, () => allowedMethods(ctx, next));
   };
   const middleware: Middleware = (ctx, next) => boundary(ctx, () => dispatch(ctx, next));
-  return { middleware, document: generateDocument(registry, config) };
+  return { middleware, document: addExamples(generateDocument(registry, config)) };
 }

@@ -1,0 +1,97 @@
+import { html, type Html } from '../lib/html.ts';
+
+/**
+ * Charts drawn on the server as SVG: no script, readable in both themes (colors are CSS variables that
+ * dashboard.css sets for light and dark), and each with its numbers as a table beside it, for screen
+ * readers and for anyone who would rather read than look.
+ */
+
+export interface Series {
+  key: string;
+  label: string;
+}
+
+export interface StackedBarsOptions<K extends string> {
+  /** Unique on the page: prefixes the ids that tie the SVG to its title and description. */
+  id: string;
+  title: string;
+  /** One sentence: what the chart shows, in numbers (the SVG's accessible description). */
+  summary: string;
+  series: readonly (Series & { key: K })[];
+  bars: readonly ({ label: string; short: string } & Record<K, number>)[];
+  /** The first column's heading in the table. */
+  barHeading: string;
+}
+
+const WIDTH = 640;
+const HEIGHT = 180;
+const LEFT = 34;
+const BOTTOM = 22;
+const TOP = 8;
+
+/** A bar per entry, its series stacked in order; the y axis from 0 to a round maximum. */
+export function stackedBars<K extends string>(o: StackedBarsOptions<K>): Html {
+  const totals = o.bars.map((b) => o.series.reduce((sum, s) => sum + b[s.key], 0));
+  const max = niceMax(Math.max(1, ...totals));
+  const plotHeight = HEIGHT - TOP - BOTTOM;
+  const slot = (WIDTH - LEFT) / Math.max(1, o.bars.length);
+  const barWidth = Math.max(2, slot * 0.7);
+  const y = (value: number) => TOP + plotHeight - (value / max) * plotHeight;
+  const ticks = [0, max / 2, max].filter((t) => Number.isInteger(t));
+  const labelEvery = Math.ceil(o.bars.length / 6);
+
+  const grid = ticks.map(
+    (t) => html`<line class="chart-grid" x1="${LEFT}" x2="${WIDTH}" y1="${y(t)}" y2="${y(t)}"></line><text class="chart-axis" x="${LEFT - 6}" y="${y(t) + 4}" text-anchor="end">${t}</text>`,
+  );
+  const bars = o.bars.map((bar, i) => {
+    const x = LEFT + i * slot + (slot - barWidth) / 2;
+    let base = 0;
+    const parts = o.series.map((s) => {
+      const value = bar[s.key];
+      if (!value) return '';
+      const top = y(base + value);
+      const height = y(base) - top;
+      base += value;
+      return html`<rect class="chart-${s.key}" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${height.toFixed(1)}"></rect>`;
+    });
+    const tooltip = `${bar.label}: ${o.series.map((s) => `${bar[s.key]} ${s.label.toLowerCase()}`).join(', ')}`;
+    const label = i % labelEvery === 0 || i === o.bars.length - 1 ? html`<text class="chart-axis" x="${(x + barWidth / 2).toFixed(1)}" y="${HEIGHT - 6}" text-anchor="middle">${bar.short}</text>` : '';
+    return html`<g><title>${tooltip}</title>${parts}${label}</g>`;
+  });
+
+  const legend = o.series.map((s) => {
+    const total = o.bars.reduce((sum, b) => sum + b[s.key], 0);
+    return html`<li><span class="chart-swatch chart-${s.key}" aria-hidden="true"></span>${s.label} <strong>${total}</strong></li>`;
+  });
+  const table = html`<table class="list chart-table" data-chart="${o.id}">
+<caption class="visually-hidden">${o.title}</caption>
+<thead><tr><th scope="col">${o.barHeading}</th>${o.series.map((s) => html`<th scope="col">${s.label}</th>`)}</tr></thead>
+<tbody>${o.bars.map((b) => html`<tr><th scope="row">${b.label}</th>${o.series.map((s) => html`<td data-series="${s.key}">${b[s.key]}</td>`)}</tr>`)}</tbody>
+</table>`;
+  return html`<figure class="chart" id="${o.id}">
+<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${o.id}-title ${o.id}-desc" preserveAspectRatio="xMidYMid meet">
+<title id="${o.id}-title">${o.title}</title>
+<desc id="${o.id}-desc">${o.summary}</desc>
+${grid}${bars}
+</svg>
+<figcaption><ul class="chart-legend">${legend}</ul></figcaption>
+<details class="chart-data"><summary>${o.title}: as a table</summary><div class="table-wrap">${table}</div></details>
+</figure>`;
+}
+
+/** 1, 2, 5 × 10^n at or above `value`, so the axis reads in round numbers. */
+function niceMax(value: number): number {
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
+  return 10 * power;
+}
+
+/** `1 h 5 min`, `4 min 12 s`, `35 s`: a duration as people say it. */
+export function duration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return `${h} h${m ? ` ${m} min` : ''}`;
+}
