@@ -52,7 +52,7 @@ it('the built package runs in a browser: API-key calls against the live server, 
       const sdk = (window as unknown as { slipwaySdk: typeof Sdk }).slipwaySdk;
       const client = new sdk.Slipway({ baseUrl: location.origin, apiKey: key });
       const project = await client.projects.get(projectId);
-      const deployment = await client.projects.deployments.create(projectId, { environment: 'browser', branch: 'main' });
+      const deployment = await client.deployments.create(projectId, { environment: 'browser', branch: 'main' });
       let notFound: unknown;
       try {
         await client.projects.get('proj_missing');
