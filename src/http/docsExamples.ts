@@ -182,8 +182,8 @@ export function sdkExamples(baseUrl: string, issuer: string): SdkExample[] {
 
 const slipway = new Slipway({ baseUrl: '${baseUrl}', apiKey: process.env.SLIPWAY_API_KEY });
 // Retried safely: every create carries a generated Idempotency-Key.
-const deployment = await slipway.projects.deployments.create('proj_…', { environment: 'production', branch: 'main' });
-await slipway.projects.deployments.update('proj_…', deployment.id, { status: 'building' });`,
+const deployment = await slipway.deployments.create('proj_…', { environment: 'production', branch: 'main' });
+await slipway.deployments.update('proj_…', deployment.id, { status: 'building' });`,
         login: `import { Slipway, SlipwayOAuth } from '@slipway/sdk';
 
 const oauth = new SlipwayOAuth({ baseUrl: '${baseUrl}', clientId: 'cli_…', redirectUri: '${redirectUri}' });

@@ -126,7 +126,7 @@ describe('/docs examples', () => {
     const expected = {
       typescript: {
         readme: 'sdk/typescript/README.md',
-        deployment: [`new Slipway({ baseUrl: '${server.url}', apiKey: process.env.SLIPWAY_API_KEY })`, 'slipway.projects.deployments.create(', 'slipway.projects.deployments.update('],
+        deployment: [`new Slipway({ baseUrl: '${server.url}', apiKey: process.env.SLIPWAY_API_KEY })`, 'slipway.deployments.create(', 'slipway.deployments.update('],
         login: ['new SlipwayOAuth({', 'oauth.authorizationUrl({', 'oauth.exchangeCode(callbackUrl, { state, codeVerifier })', 'auth: oauth.session(tokens)'],
       },
       python: {

@@ -1,12 +1,15 @@
 #!/bin/sh
-# Regenerates the /v1 types (src/generated/openapi.ts) from a running Slipway's OpenAPI document with
-# the pinned openapi-typescript (package-lock.json). Deterministic: the same document gives the same file.
-#   sh scripts/generate.sh BASE_URL [OUTPUT]      e.g. sh scripts/generate.sh http://127.0.0.1:3000
+# Regenerates the code made from Slipway's OpenAPI document (src/generated/*.ts, src/resources/*.ts)
+# with scripts/generate.mjs and the pinned openapi-typescript (package-lock.json). Deterministic: the
+# same document gives the same files, which the suite's no-drift test checks.
+#   sh scripts/generate.sh BASE_URL|openapi.json [OUT_DIR]      e.g. sh scripts/generate.sh http://127.0.0.1:3000
 set -eu
-BASE_URL=${1:?usage: scripts/generate.sh BASE_URL [OUTPUT]}
+SOURCE=${1:?usage: scripts/generate.sh BASE_URL|openapi.json [OUT_DIR]}
+case "$SOURCE" in http://*|https://*) ;; *) SOURCE=$(cd "$(dirname "$SOURCE")" && pwd)/$(basename "$SOURCE") ;; esac
+OUT=${2:-}
+if [ -n "$OUT" ]; then mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd); fi
 cd "$(dirname "$0")/.."
-OUTPUT=${2:-src/generated/openapi.ts}
 if [ ! -x node_modules/.bin/openapi-typescript ]; then
-  npm ci --no-audit --no-fund >&2
+  npm ci --no-audit --no-fund --ignore-scripts >&2
 fi
-node_modules/.bin/openapi-typescript "${BASE_URL%/}/openapi.json" --default-non-nullable false --output "$OUTPUT" >&2
+exec node scripts/generate.mjs "$SOURCE" ${OUT:+"$OUT"}

@@ -1,7 +1,10 @@
 #!/bin/sh
 # Installs what the TypeScript SDK needs (idempotently), typechecks and builds it, and runs its vitest
-# suite, which starts a live Slipway on FerretDB itself (sdk/testserver, see test/support/globalSetup.ts).
-#   sh sdk/typescript/scripts/test.sh [vitest args…]
+# suite, which starts a live Slipway on FerretDB itself (sdk/testserver, see test/support/globalSetup.ts):
+# among others the no-drift check of the generated code, the shared conformance scenario, and a fresh
+# directory outside the repository that installs the package from a checkout and from the `npm pack`
+# tarball as the README says (with SDK_ARTIFACTS_DIR set, that tarball is kept there: CI's release artifact).
+#   [SDK_ARTIFACTS_DIR=dir] sh sdk/typescript/scripts/test.sh [vitest args…]
 set -eu
 cd "$(dirname "$0")/.."
 ROOT=$(cd ../.. && pwd)

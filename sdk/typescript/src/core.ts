@@ -1,4 +1,6 @@
-import { ConnectionError, TimeoutError, errorFromResponse } from './errors.js';
+import { ConnectionError, RequestAbortedError, SlipwayError, TimeoutError, errorFromResponse } from './errors.js';
+
+export { API_VERSION, VERSION } from './generated/meta.js';
 
 /** Where an access token comes from: a fixed one, an OAuth session that refreshes, client credentials… */
 export interface TokenProvider {
@@ -22,7 +24,7 @@ export interface ClientOptions {
   auth?: TokenProvider;
   /** Retries after 429, 503, timeouts and network errors; 0 turns retrying off. Default 2. */
   maxRetries?: number;
-  /** Milliseconds each attempt may take before it is abandoned. Default 60 000. */
+  /** Milliseconds each attempt may take before it is abandoned (a `timeout` error, retried). Default 60 000. */
   timeout?: number;
   /** First backoff delay in ms (doubled each retry, with full jitter). Default 500. */
   initialRetryDelay?: number;
@@ -35,35 +37,43 @@ export interface ClientOptions {
    * a function returning a fresh key, or `false` to send none. Default: a random UUID per call.
    */
   idempotencyKey?: false | (() => string);
-  /** Extra headers for every request. */
+  /** Headers sent with every request (a call's own `headers` win), e.g. `{ 'user-agent': 'deploy-bot/1.4' }`. */
   headers?: Record<string, string>;
-  /** A fetch implementation (default: the global `fetch`). */
+  /**
+   * The `fetch` every request goes through (default: the global one at call time), e.g. to add a
+   * proxy agent, log, or test. It gets `(url, init)` with `init.signal`; what it throws becomes `network_error`.
+   */
   fetch?: typeof fetch;
 }
 
-/** Per-call options: every method takes them as its last argument. */
+/** Per-call options: every method takes them as its last argument (and `slipway.request` as its second). */
 export interface RequestOptions {
-  /** Cancels the call (and its retries and backoff waits). */
-  signal?: AbortSignal;
-  /** Overrides the client's `timeout` (ms per attempt). */
-  timeout?: number;
-  /** Overrides the client's `maxRetries`. */
-  maxRetries?: number;
-  /** The `Idempotency-Key` for this create, instead of a generated one. */
+  /**
+   * The `Idempotency-Key` to send, instead of a generated one. Give the same key again (from any
+   * process, e.g. after a restart) to retry a create: the server answers with what it created the
+   * first time, and never creates twice.
+   */
   idempotencyKey?: string;
+  /** Overrides the client's `timeout`: milliseconds each attempt may take (`timeout` error after it). */
+  timeout?: number;
+  /** Headers for this call, over the client's `headers`. */
   headers?: Record<string, string>;
+  /** Overrides the client's `maxRetries` (0: one attempt). */
+  maxRetries?: number;
+  /** Ends the call, its retries and backoff waits (`request_aborted` error; the signal's reason is its `cause`). */
+  signal?: AbortSignal;
 }
 
+/** A request to any path under the base URL (`slipway.request`): for operations this SDK does not wrap yet. */
 export interface RequestSpec {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The path under the base URL, with its ids already in it, e.g. `/v1/projects/proj_123`. */
   path: string;
   query?: Record<string, string | number | boolean | undefined | null> | undefined;
   body?: unknown;
-  /** The operation accepts `Idempotency-Key` (creates). */
+  /** A POST that accepts `Idempotency-Key` (a create): it gets a generated key, so its retries are safe. */
   idempotent?: boolean;
 }
-
-export const VERSION = '0.1.0';
 
 function randomKey(): string {
   const c = globalThis.crypto;
@@ -82,6 +92,18 @@ export function parseRetryAfter(value: string | null): number | undefined {
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/**
+ * The error for a call the caller's signal ended: `timeout` when the signal says so
+ * (`AbortSignal.timeout(ms)`), else `request_aborted`; the signal's reason is the `cause`.
+ */
+function abortedError(signal: AbortSignal, what: string): SlipwayError {
+  const reason = abortReason(signal);
+  if ((reason as { name?: unknown } | null)?.name === 'TimeoutError') {
+    return new TimeoutError({ code: 'timeout', status: null, message: `The caller's signal timed out: ${what}`, cause: reason });
+  }
+  return new RequestAbortedError({ code: 'request_aborted', status: null, message: `The caller aborted the request: ${what}`, cause: reason });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -137,27 +159,45 @@ export class ApiClient {
     return url.href;
   }
 
-  /** Sends one /v1 request; resolves with the parsed JSON body (undefined for 204). */
+  /**
+   * Sends one request; resolves with the parsed JSON body (undefined for 204). Every failure is a
+   * SlipwayError: the server's, `http_<status>` for an error response that is not Slipway's JSON,
+   * `timeout`, `request_aborted`, `network_error`, `invalid_response`.
+   */
   async request<T>(spec: RequestSpec, options: RequestOptions = {}): Promise<T> {
+    const what = `${spec.method} ${spec.path}`;
+    const signal = options.signal;
+    try {
+      return await this.#send<T>(spec, options);
+    } catch (err) {
+      // Whatever ended the call (a backoff wait, the token provider, fetch), the caller's abort wins.
+      if (signal?.aborted && !(err instanceof SlipwayError && err.cause === signal.reason)) throw abortedError(signal, what);
+      throw err;
+    }
+  }
+
+  async #send<T>(spec: RequestSpec, options: RequestOptions): Promise<T> {
     const o = this.#options;
+    const what = `${spec.method} ${spec.path}`;
     const maxRetries = options.maxRetries ?? o.maxRetries ?? 2;
     const timeout = options.timeout ?? o.timeout ?? 60_000;
     const maxRetryAfter = o.maxRetryAfter ?? 60;
     const url = this.url(spec.path, spec.query);
+    // The caller's key is sent as given; a create (and a raw POST marked `idempotent`) gets a generated one.
     const idempotencyKey =
-      spec.method === 'POST' && spec.idempotent ? (options.idempotencyKey ?? (o.idempotencyKey === false ? undefined : (o.idempotencyKey ?? randomKey)())) : undefined;
+      options.idempotencyKey ?? (spec.method === 'POST' && spec.idempotent && o.idempotencyKey !== false ? (o.idempotencyKey ?? randomKey)() : undefined);
     // Without an Idempotency-Key a POST that may have reached the server is not sent again.
     const safeToResend = spec.method !== 'POST' || idempotencyKey !== undefined;
     const signal = options.signal;
     let refreshed = false;
 
     for (let retry = 0; ; retry += 1) {
-      if (signal?.aborted) throw abortReason(signal);
+      if (signal?.aborted) throw abortedError(signal, what);
       const token = await this.#token(signal);
       const headers: Record<string, string> = { accept: 'application/json', ...o.headers, ...options.headers };
       if (token) headers.authorization = `Bearer ${token}`;
       if (spec.body !== undefined) headers['content-type'] = 'application/json';
-      if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+      if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
 
       const attempt = new AbortController();
       let timedOut = false;
@@ -186,12 +226,12 @@ export class ApiClient {
           body = undefined;
         }
       } catch (err) {
-        if (signal?.aborted) throw abortReason(signal);
+        if (signal?.aborted) throw abortedError(signal, what);
         const error = timedOut
-          ? new TimeoutError({ code: 'timeout', status: 0, message: `No response within ${timeout} ms: ${spec.method} ${spec.path}`, cause: err })
+          ? new TimeoutError({ code: 'timeout', status: null, message: `No response within ${timeout} ms: ${what}`, cause: err })
           : err instanceof SyntaxError
-            ? new ConnectionError({ code: 'invalid_response', status: 0, message: `The response to ${spec.method} ${spec.path} was not JSON`, cause: err })
-            : new ConnectionError({ code: 'connection_error', status: 0, message: `Could not reach Slipway: ${(err as Error).message}`, cause: err });
+            ? new ConnectionError({ code: 'invalid_response', status: null, message: `The response to ${what} was not JSON`, cause: err })
+            : new ConnectionError({ code: 'network_error', status: null, message: `Could not reach Slipway: ${(err as Error)?.message ?? String(err)}`, cause: err });
         if (safeToResend && retry < maxRetries && error.code !== 'invalid_response') {
           await sleep(this.#backoff(retry), signal);
           continue;

@@ -1,12 +1,35 @@
+import { SERVER_ERROR_CODES } from './generated/meta.js';
+
 /** One problem with one field of the request (`details` of a 422 `validation_failed`). */
 export interface ErrorDetail {
   field: string;
   message: string;
 }
 
+/** The server's codes (from the OpenAPI document) and the client's own. */
+export const ErrorCode = {
+  ...SERVER_ERROR_CODES,
+  /** No response within the per-call or client `timeout` (or the caller's `AbortSignal.timeout`). */
+  Timeout: 'timeout',
+  /** The caller's `AbortSignal` ended the call (its reason is the error's `cause`). */
+  RequestAborted: 'request_aborted',
+  /** No response: DNS, refused or reset connection, TLS. */
+  NetworkError: 'network_error',
+  /** A success response whose body was not JSON (e.g. a captive portal or a misrouted proxy). */
+  InvalidResponse: 'invalid_response',
+  /** A webhook delivery whose `Slipway-Signature` does not verify (`WebhookSignatureError`). */
+  InvalidSignature: 'invalid_signature',
+} as const;
+
+/**
+ * A `code` an error can have: one of `ErrorCode`, or `http_<status>` for an error response that is
+ * not Slipway's JSON (e.g. a proxy's HTML 502 is `http_502`). OAuth errors carry the OAuth `error`.
+ */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode] | `http_${number}`;
+
 interface ErrorInit {
   code: string;
-  status: number;
+  status: number | null;
   message: string;
   requestId?: string | null;
   details?: ErrorDetail[] | undefined;
@@ -16,14 +39,15 @@ interface ErrorInit {
 
 /**
  * Every error the client raises. API errors carry the server's `code`, `status`, `message`,
- * `request_id` (as `requestId`) and `details`; connection problems and timeouts have `status` 0.
- * Catch a subclass (`NotFoundError`, `RateLimitError`, …) or switch on `code`.
+ * `request_id` (as `requestId`) and `details`; when no response arrived (timeout, abort, network)
+ * `status` is null. Catch a subclass (`NotFoundError`, `RateLimitError`, …) or compare `code` with
+ * `ErrorCode.NotFound` etc.
  */
 export class SlipwayError extends Error {
-  /** Stable machine-readable code, e.g. `not_found`, `validation_failed`, `insufficient_scope`. */
-  readonly code: string;
-  /** HTTP status; 0 when no response arrived. */
-  readonly status: number;
+  /** Stable machine-readable code, e.g. `not_found`, `validation_failed`, `timeout`, `http_502` (see `ErrorCode`). */
+  readonly code: ErrorCode | (string & {});
+  /** HTTP status; null when no response arrived. */
+  readonly status: number | null;
   /** The server's `X-Request-Id` for this request (quote it in support requests). */
   readonly requestId: string | null;
   /** Field problems of a 422. */
@@ -65,10 +89,12 @@ export class RateLimitError extends SlipwayError {
 }
 /** 5xx: `internal_error`, `service_unavailable` (503, after the configured retries). */
 export class ServerError extends SlipwayError {}
-/** No response: DNS, refused or reset connection (after the configured retries). */
+/** No usable response: `network_error` (DNS, refused or reset connection), `invalid_response` (after the configured retries). */
 export class ConnectionError extends SlipwayError {}
-/** No response within the configured `timeout` (after the configured retries). */
+/** `timeout`: no response within the `timeout` (after the configured retries), or the caller's `AbortSignal.timeout`. */
 export class TimeoutError extends ConnectionError {}
+/** `request_aborted`: the caller's `AbortSignal` ended the call; `cause` is the signal's reason. */
+export class RequestAbortedError extends SlipwayError {}
 
 /** Errors of the OAuth helper (authorization response, token endpoint). */
 export class OAuthError extends SlipwayError {}

@@ -1,14 +1,16 @@
 export { Slipway } from './client.js';
-export { VERSION, parseRetryAfter, type ClientOptions, type RequestOptions, type RequestSpec, type TokenProvider } from './core.js';
+export { API_VERSION, VERSION, parseRetryAfter, type ClientOptions, type RequestOptions, type RequestSpec, type TokenProvider } from './core.js';
 export {
   AuthenticationError,
   BadRequestError,
   ConflictError,
   ConnectionError,
+  ErrorCode,
   NotFoundError,
   OAuthError,
   PermissionDeniedError,
   RateLimitError,
+  RequestAbortedError,
   ServerError,
   SlipwayError,
   TimeoutError,
@@ -17,5 +19,6 @@ export {
 } from './errors.js';
 export { OAuthSession, SlipwayOAuth, type AuthorizationRequest, type OAuthOptions, type TokenSet } from './oauth.js';
 export { paginate } from './pagination.js';
+export type { APIKeys, Configurations, Deployments, Events, OAuthClients, Projects, Users, Webhooks } from './resources/index.js';
 export type * from './types.js';
 export { WebhookSignatureError, constructWebhookEvent, verifyWebhookSignature, type VerifyWebhookOptions } from './webhooks.js';

@@ -46,10 +46,12 @@ function toOAuthError(err: unknown): SlipwayError {
     return new OAuthError({ code: err.error, status: err.status, message: err.error_description ?? err.error, cause: err });
   }
   if (err instanceof oauth.AuthorizationResponseError) {
-    return new OAuthError({ code: err.error, status: 0, message: err.error_description ?? err.error, cause: err });
+    return new OAuthError({ code: err.error, status: null, message: err.error_description ?? err.error, cause: err });
   }
   const e = err as Error & { code?: unknown };
-  return new OAuthError({ code: typeof e.code === 'string' ? e.code.toLowerCase() : 'oauth_error', status: 0, message: e.message ?? String(err), cause: err });
+  // fetch rejects with a bare TypeError when the server cannot be reached.
+  if (err instanceof TypeError && e.code === undefined) return new OAuthError({ code: 'network_error', status: null, message: `Could not reach the authorization server: ${e.message}`, cause: err });
+  return new OAuthError({ code: typeof e.code === 'string' ? e.code.toLowerCase() : 'oauth_error', status: null, message: e.message ?? String(err), cause: err });
 }
 
 function tokenSet(response: oauth.TokenEndpointResponse, previous?: TokenSet): TokenSet {
@@ -107,7 +109,7 @@ export class SlipwayOAuth {
     const as = await this.metadata();
     const redirectUri = params.redirectUri ?? this.redirectUri;
     if (!redirectUri) throw new TypeError('redirectUri is required');
-    if (!as.authorization_endpoint) throw new OAuthError({ code: 'invalid_metadata', status: 0, message: 'no authorization_endpoint' });
+    if (!as.authorization_endpoint) throw new OAuthError({ code: 'invalid_metadata', status: null, message: 'no authorization_endpoint' });
     const codeVerifier = oauth.generateRandomCodeVerifier();
     const state = params.state ?? oauth.generateRandomState();
     const url = new URL(as.authorization_endpoint);

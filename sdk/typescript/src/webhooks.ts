@@ -1,9 +1,10 @@
 import { SlipwayError } from './errors.js';
+import type { WebhookPayload } from './types.js';
 
 /** A delivery whose `Slipway-Signature` does not verify (wrong secret, altered body, too old, missing). */
 export class WebhookSignatureError extends SlipwayError {
   constructor(message: string) {
-    super({ code: 'invalid_signature', status: 0, message });
+    super({ code: 'invalid_signature', status: null, message });
   }
 }
 
@@ -60,9 +61,18 @@ export async function verifyWebhookSignature(options: VerifyWebhookOptions): Pro
   return false;
 }
 
-/** Verifies the delivery (see `verifyWebhookSignature`) and returns its parsed JSON body, or throws WebhookSignatureError. */
-export async function constructWebhookEvent<T = Record<string, unknown>>(options: VerifyWebhookOptions): Promise<T> {
+/**
+ * Verifies the delivery (see `verifyWebhookSignature`) and returns its parsed JSON body, typed as
+ * `WebhookPayload` (`id`, `type`, `actor`, `project_id`, `data`, `created_at`); throws
+ * WebhookSignatureError when the signature does not verify. The body is not checked against the type
+ * at run time: the signature is what proves Slipway sent it.
+ */
+export async function constructWebhookEvent<T = WebhookPayload>(options: VerifyWebhookOptions): Promise<T> {
   if (!(await verifyWebhookSignature(options))) throw new WebhookSignatureError('The Slipway-Signature header does not match this payload and secret, or is too old.');
   const text = typeof options.payload === 'string' ? options.payload : new TextDecoder().decode(options.payload);
-  return JSON.parse(text) as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new SlipwayError({ code: 'invalid_response', status: null, message: 'The webhook delivery is signed but its body is not JSON.', cause: err });
+  }
 }

@@ -29,7 +29,7 @@ describe('API errors become typed errors with code, status, message, requestId a
 
   it('422 validation_failed with details per field', async () => {
     const project = await writer.projects.create({ name: unique('invalid') });
-    const err = await failure(writer.projects.deployments.create(project.id, { environment: 'Not An Environment!', branch: 'main' }));
+    const err = await failure(writer.deployments.create(project.id, { environment: 'Not An Environment!', branch: 'main' }));
     expect(err).toBeInstanceOf(ValidationError);
     expect(err).toMatchObject({ code: 'validation_failed', status: 422 });
     expect(err.details?.map((d) => d.field)).toContain('environment');

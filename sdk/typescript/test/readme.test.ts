@@ -26,6 +26,7 @@ declare global {
   const clientId: string;
   const callbackUrl: string;
   function saveSomewhere(tokens: TokenSet): void;
+  function loadSomewhere(): string;
   function saveSecret(secret: string): void;
 }
 export {};

@@ -21,11 +21,11 @@ describe('with an API key (read write, one project)', () => {
     const info = harness();
     const ci = new Slipway({ baseUrl: info.base_url, apiKey: info.api_key.key });
     const projectId = info.api_key.project_id;
-    const deployment = await ci.projects.deployments.create(projectId, { environment: 'production', branch: 'main', commit_sha: '3f2a9c1' });
+    const deployment = await ci.deployments.create(projectId, { environment: 'production', branch: 'main', commit_sha: '3f2a9c1' });
     expect(deployment).toMatchObject({ project_id: projectId, status: 'queued', branch: 'main' });
-    const building = await ci.projects.deployments.update(projectId, deployment.id, { status: 'building' });
+    const building = await ci.deployments.update(projectId, deployment.id, { status: 'building' });
     expect(building.status).toBe('building');
-    expect((await ci.projects.deployments.get(projectId, deployment.id)).status).toBe('building');
+    expect((await ci.deployments.get(projectId, deployment.id)).status).toBe('building');
     const page = await ci.projects.list();
     expect(page.data.map((p) => p.id)).toEqual([projectId]);
   });
@@ -67,55 +67,55 @@ describe('every resource: create, get, list, paginate over more than one page, u
 
   it('deployments (with filters)', async () => {
     const project = await slipway.projects.create({ name: unique('deploys') });
-    for (let i = 0; i < 5; i += 1) await slipway.projects.deployments.create(project.id, { environment: i < 3 ? 'staging' : 'production', branch: `feature-${i}` });
-    const page = await slipway.projects.deployments.list(project.id, { per_page: 2, environment: 'staging' });
+    for (let i = 0; i < 5; i += 1) await slipway.deployments.create(project.id, { environment: i < 3 ? 'staging' : 'production', branch: `feature-${i}` });
+    const page = await slipway.deployments.list(project.id, { per_page: 2, environment: 'staging' });
     expect(page.pagination.total).toBe(3);
-    const staging = await collect(slipway.projects.deployments.listAll(project.id, { per_page: 2, environment: 'staging' }));
+    const staging = await collect(slipway.deployments.listAll(project.id, { per_page: 2, environment: 'staging' }));
     expect(staging.map((d) => d.environment)).toEqual(['staging', 'staging', 'staging']);
-    const all = await collect(slipway.projects.deployments.listAll(project.id, { per_page: 2 }));
+    const all = await collect(slipway.deployments.listAll(project.id, { per_page: 2 }));
     expect(all).toHaveLength(5);
-    const updated = await slipway.projects.deployments.update(project.id, all[0]!.id, { status: 'canceled', status_message: 'superseded' });
+    const updated = await slipway.deployments.update(project.id, all[0]!.id, { status: 'canceled', status_message: 'superseded' });
     expect(updated).toMatchObject({ status: 'canceled', status_message: 'superseded' });
     // Deployments have no DELETE of their own: they go with their project.
     await slipway.projects.delete(project.id);
-    await expect(slipway.projects.deployments.get(project.id, all[0]!.id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(slipway.deployments.get(project.id, all[0]!.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('configurations (secret values revealed on request)', async () => {
     const project = await slipway.projects.create({ name: unique('configs') });
-    for (let i = 0; i < 5; i += 1) await slipway.projects.configurations.create(project.id, { environment: 'production', key: `KEY_${i}`, value: `value-${i}` });
-    const secret = await slipway.projects.configurations.create(project.id, { environment: 'production', key: 'DATABASE_URL', value: 'postgres://secret', secret: true });
+    for (let i = 0; i < 5; i += 1) await slipway.configurations.create(project.id, { environment: 'production', key: `KEY_${i}`, value: `value-${i}` });
+    const secret = await slipway.configurations.create(project.id, { environment: 'production', key: 'DATABASE_URL', value: 'postgres://secret', secret: true });
     expect(secret.value).not.toBe('postgres://secret');
-    expect((await slipway.projects.configurations.get(project.id, secret.id, { reveal: true })).value).toBe('postgres://secret');
-    const all = await collect(slipway.projects.configurations.listAll(project.id, { per_page: 2, environment: 'production' }));
+    expect((await slipway.configurations.get(project.id, secret.id, { reveal: true })).value).toBe('postgres://secret');
+    const all = await collect(slipway.configurations.listAll(project.id, { per_page: 2, environment: 'production' }));
     expect(all.map((c) => c.key).sort()).toEqual(['DATABASE_URL', 'KEY_0', 'KEY_1', 'KEY_2', 'KEY_3', 'KEY_4']);
-    const updated = await slipway.projects.configurations.update(project.id, all[0]!.id, { value: 'changed' });
+    const updated = await slipway.configurations.update(project.id, all[0]!.id, { value: 'changed' });
     expect(updated.id).toBe(all[0]!.id);
-    await slipway.projects.configurations.delete(project.id, all[0]!.id);
-    await expect(slipway.projects.configurations.get(project.id, all[0]!.id)).rejects.toBeInstanceOf(NotFoundError);
-    expect((await slipway.projects.configurations.list(project.id)).pagination.total).toBe(5);
+    await slipway.configurations.delete(project.id, all[0]!.id);
+    await expect(slipway.configurations.get(project.id, all[0]!.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await slipway.configurations.list(project.id)).pagination.total).toBe(5);
     await slipway.projects.delete(project.id);
   });
 
   it('API keys: create (secret once), rotate, revoke', async () => {
     const project = await slipway.projects.create({ name: unique('keys') });
     const keys = [];
-    for (let i = 0; i < 3; i += 1) keys.push(await slipway.projects.apiKeys.create(project.id, { name: `ci-${i}`, scopes: ['read'] }));
+    for (let i = 0; i < 3; i += 1) keys.push(await slipway.apiKeys.create(project.id, { name: `ci-${i}`, scopes: ['read'] }));
     expect(keys[0]!.key).toMatch(/^slw_/);
     const reader = new Slipway({ baseUrl: harness().base_url, apiKey: keys[0]!.key! });
     expect((await reader.projects.get(project.id)).id).toBe(project.id);
 
-    expect((await slipway.projects.apiKeys.get(project.id, keys[1]!.id)).name).toBe('ci-1');
-    const all = await collect(slipway.projects.apiKeys.listAll(project.id, { per_page: 2 }));
+    expect((await slipway.apiKeys.get(project.id, keys[1]!.id)).name).toBe('ci-1');
+    const all = await collect(slipway.apiKeys.listAll(project.id, { per_page: 2 }));
     expect(all.map((k) => k.id).sort()).toEqual(keys.map((k) => k.id).sort());
     expect(all.every((k) => !('key' in k) || k.key === undefined)).toBe(true);
 
-    const rotated = await slipway.projects.apiKeys.rotate(project.id, keys[1]!.id, { grace_period_seconds: 0 });
+    const rotated = await slipway.apiKeys.rotate(project.id, keys[1]!.id, { grace_period_seconds: 0 });
     expect(rotated.key).toMatch(/^slw_/);
     expect(rotated.key).not.toBe(keys[1]!.key);
-    const revoked = await slipway.projects.apiKeys.revoke(project.id, keys[0]!.id);
+    const revoked = await slipway.apiKeys.revoke(project.id, keys[0]!.id);
     expect(revoked.status).toBe('revoked');
-    const active = await collect(slipway.projects.apiKeys.listAll(project.id, { per_page: 2, status: 'active' }));
+    const active = await collect(slipway.apiKeys.listAll(project.id, { per_page: 2, status: 'active' }));
     expect(active.map((k) => k.id).sort()).toEqual([keys[1]!.id, keys[2]!.id].sort());
     await slipway.projects.delete(project.id);
   });

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, RateLimitError, Slipway, TimeoutError } from '../src/index.ts';
+import { ConnectionError, ErrorCode, RateLimitError, RequestAbortedError, Slipway, SlipwayError, TimeoutError } from '../src/index.ts';
 import { harness, recordingFetch, unique } from './support/env.ts';
 import { startHarness, type Harness } from './support/harness.ts';
 
@@ -22,7 +22,7 @@ describe('a retried POST creates exactly once (Idempotency-Key)', () => {
     };
     const ci = new Slipway({ baseUrl: info.base_url, apiKey: info.api_key.key, fetch: flaky, maxRetries: 2, initialRetryDelay: 10 });
     const branch = unique('retried');
-    const deployment = await ci.projects.deployments.create(info.api_key.project_id, { environment: 'production', branch });
+    const deployment = await ci.deployments.create(info.api_key.project_id, { environment: 'production', branch });
 
     const posts = recorder.calls.filter((c) => c.method === 'POST');
     expect(posts).toHaveLength(2);
@@ -32,7 +32,7 @@ describe('a retried POST creates exactly once (Idempotency-Key)', () => {
 
     const reader = new Slipway({ baseUrl: info.base_url, apiKey: info.api_key.key });
     const withBranch = [];
-    for await (const d of reader.projects.deployments.listAll(info.api_key.project_id, { branch, per_page: 100 })) withBranch.push(d.id);
+    for await (const d of reader.deployments.listAll(info.api_key.project_id, { branch, per_page: 100 })) withBranch.push(d.id);
     expect(withBranch).toEqual([deployment.id]);
   });
 
@@ -40,15 +40,15 @@ describe('a retried POST creates exactly once (Idempotency-Key)', () => {
     const info = harness();
     const recorder = recordingFetch();
     const ci = new Slipway({ baseUrl: info.base_url, apiKey: info.api_key.key, fetch: recorder.fetch });
-    const a = await ci.projects.deployments.create(info.api_key.project_id, { environment: 'dev', branch: unique('a') });
-    await ci.projects.deployments.create(info.api_key.project_id, { environment: 'dev', branch: unique('b') }, { idempotencyKey: 'my-own-key-1' });
-    await ci.projects.deployments.update(info.api_key.project_id, a.id, { status: 'canceled' });
-    await ci.projects.deployments.get(info.api_key.project_id, a.id);
+    const a = await ci.deployments.create(info.api_key.project_id, { environment: 'dev', branch: unique('a') });
+    await ci.deployments.create(info.api_key.project_id, { environment: 'dev', branch: unique('b') }, { idempotencyKey: 'my-own-key-1' });
+    await ci.deployments.update(info.api_key.project_id, a.id, { status: 'canceled' });
+    await ci.deployments.get(info.api_key.project_id, a.id);
     expect(recorder.calls.map((c) => c.headers.get('idempotency-key'))).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), 'my-own-key-1', null, null]);
 
     const off = recordingFetch();
     const noKeys = new Slipway({ baseUrl: info.base_url, apiKey: info.api_key.key, fetch: off.fetch, idempotencyKey: false });
-    await noKeys.projects.deployments.create(info.api_key.project_id, { environment: 'dev', branch: unique('c') });
+    await noKeys.deployments.create(info.api_key.project_id, { environment: 'dev', branch: unique('c') });
     expect(off.calls[0]!.headers.get('idempotency-key')).toBeNull();
   });
 });
@@ -108,7 +108,7 @@ describe('503: retried after Retry-After while the database is down (a harness o
     await ci.projects.get(info.api_key.project_id);
     expect(await outage.command('database stop')).toEqual({ database: 'stopped' });
     const branch = unique('during-outage');
-    const creating = ci.projects.deployments.create(info.api_key.project_id, { environment: 'production', branch });
+    const creating = ci.deployments.create(info.api_key.project_id, { environment: 'production', branch });
     const answered503 = async () => {
       for (let i = 0; i < 300 && !recorder.calls.some((c) => c.status === 503); i += 1) await new Promise((r) => setTimeout(r, 100));
     };
@@ -120,10 +120,19 @@ describe('503: retried after Retry-After while the database is down (a harness o
     expect(posts[0]!.status).toBe(503);
     expect(posts.at(-1)!.status).toBe(201);
     expect(new Set(posts.map((c) => c.headers.get('idempotency-key'))).size).toBe(1);
-    const withBranch = await ci.projects.deployments.list(info.api_key.project_id, { branch });
+    const withBranch = await ci.deployments.list(info.api_key.project_id, { branch });
     expect(withBranch.data.map((d) => d.id)).toEqual([deployment.id]);
   });
 });
+
+/** A loopback port nothing listens on (connections are refused). */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 
 describe('timeouts, cancellation and network errors', () => {
   // A peer that accepts connections and never answers: what a hung server looks like to a client.
@@ -148,36 +157,59 @@ describe('timeouts, cancellation and network errors', () => {
     const client = new Slipway({ baseUrl: silentUrl, apiKey: 'slw_x', timeout: 200, maxRetries: 1, initialRetryDelay: 10, fetch: recorder.fetch });
     const err = await client.projects.list().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
-    expect(err).toMatchObject({ code: 'timeout', status: 0 });
+    expect(err).toMatchObject({ code: 'timeout', status: null });
     expect(recorder.calls).toHaveLength(2);
   });
 
-  it('an AbortSignal cancels the call at once, without retrying', async () => {
+  it("the caller's AbortSignal ends the call at once, without retrying: RequestAbortedError request_aborted, the reason kept as cause", async () => {
     const recorder = recordingFetch();
     const client = new Slipway({ baseUrl: silentUrl, apiKey: 'slw_x', maxRetries: 3, fetch: recorder.fetch });
     const controller = new AbortController();
     const pending = client.projects.list({}, { signal: controller.signal }).catch((e: unknown) => e);
-    setTimeout(() => controller.abort(), 100);
+    const reason = new Error('the user closed the page');
+    setTimeout(() => controller.abort(reason), 100);
     const err = await pending;
-    expect((err as Error).name).toBe('AbortError');
+    expect(err).toBeInstanceOf(RequestAbortedError);
+    expect(err).toBeInstanceOf(SlipwayError);
+    expect(err).toMatchObject({ code: ErrorCode.RequestAborted, status: null, name: 'RequestAbortedError' });
+    expect((err as SlipwayError).cause).toBe(reason);
     expect(recorder.calls).toHaveLength(1);
+
+    // Already aborted: nothing is sent; the default reason (a DOMException AbortError) is the cause.
     const already = await client.projects.list({}, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
-    expect((already as Error).name).toBe('AbortError');
+    expect(already).toBeInstanceOf(RequestAbortedError);
+    expect(((already as SlipwayError).cause as Error).name).toBe('AbortError');
+    expect(recorder.calls).toHaveLength(1);
+
+    // Aborted during a backoff wait between two attempts (a POST with a key, to a closed port).
+    const closed = new Slipway({ baseUrl: `http://127.0.0.1:${await closedPort()}`, apiKey: 'slw_x', maxRetries: 5, initialRetryDelay: 60_000, maxRetryDelay: 60_000 });
+    const waiting = new AbortController();
+    const inBackoff = closed.projects.create({ name: 'x' }, { signal: waiting.signal }).catch((e: unknown) => e);
+    setTimeout(() => waiting.abort(), 200);
+    expect(await inBackoff).toMatchObject({ code: 'request_aborted', status: null });
+
+    // A signal made by AbortSignal.timeout(ms) is a timeout, not an abort.
+    const timedOut = await client.projects.list({}, { signal: AbortSignal.timeout(100) }).catch((e: unknown) => e);
+    expect(timedOut).toBeInstanceOf(TimeoutError);
+    expect(timedOut).toMatchObject({ code: ErrorCode.Timeout, status: null });
+  });
+
+  it('a per-call timeout overrides the client one, and maxRetries: 0 sends one attempt', async () => {
+    const recorder = recordingFetch();
+    const client = new Slipway({ baseUrl: silentUrl, apiKey: 'slw_x', timeout: 60_000, maxRetries: 3, fetch: recorder.fetch });
+    const err = await client.projects.get('proj_x', { timeout: 150, maxRetries: 0 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err).toMatchObject({ code: 'timeout', status: null });
+    expect(recorder.calls).toHaveLength(1);
   });
 
   it('retries network errors with backoff (GET, POST with a key) but never resends a POST without one', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = probe.address() as AddressInfo;
-        probe.close(() => resolve(p));
-      });
-    });
-    const closed = `http://127.0.0.1:${port}`;
+    const closed = `http://127.0.0.1:${await closedPort()}`;
     const recorder = recordingFetch();
     const client = new Slipway({ baseUrl: closed, apiKey: 'slw_x', maxRetries: 2, initialRetryDelay: 5, fetch: recorder.fetch });
     await expect(client.projects.list()).rejects.toBeInstanceOf(ConnectionError);
     expect(recorder.calls).toHaveLength(3);
-    await expect(client.projects.create({ name: 'x' })).rejects.toMatchObject({ code: 'connection_error', status: 0 });
+    await expect(client.projects.create({ name: 'x' })).rejects.toMatchObject({ code: ErrorCode.NetworkError, status: null });
     expect(recorder.calls).toHaveLength(6);
     const noKeys = new Slipway({ baseUrl: closed, apiKey: 'slw_x', maxRetries: 2, initialRetryDelay: 5, idempotencyKey: false, fetch: recorder.fetch });
     await expect(noKeys.projects.create({ name: 'x' })).rejects.toBeInstanceOf(ConnectionError);

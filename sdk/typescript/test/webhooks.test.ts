@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { NotFoundError, Slipway, WebhookSignatureError, constructWebhookEvent, verifyWebhookSignature, type WebhookDelivery, type WebhookPayload } from '../src/index.ts';
 import { harness, login, recordingFetch, unique } from './support/env.ts';
 
@@ -20,6 +20,9 @@ describe('webhook signature verification (Slipway-Signature: t=…,v1=…)', () 
     const rotating = `t=${now},v1=${sign(secret, now, body)},v1=${sign(previous, now, body)}`;
     expect(await verifyWebhookSignature({ payload: body, header: rotating, secret: previous })).toBe(true);
     expect(await constructWebhookEvent({ payload: body, header, secret })).toEqual(JSON.parse(body));
+    // Typed as the document's WebhookPayload unless the caller names another type.
+    expectTypeOf(constructWebhookEvent({ payload: body, header, secret })).resolves.toEqualTypeOf<WebhookPayload>();
+    expectTypeOf(constructWebhookEvent<{ id: string }>({ payload: body, header, secret })).resolves.toEqualTypeOf<{ id: string }>();
   });
 
   it('refuses a wrong secret, an altered body, an old or future timestamp, and a missing or malformed header', async () => {
@@ -152,8 +155,8 @@ describe('client.webhooks against the live server', () => {
       // deployments of the same account meanwhile, so the receiver looks for this one.
       const info = harness();
       const ci = new Slipway({ baseUrl: info.base_url, apiKey: info.api_key.key });
-      const deployment = await ci.projects.deployments.create(info.api_key.project_id, { environment: 'staging', branch: unique('hooked') });
-      await ci.projects.deployments.update(info.api_key.project_id, deployment.id, { status: 'building' });
+      const deployment = await ci.deployments.create(info.api_key.project_id, { environment: 'staging', branch: unique('hooked') });
+      await ci.deployments.update(info.api_key.project_id, deployment.id, { status: 'building' });
       let changed: Received | undefined;
       for (let i = 0; i < 50 && !changed; i += 1) {
         const r = await receiver.next();

@@ -1,49 +1,79 @@
-import type { RequestOptions, ApiClient } from '../core.js';
-import type { CreateProjectParams, Page, PageParams, Project, UpdateProjectParams } from '../types.js';
-import { ApiKeys } from './apiKeys.js';
-import { Resource, seg } from './base.js';
-import { Configurations } from './configurations.js';
-import { Deployments } from './deployments.js';
+// File generated from our OpenAPI document (Slipway API 1.0.0) by scripts/generate.mjs. Do not edit:
+// run `sh scripts/generate.sh BASE_URL` (the suite fails when this file differs from what the server serves).
 
-/** `client.projects`, with the resources inside a project: `deployments`, `configurations`, `apiKeys`. */
+import type { RequestOptions } from '../core.js';
+import type { components, operations } from '../generated/openapi.js';
+import { Resource } from '../resource.js';
+
+type Schemas = components['schemas'];
+
+/**
+ * `slipway.projects`: the operations tagged "Projects".
+ */
 export class Projects extends Resource {
-  readonly deployments: Deployments;
-  readonly configurations: Configurations;
-  readonly apiKeys: ApiKeys;
-
-  constructor(api: ApiClient) {
-    super(api);
-    this.deployments = new Deployments(api);
-    this.configurations = new Configurations(api);
-    this.apiKeys = new ApiKeys(api);
+  /**
+   * List projects.
+   *
+   * Newest first. An API key sees only its own project.
+   *
+   * `GET /v1/projects`
+   */
+  list(params?: operations['listProjects']['parameters']['query'], options?: RequestOptions): Promise<Schemas['ProjectList']> {
+    return this.call({ method: 'GET', path: '/v1/projects', query: params }, options);
   }
 
-  /** One page of the account's projects, newest first (an API key sees only its own). */
-  list(params?: PageParams, options?: RequestOptions): Promise<Page<Project>> {
-    return this.listPage('/v1/projects', params, options);
+  /**
+   * Every item of `list`, page after page: the next page is requested only when the loop reaches
+   * it, and leaving the loop stops fetching. Starts at `params.page` (default 1).
+   *
+   * `GET /v1/projects`
+   */
+  listAll(params?: operations['listProjects']['parameters']['query'], options?: RequestOptions): AsyncGenerator<Schemas['Project'], void, undefined> {
+    return this.paginate({ method: 'GET', path: '/v1/projects', query: params }, options);
   }
 
-  /** Every project, fetched page by page as the loop advances: `for await (const p of client.projects.listAll())`. */
-  listAll(params?: PageParams, options?: RequestOptions): AsyncGenerator<Project, void, undefined> {
-    return this.listEvery('/v1/projects', params, options);
+  /**
+   * Create a project.
+   *
+   * Starts `active`. Names are unique in the account ignoring case. An API key belongs to one
+   * project and cannot create projects (`forbidden`). Only for user and client credentials.
+   *
+   * `POST /v1/projects` (safe to retry: sends an `Idempotency-Key`)
+   */
+  create(params: Schemas['CreateProject'], options?: RequestOptions): Promise<Schemas['Project']> {
+    return this.call({ method: 'POST', path: '/v1/projects', body: params, idempotent: true }, options);
   }
 
-  /** Creates a project (`active`); safe to retry (Idempotency-Key). */
-  create(params: CreateProjectParams, options?: RequestOptions): Promise<Project> {
-    return this.api.request({ method: 'POST', path: '/v1/projects', body: params, idempotent: true }, options);
+  /**
+   * Get a project.
+   *
+   * `GET /v1/projects/{project_id}`
+   */
+  get(projectId: string, options?: RequestOptions): Promise<Schemas['Project']> {
+    return this.call({ method: 'GET', path: '/v1/projects/{project_id}', pathParams: [projectId] }, options);
   }
 
-  get(projectId: string, options?: RequestOptions): Promise<Project> {
-    return this.api.request({ method: 'GET', path: `/v1/projects/${seg(projectId)}` }, options);
+  /**
+   * Update a project.
+   *
+   * Change `name`, `deploy_target` or `status`. Status moves: `active` ⇄ `paused`,
+   * `active`/`paused` → `archived`, `archived` → `active`; any other move is `invalid_transition`.
+   * An archived project accepts only `{"status": "active"}` (else `project_not_active`).
+   *
+   * `PATCH /v1/projects/{project_id}`
+   */
+  update(projectId: string, params: Schemas['UpdateProject'], options?: RequestOptions): Promise<Schemas['Project']> {
+    return this.call({ method: 'PATCH', path: '/v1/projects/{project_id}', pathParams: [projectId], body: params }, options);
   }
 
-  /** Renames, changes `deploy_target`, or moves `status` (active ⇄ paused, → archived, archived → active). */
-  update(projectId: string, params: UpdateProjectParams, options?: RequestOptions): Promise<Project> {
-    return this.api.request({ method: 'PATCH', path: `/v1/projects/${seg(projectId)}`, body: params }, options);
-  }
-
-  /** Deletes the project with its deployments and configurations, and revokes its API keys (needs `admin`). */
+  /**
+   * Delete a project.
+   *
+   * Removes the project with its deployments and configurations, and revokes its API keys.
+   *
+   * `DELETE /v1/projects/{project_id}`
+   */
   delete(projectId: string, options?: RequestOptions): Promise<void> {
-    return this.api.request({ method: 'DELETE', path: `/v1/projects/${seg(projectId)}` }, options);
+    return this.call({ method: 'DELETE', path: '/v1/projects/{project_id}', pathParams: [projectId] }, options);
   }
 }

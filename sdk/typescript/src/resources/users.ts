@@ -1,41 +1,110 @@
+// File generated from our OpenAPI document (Slipway API 1.0.0) by scripts/generate.mjs. Do not edit:
+// run `sh scripts/generate.sh BASE_URL` (the suite fails when this file differs from what the server serves).
+
 import type { RequestOptions } from '../core.js';
-import type { ChangePasswordParams, CreatedUser, CreateUserParams, Page, PageParams, UpdateUserParams, User } from '../types.js';
-import { Resource, seg } from './base.js';
+import type { components, operations } from '../generated/openapi.js';
+import { Resource } from '../resource.js';
 
-/** `client.users`: the account's users (managing them needs `admin`). */
+type Schemas = components['schemas'];
+
+/**
+ * `slipway.users`: the operations tagged "Users".
+ */
 export class Users extends Resource {
-  list(params?: PageParams, options?: RequestOptions): Promise<Page<User>> {
-    return this.listPage('/v1/users', params, options);
+  /**
+   * List users of the account.
+   *
+   * Oldest first. Only for user and client credentials.
+   *
+   * `GET /v1/users`
+   */
+  list(params?: operations['listUsers']['parameters']['query'], options?: RequestOptions): Promise<Schemas['UserList']> {
+    return this.call({ method: 'GET', path: '/v1/users', query: params }, options);
   }
 
-  listAll(params?: PageParams, options?: RequestOptions): AsyncGenerator<User, void, undefined> {
-    return this.listEvery('/v1/users', params, options);
+  /**
+   * Every item of `list`, page after page: the next page is requested only when the loop reaches
+   * it, and leaving the loop stops fetching. Starts at `params.page` (default 1).
+   *
+   * `GET /v1/users`
+   */
+  listAll(params?: operations['listUsers']['parameters']['query'], options?: RequestOptions): AsyncGenerator<Schemas['User'], void, undefined> {
+    return this.paginate({ method: 'GET', path: '/v1/users', query: params }, options);
   }
 
-  /** Adds a user; without `password`, the response carries a one-time setup link. */
-  create(params: CreateUserParams, options?: RequestOptions): Promise<CreatedUser> {
-    return this.api.request({ method: 'POST', path: '/v1/users', body: params, idempotent: true }, options);
+  /**
+   * Add a user to the account.
+   *
+   * With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a
+   * one-time link (24 h) where the user chooses a password; it is shown in this response only. Only
+   * an owner may add an owner. Only for user and client credentials.
+   *
+   * `POST /v1/users` (safe to retry: sends an `Idempotency-Key`)
+   */
+  create(params: Schemas['CreateUser'], options?: RequestOptions): Promise<Schemas['CreatedUser']> {
+    return this.call({ method: 'POST', path: '/v1/users', body: params, idempotent: true }, options);
   }
 
-  /** The user the credential acts for. */
-  me(options?: RequestOptions): Promise<User> {
-    return this.api.request({ method: 'GET', path: '/v1/users/me' }, options);
+  /**
+   * Get the signed-in user.
+   *
+   * A user removed a moment ago may still hold a working credential for a few seconds; reading them
+   * then is `not_found`. Only for user credentials.
+   *
+   * `GET /v1/users/me`
+   */
+  me(options?: RequestOptions): Promise<Schemas['User']> {
+    return this.call({ method: 'GET', path: '/v1/users/me' }, options);
   }
 
-  /** Changes the signed-in user's own password. */
-  changePassword(params: ChangePasswordParams, options?: RequestOptions): Promise<void> {
-    return this.api.request({ method: 'POST', path: '/v1/users/me/password', body: params }, options);
+  /**
+   * Change your own password.
+   *
+   * Needs the current password (a wrong one, or a new password equal to it, is
+   * `validation_failed`). Any scope will do, so a viewer can change their own password too: the
+   * current password is the proof. Other sessions and tokens stay valid. Only for user credentials.
+   *
+   * `POST /v1/users/me/password`
+   */
+  changePassword(params: Schemas['ChangePassword'], options?: RequestOptions): Promise<void> {
+    return this.call({ method: 'POST', path: '/v1/users/me/password', body: params }, options);
   }
 
-  get(userId: string, options?: RequestOptions): Promise<User> {
-    return this.api.request({ method: 'GET', path: `/v1/users/${seg(userId)}` }, options);
+  /**
+   * Get a user.
+   *
+   * Only for user and client credentials.
+   *
+   * `GET /v1/users/{user_id}`
+   */
+  get(userId: string, options?: RequestOptions): Promise<Schemas['User']> {
+    return this.call({ method: 'GET', path: '/v1/users/{user_id}', pathParams: [userId] }, options);
   }
 
-  update(userId: string, params: UpdateUserParams, options?: RequestOptions): Promise<User> {
-    return this.api.request({ method: 'PATCH', path: `/v1/users/${seg(userId)}`, body: params }, options);
+  /**
+   * Rename a user or change their role.
+   *
+   * Only an owner may grant `owner` or change an owner; the last owner cannot be demoted
+   * (`conflict`). A new role takes effect on the user’s existing tokens within 30 s. Only for user
+   * and client credentials.
+   *
+   * `PATCH /v1/users/{user_id}`
+   */
+  update(userId: string, params: Schemas['UpdateUser'], options?: RequestOptions): Promise<Schemas['User']> {
+    return this.call({ method: 'PATCH', path: '/v1/users/{user_id}', pathParams: [userId], body: params }, options);
   }
 
+  /**
+   * Remove a user.
+   *
+   * Revokes everything that lets the user act: OAuth grants (their refresh tokens at once; their
+   * access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS`
+   * (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an
+   * owner; the last owner cannot be removed (`conflict`). Only for user and client credentials.
+   *
+   * `DELETE /v1/users/{user_id}`
+   */
   delete(userId: string, options?: RequestOptions): Promise<void> {
-    return this.api.request({ method: 'DELETE', path: `/v1/users/${seg(userId)}` }, options);
+    return this.call({ method: 'DELETE', path: '/v1/users/{user_id}', pathParams: [userId] }, options);
   }
 }

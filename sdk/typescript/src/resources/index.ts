@@ -1,0 +1,40 @@
+// File generated from our OpenAPI document (Slipway API 1.0.0) by scripts/generate.mjs. Do not edit:
+// run `sh scripts/generate.sh BASE_URL` (the suite fails when this file differs from what the server serves).
+
+import type { ApiClient } from '../core.js';
+import { Projects } from './projects.js';
+import { Deployments } from './deployments.js';
+import { Configurations } from './configurations.js';
+import { APIKeys } from './apiKeys.js';
+import { Users } from './users.js';
+import { OAuthClients } from './oauthClients.js';
+import { Events } from './events.js';
+import { Webhooks } from './webhooks.js';
+
+export { Projects, Deployments, Configurations, APIKeys, Users, OAuthClients, Events, Webhooks };
+
+/**
+ * The flat resource tree, one namespace per resource of the API (child resources take their
+ * parent's id first).
+ */
+export class Resources {
+  readonly projects: Projects;
+  readonly deployments: Deployments;
+  readonly configurations: Configurations;
+  readonly apiKeys: APIKeys;
+  readonly users: Users;
+  readonly oauthClients: OAuthClients;
+  readonly events: Events;
+  readonly webhooks: Webhooks;
+
+  constructor(api: ApiClient) {
+    this.projects = new Projects(api);
+    this.deployments = new Deployments(api);
+    this.configurations = new Configurations(api);
+    this.apiKeys = new APIKeys(api);
+    this.users = new Users(api);
+    this.oauthClients = new OAuthClients(api);
+    this.events = new Events(api);
+    this.webhooks = new Webhooks(api);
+  }
+}
