@@ -1455,7 +1455,7 @@ export interface components {
              */
             events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
             /**
-             * @description Free text, at most 500 characters.
+             * @description Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
              * @example Release notifications
              */
             description?: string | null;
@@ -1479,7 +1479,7 @@ export interface components {
              */
             events?: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
             /**
-             * @description Free text, at most 500 characters.
+             * @description Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
              * @example Release notifications
              */
             description?: string | null;
@@ -1585,6 +1585,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "name": "checkout-service",
+                     *           "status": "active",
+                     *           "deploy_target": "aws",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProjectList"];
                 };
             };
@@ -1712,6 +1731,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "checkout-service",
+                 *       "deploy_target": "aws"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProject"];
             };
         };
@@ -1732,6 +1757,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "name": "checkout-service",
+                     *       "status": "active",
+                     *       "deploy_target": "aws",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"];
                 };
             };
@@ -1941,6 +1976,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "name": "checkout-service",
+                     *       "status": "active",
+                     *       "deploy_target": "aws",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"];
                 };
             };
@@ -2241,6 +2286,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "checkout-service",
+                 *       "deploy_target": "aws",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateProject"];
             };
         };
@@ -2259,6 +2311,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "name": "checkout-service",
+                     *       "status": "active",
+                     *       "deploy_target": "aws",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"];
                 };
             };
@@ -2496,6 +2558,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *           "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "environment": "production",
+                     *           "branch": "main",
+                     *           "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *           "status": "queued",
+                     *           "status_message": "string",
+                     *           "url": "https://checkout-7f3a.example.app",
+                     *           "created_by": {
+                     *             "type": "user",
+                     *             "id": "string"
+                     *           },
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z",
+                     *           "started_at": "2026-01-15T09:30:00.000Z",
+                     *           "finished_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeploymentList"];
                 };
             };
@@ -2643,6 +2734,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "environment": "production",
+                 *       "branch": "main",
+                 *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDeployment"];
             };
         };
@@ -2663,6 +2761,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "environment": "production",
+                     *       "branch": "main",
+                     *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *       "status": "queued",
+                     *       "status_message": "string",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "string"
+                     *       },
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "started_at": "2026-01-15T09:30:00.000Z",
+                     *       "finished_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deployment"];
                 };
             };
@@ -2891,6 +3009,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "environment": "production",
+                     *       "branch": "main",
+                     *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *       "status": "queued",
+                     *       "status_message": "string",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "string"
+                     *       },
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "started_at": "2026-01-15T09:30:00.000Z",
+                     *       "finished_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deployment"];
                 };
             };
@@ -3037,6 +3175,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "queued",
+                 *       "status_message": "string",
+                 *       "url": "https://checkout-7f3a.example.app"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateDeployment"];
             };
         };
@@ -3055,6 +3200,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "environment": "production",
+                     *       "branch": "main",
+                     *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *       "status": "queued",
+                     *       "status_message": "string",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "string"
+                     *       },
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "started_at": "2026-01-15T09:30:00.000Z",
+                     *       "finished_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Deployment"];
                 };
             };
@@ -3290,6 +3455,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "cfg_01jd8y2b6n4q8s0v2x4z6a8c0e",
+                     *           "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "environment": "production",
+                     *           "key": "DATABASE_URL",
+                     *           "value": null,
+                     *           "secret": true,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfigurationList"];
                 };
             };
@@ -3437,6 +3623,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "environment": "production",
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgres://app@db.internal:5432/app",
+                 *       "secret": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateConfiguration"];
             };
         };
@@ -3457,6 +3651,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cfg_01jd8y2b6n4q8s0v2x4z6a8c0e",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "environment": "production",
+                     *       "key": "DATABASE_URL",
+                     *       "value": null,
+                     *       "secret": true,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Configuration"];
                 };
             };
@@ -3688,6 +3894,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cfg_01jd8y2b6n4q8s0v2x4z6a8c0e",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "environment": "production",
+                     *       "key": "DATABASE_URL",
+                     *       "value": null,
+                     *       "secret": true,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Configuration"];
                 };
             };
@@ -4009,6 +4227,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "postgres://app@db.internal:5432/app",
+                 *       "secret": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateConfiguration"];
             };
         };
@@ -4027,6 +4251,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "cfg_01jd8y2b6n4q8s0v2x4z6a8c0e",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "environment": "production",
+                     *       "key": "DATABASE_URL",
+                     *       "value": null,
+                     *       "secret": true,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Configuration"];
                 };
             };
@@ -4260,6 +4496,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "key_01jd8z4c8p6r0t2v4x6z8b0d2f",
+                     *           "name": "GitHub Actions deploy",
+                     *           "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "scopes": [
+                     *             "read",
+                     *             "write"
+                     *           ],
+                     *           "prefix": "slw_7Gq2",
+                     *           "last_four": "x9Qa",
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_by": {
+                     *             "type": "user",
+                     *             "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k"
+                     *           },
+                     *           "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *           "expires_at": "2026-01-15T09:30:00.000Z",
+                     *           "rotated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
@@ -4407,6 +4675,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "GitHub Actions deploy",
+                 *       "scopes": [
+                 *         "read",
+                 *         "write"
+                 *       ],
+                 *       "expires_at": "2027-01-01T00:00:00.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKey"];
             };
         };
@@ -4427,6 +4705,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jd8z4c8p6r0t2v4x6z8b0d2f",
+                     *       "name": "GitHub Actions deploy",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "scopes": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "prefix": "slw_7Gq2",
+                     *       "last_four": "x9Qa",
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k"
+                     *       },
+                     *       "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "rotated_at": "2026-01-15T09:30:00.000Z",
+                     *       "key": "slw_7Gq2Vx0pLk3RtY8mNc4BwE6uHs1ZaJ9f0x9QaB"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IssuedApiKey"];
                 };
             };
@@ -4655,6 +4957,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jd8z4c8p6r0t2v4x6z8b0d2f",
+                     *       "name": "GitHub Actions deploy",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "scopes": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "prefix": "slw_7Gq2",
+                     *       "last_four": "x9Qa",
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k"
+                     *       },
+                     *       "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "rotated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
@@ -4815,6 +5140,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jd8z4c8p6r0t2v4x6z8b0d2f",
+                     *       "name": "GitHub Actions deploy",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "scopes": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "prefix": "slw_7Gq2",
+                     *       "last_four": "x9Qa",
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k"
+                     *       },
+                     *       "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "rotated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
@@ -4964,6 +5312,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grace_period_seconds": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateApiKey"];
             };
         };
@@ -4982,6 +5335,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jd8z4c8p6r0t2v4x6z8b0d2f",
+                     *       "name": "GitHub Actions deploy",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "scopes": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "prefix": "slw_7Gq2",
+                     *       "last_four": "x9Qa",
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k"
+                     *       },
+                     *       "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "rotated_at": "2026-01-15T09:30:00.000Z",
+                     *       "key": "slw_7Gq2Vx0pLk3RtY8mNc4BwE6uHs1ZaJ9f0x9QaB"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IssuedApiKey"];
                 };
             };
@@ -5210,6 +5587,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *           "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *           "email": "ada@example.com",
+                     *           "name": "Ada Lovelace",
+                     *           "role": "developer",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z",
+                     *           "last_login_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserList"];
                 };
             };
@@ -5337,6 +5735,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "name": "Ada Lovelace",
+                 *       "role": "developer",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateUser"];
             };
         };
@@ -5357,6 +5763,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *       "email": "ada@example.com",
+                     *       "name": "Ada Lovelace",
+                     *       "role": "developer",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "last_login_at": "2026-01-15T09:30:00.000Z",
+                     *       "setup_url": "https://slipway.example.com/dashboard/setup?token=slwsu_Jb3…",
+                     *       "setup_expires_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedUser"];
                 };
             };
@@ -5563,6 +5983,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *       "email": "ada@example.com",
+                     *       "name": "Ada Lovelace",
+                     *       "role": "developer",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "last_login_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -5704,6 +6136,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery staple",
+                 *       "new_password": "correct horse battery staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChangePassword"];
             };
         };
@@ -5929,6 +6367,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *       "email": "ada@example.com",
+                     *       "name": "Ada Lovelace",
+                     *       "role": "developer",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "last_login_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -6246,6 +6696,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "role": "developer"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateUser"];
             };
         };
@@ -6264,6 +6720,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *       "email": "ada@example.com",
+                     *       "name": "Ada Lovelace",
+                     *       "role": "developer",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "last_login_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -6492,6 +6960,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "client_id": "cli_4fQm9TzR2xWb7LkP0sNa",
+                     *           "client_name": "Release dashboard",
+                     *           "redirect_uris": [
+                     *             "string"
+                     *           ],
+                     *           "token_endpoint_auth_method": "none",
+                     *           "grant_types": [
+                     *             "authorization_code"
+                     *           ],
+                     *           "scope": "read write",
+                     *           "first_party": true,
+                     *           "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClientList"];
                 };
             };
@@ -6619,6 +7114,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_name": "Release dashboard",
+                 *       "redirect_uris": [
+                 *         "https://release.example.com/oauth/callback"
+                 *       ],
+                 *       "token_endpoint_auth_method": "none",
+                 *       "grant_types": [
+                 *         "authorization_code",
+                 *         "refresh_token"
+                 *       ],
+                 *       "scope": "read write",
+                 *       "first_party": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterOAuthClient"];
             };
         };
@@ -6639,6 +7149,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "cli_4fQm9TzR2xWb7LkP0sNa",
+                     *       "client_name": "Release dashboard",
+                     *       "redirect_uris": [
+                     *         "string"
+                     *       ],
+                     *       "token_endpoint_auth_method": "none",
+                     *       "grant_types": [
+                     *         "authorization_code"
+                     *       ],
+                     *       "scope": "read write",
+                     *       "first_party": true,
+                     *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "client_secret": "slwcs_Vb1q3ZrT7yNw0cXe5LmA9sDf2GhJ4kP6oQ8uRtY1zI"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RegisteredOAuthClient"];
                 };
             };
@@ -6848,6 +7377,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "cli_4fQm9TzR2xWb7LkP0sNa",
+                     *       "client_name": "Release dashboard",
+                     *       "redirect_uris": [
+                     *         "string"
+                     *       ],
+                     *       "token_endpoint_auth_method": "none",
+                     *       "grant_types": [
+                     *         "authorization_code"
+                     *       ],
+                     *       "scope": "read write",
+                     *       "first_party": true,
+                     *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClient"];
                 };
             };
@@ -7165,6 +7712,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "cli_4fQm9TzR2xWb7LkP0sNa",
+                     *       "client_name": "Release dashboard",
+                     *       "redirect_uris": [
+                     *         "string"
+                     *       ],
+                     *       "token_endpoint_auth_method": "none",
+                     *       "grant_types": [
+                     *         "authorization_code"
+                     *       ],
+                     *       "scope": "read write",
+                     *       "first_party": true,
+                     *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "client_secret": "slwcs_Vb1q3ZrT7yNw0cXe5LmA9sDf2GhJ4kP6oQ8uRtY1zI"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RegisteredOAuthClient"];
                 };
             };
@@ -7363,6 +7929,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_01jd8z9r3t5v7x9z1b3d5f7h9k",
+                     *           "type": "deployment.status_changed",
+                     *           "actor": {
+                     *             "type": "api_key",
+                     *             "id": "key_01jd8z4c8p6r0t2v4x6z8b0d2f"
+                     *           },
+                     *           "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "data": {
+                     *             "deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *             "environment": "production",
+                     *             "from": "deploying",
+                     *             "to": "succeeded"
+                     *           },
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventList"];
                 };
             };
@@ -7506,6 +8099,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "whk_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "url": "https://checkout-7f3a.example.app",
+                     *           "events": [
+                     *             "*"
+                     *           ],
+                     *           "description": "Release notifications",
+                     *           "status": "enabled",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
@@ -7633,6 +8248,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://ci.example.com/hooks/slipway",
+                 *       "events": [
+                 *         "deployment.status_changed"
+                 *       ],
+                 *       "description": "Release notifications",
+                 *       "status": "enabled"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhook"];
             };
         };
@@ -7653,6 +8278,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "events": [
+                     *         "*"
+                     *       ],
+                     *       "description": "Release notifications",
+                     *       "status": "enabled",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "secret": "whsec_Vb1q3ZrT7yNw0cXe5LmA9sDf2GhJ4kP6oQ8uRtY1zIw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -7862,6 +8501,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "events": [
+                     *         "*"
+                     *       ],
+                     *       "description": "Release notifications",
+                     *       "status": "enabled",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -8162,6 +8814,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://ci.example.com/hooks/slipway",
+                 *       "events": [
+                 *         "deployment.status_changed"
+                 *       ],
+                 *       "description": "Release notifications",
+                 *       "status": "enabled"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhook"];
             };
         };
@@ -8180,6 +8842,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "events": [
+                     *         "*"
+                     *       ],
+                     *       "description": "Release notifications",
+                     *       "status": "enabled",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -8392,6 +9067,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whk_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "events": [
+                     *         "*"
+                     *       ],
+                     *       "description": "Release notifications",
+                     *       "status": "enabled",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "secret": "whsec_Vb1q3ZrT7yNw0cXe5LmA9sDf2GhJ4kP6oQ8uRtY1zIw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -8584,6 +9273,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01jd8x4m2c7p9r1t3v5x7z9b1d",
+                     *       "webhook_id": "whk_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "event_id": "evt_01jd8x4m2c7p9r1t3v5x7z9b1d",
+                     *       "event_type": "deployment.status_changed",
+                     *       "status": "pending",
+                     *       "attempt_count": 0,
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "at": "2026-01-15T09:30:00.000Z",
+                     *           "status_code": 0,
+                     *           "duration_ms": 0,
+                     *           "error": "timed out after 10000 ms"
+                     *         }
+                     *       ],
+                     *       "next_attempt_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -8764,6 +9475,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dlv_01jd8x4m2c7p9r1t3v5x7z9b1d",
+                     *           "webhook_id": "whk_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "event_id": "evt_01jd8x4m2c7p9r1t3v5x7z9b1d",
+                     *           "event_type": "deployment.status_changed",
+                     *           "status": "pending",
+                     *           "attempt_count": 0,
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "at": "2026-01-15T09:30:00.000Z",
+                     *               "status_code": 0,
+                     *               "duration_ms": 0,
+                     *               "error": "timed out after 10000 ms"
+                     *             }
+                     *           ],
+                     *           "next_attempt_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
@@ -8924,6 +9666,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_01jd8x4m2c7p9r1t3v5x7z9b1d",
+                     *       "webhook_id": "whk_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "event_id": "evt_01jd8x4m2c7p9r1t3v5x7z9b1d",
+                     *       "event_type": "deployment.status_changed",
+                     *       "status": "pending",
+                     *       "attempt_count": 0,
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "at": "2026-01-15T09:30:00.000Z",
+                     *           "status_code": 0,
+                     *           "duration_ms": 0,
+                     *           "error": "timed out after 10000 ms"
+                     *         }
+                     *       ],
+                     *       "next_attempt_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
