@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { authorizeOverHttp, CookieJar } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -92,5 +93,15 @@ describe.each([
       expect(again.status).toBe(400);
       expect(again.body.error).toBe('invalid_grant');
     }
+  });
+});
+
+describe('OAUTH_REFRESH_REUSE_GRACE_SECONDS', () => {
+  it('defaults to 0 (every second use is reuse) and accepts whole seconds up to 60', () => {
+    expect(loadConfig({ env: {} }).oauthRefreshReuseGraceSeconds).toBe(0);
+    expect(loadConfig({ env: { OAUTH_REFRESH_REUSE_GRACE_SECONDS: '30' } }).oauthRefreshReuseGraceSeconds).toBe(30);
+    for (const bad of ['-1', '61', '1.5', 'soon'])
+      expect(() => loadConfig({ env: { OAUTH_REFRESH_REUSE_GRACE_SECONDS: bad } }), bad).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { OAUTH_REFRESH_REUSE_GRACE_SECONDS: '61' } })).toThrow(/oauthRefreshReuseGraceSeconds \(env OAUTH_REFRESH_REUSE_GRACE_SECONDS\)/);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeOverHttp, CookieJar } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
+import { makeClient } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
@@ -134,6 +135,49 @@ describe.each([
       }
     }
     console.log(`[single use] refresh token presented ${PARALLEL}× at once on ${servers().length} instance(s): successes per round ${winners.join(', ')}`);
+  });
+});
+
+describe('a pushed authorization request (RFC 9126) is used once', () => {
+  it(`${PARALLEL} parallel authorizations with one request_uri, on two instances: one code, the others invalid_request_uri`, async () => {
+    // A web client (an https redirect URI: no consent page on every authorization, unlike loopback ones),
+    // first party, and a browser signed in with its grant: an authorization goes straight to the code.
+    const webRedirect = 'https://app.example.com/callback';
+    const { client } = await makeClient(a, { account_id: owner.accountId, redirect_uris: [webRedirect], first_party: true });
+    await authorizeOverHttp({ issuer: a.issuer, clientId: client._id, redirectUri: webRedirect, scope: 'read', email: owner.email, password: owner.password }, jar);
+    const pushed = await fetch(`${a.issuer}/request`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id: client._id,
+        redirect_uri: webRedirect,
+        response_type: 'code',
+        scope: 'read',
+        state: 'par-race',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      }).toString(),
+    });
+    expect(pushed.status).toBe(201);
+    const { request_uri: requestUri } = (await pushed.json()) as { request_uri: string };
+    const path = `/oauth/authorize?${new URLSearchParams({ client_id: client._id, request_uri: requestUri })}`;
+    const cookie = jar.header('/oauth/authorize');
+    const answers = await Promise.all(
+      Array.from({ length: PARALLEL }, async (_, i) => {
+        const response = await fetch(`${[a, b][i % 2]!.url}${path}`, { headers: { cookie }, redirect: 'manual' });
+        const text = await response.text();
+        const location = response.headers.get('location');
+        if (location) return new URL(location, a.url);
+        // Refused before the redirect URI was confirmed (the request found already used as it was loaded): the error page.
+        expect(response.status).toBe(400);
+        const code = /Error code: <code>([a-z_]+)<\/code>/.exec(text)?.[1];
+        return new URL(`${webRedirect}?error=${code}`);
+      }),
+    );
+    expect(answers.every((l) => l.href.startsWith(webRedirect)), JSON.stringify(answers.map((l) => l.href))).toBe(true);
+    const codes = answers.filter((l) => l.searchParams.get('code'));
+    expect(codes.length, JSON.stringify(answers.map((l) => l.href))).toBe(1);
+    for (const other of answers.filter((l) => !codes.includes(l))) expect(other.searchParams.get('error')).toBe('invalid_request_uri');
   });
 });
 
