@@ -13,8 +13,8 @@ import { AlreadyConsumed } from '../repositories/oidcStore.ts';
  *   revocation hook) and the request is refused with `invalid_grant`. oidc-provider consumes both before
  *   it issues anything (actions/grants/authorization_code.js, refresh_token.js), so a loser gets nothing;
  * - a pushed authorization request: `invalid_request_uri`;
- * - an interaction (the authorization resuming twice): the "session not found" page, so one
- *   authorization yields one code.
+ * - an interaction (the authorization resuming twice): the error page (`invalid_request`, "interaction
+ *   session already used"), so one authorization yields one code.
  *
  * Outside a provider request (the dashboard's own callback consumes its code directly) the error is
  * `invalid_grant` without revoking: the caller decides what a lost claim means there.
