@@ -120,6 +120,15 @@ export const ConfigSchema = z
      * token used meanwhile. Shorter keeps the collection every refresh reads smaller.
      */
     oauthConsumedMoveDelayMs: z.coerce.number().int().min(10).max(3_600_000),
+
+    // --- Authorization server ---
+    /**
+     * Reuse grace window of rotated refresh tokens: for this many seconds after a refresh token was
+     * used, presenting it again refreshes once more (a new refresh token of the same grant) instead of
+     * being treated as reuse, which revokes the grant. For apps whose concurrent requests refresh at once.
+     * 0 (default): every second use is reuse. At most 60.
+     */
+    oauthRefreshReuseGraceSeconds: z.coerce.number().int().min(0).max(60),
   })
   .strict()
   .refine((c) => c.httpRequestTimeoutMs >= c.httpHeadersTimeoutMs, {
@@ -181,6 +190,8 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   EMBEDDED_SQLITE_SYNCHRONOUS: 'embeddedSqliteSynchronous',
   // Performance: used refresh tokens out of the live collection
   OAUTH_CONSUMED_MOVE_DELAY_MS: 'oauthConsumedMoveDelayMs',
+  // Authorization server
+  OAUTH_REFRESH_REUSE_GRACE_SECONDS: 'oauthRefreshReuseGraceSeconds',
 };
 
 export class ConfigError extends Error {

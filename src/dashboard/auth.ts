@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import { renderMessage } from '../oauth/views.ts';
@@ -137,7 +138,15 @@ export function createDashboardAuthRouter(deps: { config: Config; provider: Prov
       authorization.codeChallenge !== expected
     )
       return problem(ctx, 400, 'Sign-in failed', 'The sign-in response was not valid. Please sign in again.');
-    await authorization.consume();
+    // Claimed exactly once (a unique insert, src/repositories/oidcStore.ts), however many requests bring
+    // this code and sign-in state at once, on any instance: only the winner gets a session.
+    try {
+      await authorization.consume();
+    } catch (err) {
+      if (!(err instanceof errors.InvalidGrant)) throw err;
+      logger.warn({ request_id: ctx.state.requestId }, 'dashboard sign-in refused: the code was already used');
+      return problem(ctx, 400, 'Sign-in failed', 'The sign-in response was not valid. Please sign in again.');
+    }
 
     const user = authorization.accountId ? await repos.users.findById(authorization.accountId) : null;
     if (!user) return problem(ctx, 403, 'Sign-in failed', 'This account no longer exists.');

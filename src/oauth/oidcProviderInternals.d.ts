@@ -1,6 +1,7 @@
 /**
- * The few oidc-provider modules Slipway reaches into (src/oauth/structuredTokens.ts): the introspection
- * and revocation endpoints' middleware lists, and the step of them that refuses JWTs.
+ * The few oidc-provider modules Slipway reaches into: the introspection and revocation endpoints'
+ * middleware lists and the step of them that refuses JWTs (src/oauth/structuredTokens.ts), and the grant
+ * revocation a second use of a code or refresh token triggers (src/oauth/singleUse.ts).
  */
 
 declare module 'oidc-provider/lib/actions/introspection.js' {
@@ -18,4 +19,9 @@ declare module 'oidc-provider/lib/shared/reject_structured_tokens.js' {
   export type OidcMiddleware = (ctx: KoaContextWithOIDC, next: () => Promise<void>) => Promise<void> | void;
   const rejectStructuredTokens: OidcMiddleware;
   export default rejectStructuredTokens;
+}
+declare module 'oidc-provider/lib/helpers/revoke.js' {
+  import type { KoaContextWithOIDC } from 'oidc-provider';
+  /** Revokes a grant and every token issued from it, as oidc-provider does on a second use (src/oauth/singleUse.ts). */
+  export default function revoke(ctx: KoaContextWithOIDC, grantId: string): Promise<void>;
 }

@@ -13,11 +13,13 @@ import { hashClientSecret } from '../services/oauthClients.ts';
 import { SCOPE_ORDER } from '../domain/principal.ts';
 import { createAdapterClass } from '../repositories/oidcStore.ts';
 import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from './structuredTokens.ts';
+import { installSingleUseRefusals } from './singleUse.ts';
 import { renderErrorPage } from './views.ts';
 import { revokedTokenKey } from '../repositories/revokedGrants.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 const KNOWN_SCOPES = new Set<string>(['offline_access', ...SCOPE_ORDER]);
 /** What each token endpoint really accepts: public clients (`none`, client_id only) and HTTP Basic. */
 const CLIENT_AUTH_METHODS = ['none', 'client_secret_basic'] as const;
@@ -68,6 +70,9 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     },
     consumedMoveDelayMs: config.oauthConsumedMoveDelayMs,
     onMoveFailed: (err) => logger.warn({ err }, 'moving used refresh tokens failed (retried with the next one)'),
+    // Claims of single-use artifacts are kept while what they claim can still be presented.
+    ttlSeconds: { AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS, RefreshToken: REFRESH_TOKEN_TTL_SECONDS },
+    refreshReuseGraceSeconds: config.oauthRefreshReuseGraceSeconds,
   });
 
   const configuration: Configuration = {
@@ -190,7 +195,7 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_SECONDS,
       ClientCredentials: ACCESS_TOKEN_TTL_SECONDS,
-      AuthorizationCode: 60,
+      AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
       IdToken: 3600,
       RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
       Grant: 365 * 24 * 3600,
@@ -215,6 +220,8 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
   const provider = new Provider(config.issuer, configuration);
   provider.proxy = config.trustProxy;
   installAccessTokenLookup(provider, { config, keys, revokedGrants: repos.revokedGrants });
+  // A second use of a code, refresh token, pushed request or interaction, however concurrent: refused the OAuth way.
+  installSingleUseRefusals(provider, () => currentRequest.getStore());
 
   // Client secrets are stored only as SHA-256; compare the hash of what was presented.
   const clientProto = provider.Client.prototype as unknown as { compareClientSecret(actual: string): boolean; clientSecret?: string };

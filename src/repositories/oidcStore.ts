@@ -28,6 +28,13 @@ import type { OAuthClientDoc, OAuthClientRepository } from './oauthClients.ts';
  * every find, update and delete reads the whole collection: the collection each refresh reads and
  * writes must hold live tokens only, or refreshes slow down with every refresh ever made. The
  * consumed collection is read only when a token is not found among the live ones.
+ *
+ * Single use (codes, refresh tokens, pushed requests): consume() claims the artifact by inserting
+ * `${model}:${hashed id}` into `oidc_claims`. An insert of a unique `_id` is atomic on FerretDB 1.24 as
+ * on MongoDB, so of any number of concurrent consumers on any number of instances exactly one wins; the
+ * others get AlreadyConsumed. An update after a read (how consume() worked before) is not: FerretDB
+ * applies it as read-modify-write, and every concurrent request that had read the artifact unused went
+ * on to issue tokens. Interactions are single use by their delete (see destroy()).
  */
 interface StoredArtifact {
   _id: string;
@@ -116,6 +123,32 @@ export function collectionName(model: string): string {
   return `oidc_${model.replace(/[A-Z]/g, (c, i: number) => (i ? '_' : '') + c.toLowerCase())}`;
 }
 
+/** Where single-use artifacts are claimed: `_id` = `${model}:${SHA-256 of the id}` (never the id itself). */
+export const OIDC_CLAIMS = 'oidc_claims';
+
+interface ClaimDoc {
+  _id: string;
+  claimed_at: Date;
+  expires_at: Date;
+}
+
+/** How long a claim is kept when the model's lifetime is not given (AdapterHooks.ttlSeconds). */
+const DEFAULT_CLAIM_TTL_SECONDS = 24 * 3600;
+
+/**
+ * A second use of a single-use artifact: thrown by consume() (and by destroy() of an interaction) to
+ * every caller but the first, whichever instance it runs on. src/oauth/singleUse.ts turns it into the
+ * OAuth error, after revoking what the artifact issued.
+ */
+export class AlreadyConsumed extends Error {
+  readonly model: string;
+  constructor(model: string) {
+    super(`${model} already consumed`);
+    this.name = 'AlreadyConsumed';
+    this.model = model;
+  }
+}
+
 /** Where used refresh tokens are kept (stored form, `consumed_at` set) until they expire. */
 export const CONSUMED_REFRESH_TOKENS = `${collectionName('RefreshToken')}_consumed`;
 
@@ -168,6 +201,7 @@ export async function ensureOidcIndexes(db: Db): Promise<void> {
   const consumed = db.collection(CONSUMED_REFRESH_TOKENS);
   await consumed.createIndex({ expires_at: 1 }, { name: 'expires_at' });
   await consumed.createIndex({ grant_id: 1 }, { name: 'grant_id' });
+  await db.collection(OIDC_CLAIMS).createIndex({ expires_at: 1 }, { name: 'expires_at' });
 }
 
 export async function sweepOidc(db: Db, now = new Date()): Promise<number> {
@@ -176,6 +210,7 @@ export async function sweepOidc(db: Db, now = new Date()): Promise<number> {
     removed += await deleteInBatches(db.collection<StoredArtifact>(collectionName(model)), { expires_at: { $lte: now } });
   }
   removed += await deleteInBatches(db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS), { expires_at: { $lte: now } });
+  removed += await deleteInBatches(db.collection<ClaimDoc>(OIDC_CLAIMS), { expires_at: { $lte: now } });
   // Used refresh tokens another instance left behind (it stopped before moving them).
   await moveConsumedRefreshTokens(db);
   return removed;
@@ -225,6 +260,17 @@ export interface AdapterHooks {
   consumedMoveDelayMs?: number;
   /** Called when a move of used refresh tokens failed (the next one, or the sweeper, retries). */
   onMoveFailed?(err: unknown): void;
+  /**
+   * The lifetime of each model's artifacts (the provider's `ttl`): a claim is kept as long as what it
+   * claims can still be presented. Models not listed: a day.
+   */
+  ttlSeconds?: Partial<Record<string, number>>;
+  /**
+   * Reuse grace window (OAUTH_REFRESH_REUSE_GRACE_SECONDS): for this many seconds after a refresh token
+   * was rotated, presenting it again is not reuse: it is refreshed once more (a new token of the same
+   * grant) instead of revoking the grant. 0 (the default): every second use is reuse.
+   */
+  refreshReuseGraceSeconds?: number;
 }
 
 /**
@@ -254,6 +300,10 @@ export function clientMetadata(doc: OAuthClientDoc): AdapterPayload {
 
 export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks: AdapterHooks = {}) {
   const consumedRefreshTokens = db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS);
+  const claims = db.collection<ClaimDoc>(OIDC_CLAIMS);
+  const graceMs = Math.max(0, hooks.refreshReuseGraceSeconds ?? 0) * 1000;
+  /** Whether a refresh token used at `usedAt` is still inside the reuse grace window. */
+  const inGrace = (model: string, usedAt: Date, now = Date.now()) => model === 'RefreshToken' && graceMs > 0 && now - usedAt.getTime() < graceMs;
   let moveTimer: NodeJS.Timeout | undefined;
   let moving = false;
   let consumedWhileMoving = false;
@@ -303,7 +353,15 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
       }
-      await this.collection.replaceOne({ _id }, doc, { upsert: true });
+      try {
+        await this.collection.replaceOne({ _id }, doc, { upsert: true });
+      } catch (err) {
+        // Saved concurrently by another request (parallel requests of one browser save its session): an
+        // upsert that did not see the document inserted it too (FerretDB's upsert is a find, then an
+        // insert), so replace what is there now.
+        if (!isDuplicateKeyError(err)) throw err;
+        await this.collection.replaceOne({ _id }, doc);
+      }
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -335,13 +393,42 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
       return id ? this.#load(id, doc) : undefined;
     }
 
+    /**
+     * Claims the artifact (see the top of this file): the first caller marks it used and returns; every
+     * later one gets AlreadyConsumed, except a refresh token presented again inside the reuse grace
+     * window, which returns as if it were the first (AdapterHooks.refreshReuseGraceSeconds).
+     */
     async consume(id: string): Promise<void> {
-      await this.collection.updateOne({ _id: sha256Hex(id) }, { $set: { consumed_at: new Date() } });
+      const _id = sha256Hex(id);
+      const claimId = `${this.model}:${_id}`;
+      const now = new Date();
+      const ttlSeconds = hooks.ttlSeconds?.[this.model] ?? DEFAULT_CLAIM_TTL_SECONDS;
+      try {
+        await claims.insertOne({ _id: claimId, claimed_at: now, expires_at: new Date(now.getTime() + ttlSeconds * 1000) });
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+        if (graceMs > 0 && this.model === 'RefreshToken') {
+          const first = await claims.findOne({ _id: claimId });
+          if (first && inGrace(this.model, first.claimed_at, now.getTime())) return;
+        }
+        throw new AlreadyConsumed(this.model);
+      }
+      // Marked used too, so a later presentation is refused before it gets this far (and the used refresh
+      // token is moved out of the live collection).
+      await this.collection.updateOne({ _id }, { $set: { consumed_at: now } });
       if (this.model === 'RefreshToken') scheduleMove();
     }
 
+    /**
+     * An interaction is destroyed when the authorization it belongs to resumes (oidc-provider's resume
+     * step), and only the request whose delete removed it may go on: a delete of one document by `_id`
+     * reports how many it removed from a single DELETE statement (FerretDB 1.24 SQLite: the statement's
+     * changes count, `internal/backends/sqlite/collection.go` DeleteAll; MongoDB: a single-document
+     * write), so of concurrent deletes exactly one counts 1. The others get AlreadyConsumed.
+     */
     async destroy(id: string): Promise<void> {
-      await this.collection.deleteOne({ _id: sha256Hex(id) });
+      const { deletedCount } = await this.collection.deleteOne({ _id: sha256Hex(id) });
+      if (this.model === 'Interaction' && deletedCount === 0) throw new AlreadyConsumed(this.model);
       if (this.model === 'RefreshToken') await consumedRefreshTokens.deleteOne({ _id: sha256Hex(id) });
       if (this.model === 'Grant') await hooks.onGrantRevoked?.(id);
       if (this.model === 'AccessToken' || this.model === 'ClientCredentials') await hooks.onAccessTokenRevoked?.(id);
@@ -358,7 +445,8 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
       const text = open('payload', id, `${this.model}:${doc._id}`, doc.sealed);
       if (text === undefined) return undefined;
       const payload = JSON.parse(text) as AdapterPayload;
-      if (doc.consumed_at) payload.consumed = Math.floor(doc.consumed_at.getTime() / 1000);
+      // Inside the reuse grace window a rotated refresh token is presented as unused; consume() then lets it through.
+      if (doc.consumed_at && !inGrace(this.model, doc.consumed_at)) payload.consumed = Math.floor(doc.consumed_at.getTime() / 1000);
       return payload;
     }
   };

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import type { Changes } from '../lib/changes.ts';
 
 /**
@@ -41,11 +42,13 @@ export class RevokedGrantRepository {
    */
   async add(key: string, at = new Date()): Promise<void> {
     this.#changes.emit('revoked', key, at);
-    await this.collection.updateOne(
-      { _id: key },
-      { $setOnInsert: { revoked_at: at, expires_at: new Date(at.getTime() + KEEP_SECONDS * 1000) } },
-      { upsert: true },
-    );
+    // The first revocation is kept. Concurrent revocations of one grant (parallel reuse of one code or
+    // refresh token) race here: an insert of the `_id` lets exactly one in, and the others are done.
+    try {
+      await this.collection.insertOne({ _id: key, revoked_at: at, expires_at: new Date(at.getTime() + KEEP_SECONDS * 1000) });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
   }
 
   /** Whether any of the keys is listed: one lookup by `_id` each (for the introspection endpoint). */

@@ -72,7 +72,10 @@ describe('database commands per request', () => {
     expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(3);
   });
 
-  it('refresh with a public client, rotated every time: at most 4', async () => {
+  // Refresh token and grant read, the used token claimed (a unique insert into oidc_claims: of concurrent
+  // refreshes with one token exactly one wins, on FerretDB too, where an update after a read is not
+  // atomic) and marked used, the new token inserted.
+  it('refresh with a public client, rotated every time: at most 5', async () => {
     const clientId = await env.tokens.publicClient(owner.accountId, true);
     let refreshToken = (await env.tokens.forUser(owner, 'read', { clientId, withRefresh: true })).refresh_token!;
     expect(refreshToken).toBeTruthy();
@@ -82,7 +85,7 @@ describe('database commands per request', () => {
       expect(tokens.refresh_token).not.toBe(refreshToken);
       refreshToken = tokens.refresh_token!;
     });
-    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(4);
+    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(5);
   });
 
   it('GET /v1/projects/:id with a user access token: at most 1', async () => {

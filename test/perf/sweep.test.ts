@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../support/oauthDriver.ts';
-import { collectionName } from '../../src/repositories/oidcStore.ts';
+import { collectionName, OIDC_CLAIMS } from '../../src/repositories/oidcStore.ts';
 import { DELIVERY_RETENTION_MS } from '../../src/repositories/webhookDeliveries.ts';
 import { makeClient } from '../support/factories.ts';
 import { useApiServer } from '../support/fixtures.ts';
@@ -26,11 +26,11 @@ beforeAll(async () => {
 });
 
 describe('the sweeper keeps the per-request collections small', () => {
-  it('expired refresh tokens, grants, rate-limit counters and idempotency records go; live ones stay', async () => {
+  it('expired refresh tokens, grants, claims of used codes and tokens, rate-limit counters and idempotency records go; live ones stay', async () => {
     const db = env.server.running.container.database.db;
     const past = new Date(Date.now() - 60_000);
     const future = new Date(Date.now() + 3600_000);
-    const collections = [collectionName('RefreshToken'), collectionName('Grant'), 'rate_limits', 'idempotency_keys'];
+    const collections = [collectionName('RefreshToken'), collectionName('Grant'), OIDC_CLAIMS, 'rate_limits', 'idempotency_keys'];
     for (const name of collections) {
       await db.collection<{ _id: string; expires_at: Date }>(name).insertMany([
         { _id: `sweep-expired-${name}`, expires_at: past },

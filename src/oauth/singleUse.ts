@@ -1,0 +1,49 @@
+import type Provider from 'oidc-provider';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import revoke from 'oidc-provider/lib/helpers/revoke.js';
+import { AlreadyConsumed } from '../repositories/oidcStore.ts';
+
+/*
+ * The losers of a single-use claim (src/repositories/oidcStore.ts: consume() and an interaction's
+ * destroy() throw AlreadyConsumed to every caller but the first) get the OAuth answer oidc-provider gives
+ * for a sequential second use, never a 500:
+ *
+ * - an authorization code or a refresh token: its grant is revoked (RFC 6749 §4.1.2, RFC 9700 §4.14.2:
+ *   the tokens the winner received stop working, its access tokens are refused on /v1 through the grant
+ *   revocation hook) and the request is refused with `invalid_grant`. oidc-provider consumes both before
+ *   it issues anything (actions/grants/authorization_code.js, refresh_token.js), so a loser gets nothing;
+ * - a pushed authorization request: `invalid_request_uri`;
+ * - an interaction (the authorization resuming twice): the error page (`invalid_request`, "interaction
+ *   session already used"), so one authorization yields one code.
+ *
+ * Outside a provider request (the dashboard's own callback consumes its code directly) the error is
+ * `invalid_grant` without revoking: the caller decides what a lost claim means there.
+ */
+
+interface Consumable {
+  grantId?: string;
+  consume(): Promise<void>;
+}
+
+function guard(model: { prototype: unknown }, method: 'consume' | 'destroy', refusal: () => Error, currentRequest: () => KoaContextWithOIDC | undefined, revokes: boolean): void {
+  const proto = model.prototype as Record<typeof method, (this: Consumable) => Promise<void>>;
+  const base = proto[method];
+  proto[method] = async function guarded(this: Consumable): Promise<void> {
+    try {
+      await base.call(this);
+    } catch (err) {
+      if (!(err instanceof AlreadyConsumed)) throw err;
+      const ctx = currentRequest();
+      if (revokes && ctx?.oidc && this.grantId) await revoke(ctx, this.grantId);
+      throw refusal();
+    }
+  };
+}
+
+export function installSingleUseRefusals(provider: Provider, currentRequest: () => KoaContextWithOIDC | undefined): void {
+  // The same descriptions oidc-provider uses for a sequential second use (the reuse metric counts the refresh one).
+  guard(provider.AuthorizationCode, 'consume', () => new errors.InvalidGrant('authorization code already consumed'), currentRequest, true);
+  guard(provider.RefreshToken, 'consume', () => new errors.InvalidGrant('refresh token already used'), currentRequest, true);
+  guard(provider.PushedAuthorizationRequest, 'consume', () => new errors.InvalidRequestUri('request_uri is invalid, expired, or was already used'), currentRequest, false);
+  guard(provider.Interaction, 'destroy', () => new errors.SessionNotFound('interaction session already used'), currentRequest, false);
+}
