@@ -217,6 +217,7 @@ func ownerTokens(t *testing.T, ctx context.Context) (*slipway.TokenSource, strin
 var (
 	adminOnce sync.Once
 	admin     *slipway.Client
+	adminTS   *slipway.TokenSource
 )
 
 // adminClient is the owner, logged in through the real pages once for the whole run (the server
@@ -225,6 +226,7 @@ func adminClient(t *testing.T) *slipway.Client {
 	t.Helper()
 	adminOnce.Do(func() {
 		ts, _ := ownerTokens(t, context.Background())
+		adminTS = ts
 		c, err := slipway.NewClient(server.BaseURL, slipway.WithTokenSource(ts))
 		if err != nil {
 			t.Fatal(err)
@@ -235,6 +237,17 @@ func adminClient(t *testing.T) *slipway.Client {
 		t.Fatal("the owner could not log in")
 	}
 	return admin
+}
+
+// adminClientWith is another client of the owner's (the same tokens), with more options.
+func adminClientWith(t *testing.T, opts ...slipway.Option) *slipway.Client {
+	t.Helper()
+	adminClient(t)
+	c, err := slipway.NewClient(server.BaseURL, append([]slipway.Option{slipway.WithTokenSource(adminTS)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func apiKeyClient(t *testing.T, opts ...slipway.Option) *slipway.Client {

@@ -74,7 +74,7 @@ func TestLoginWithPKCEAndCallTheAPIAsTheUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if me.Id != server.Owner.ID || string(me.Email) != server.Owner.Email {
+	if me.ID != server.Owner.ID || string(me.Email) != server.Owner.Email {
 		t.Fatalf("me = %+v", me)
 	}
 }
@@ -149,7 +149,7 @@ func TestRefreshesOnceOn401InvalidToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := c.Projects.Get(ctx, server.Project.ID)
-	if err != nil || p.Id != server.Project.ID {
+	if err != nil || p.ID != server.Project.ID {
 		t.Fatalf("get = %v, %v", p, err)
 	}
 	wantRefreshBody(t, rec, tok.RefreshToken)
@@ -179,7 +179,7 @@ func TestAClientCredentialsTokenSourceWorks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err := c.Projects.Get(ctx, server.Project.ID); err != nil || p.Id != server.Project.ID {
+	if p, err := c.Projects.Get(ctx, server.Project.ID); err != nil || p.ID != server.Project.ID {
 		t.Fatalf("get = %v, %v", p, err)
 	}
 }

@@ -209,7 +209,7 @@ d, err := client.Deployments.Create(ctx, "proj_...", slipway.CreateDeployment{En
 if err != nil {
 	log.Fatal(err)
 }
-fmt.Println(d.Id, d.Status)`,
+fmt.Println(d.ID, d.Status)`,
         login: `cfg := slipway.OAuthConfig("${issuer}", "cli_...", "", "${redirectUri}", "read", "write")
 // 1. Send the browser to req.URL; keep req.State and req.Verifier until it comes back.
 req := slipway.NewAuthorizationRequest(cfg)
