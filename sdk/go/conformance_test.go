@@ -311,4 +311,3 @@ func silentServer(t *testing.T) (string, *atomic.Int32) {
 	})
 	return "http://" + l.Addr().String(), &accepted
 }
-

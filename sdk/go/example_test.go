@@ -1,7 +1,8 @@
 package slipway_test
 
-// The examples of README.md (and of the repository's README and /docs), compiled by go test. They
-// have no Output comment, so they are built, not run: they talk to a Slipway elsewhere.
+// Examples for the package documentation (and the calls of the repository's README), compiled by
+// go test. They have no Output comment, so they are built, not run: they talk to a Slipway elsewhere.
+// README.md's own blocks are compiled by TestREADMEExamplesCompile.
 
 import (
 	"context"
@@ -80,7 +81,7 @@ func ExampleWebhooksService_Create() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	saveSecret(hook.Secret.MustGet())                    // whsec_...
+	saveSecret(hook.Secret.MustGet())           // whsec_...
 	_, err = client.Webhooks.Ping(ctx, hook.ID) // a webhook.ping delivery, signed like every other
 	if err != nil {
 		log.Fatal(err)

@@ -40,7 +40,8 @@ type harnessInfo struct {
 		ClientSecret string `json:"client_secret"`
 	} `json:"confidential_client"`
 	Project struct {
-		ID string `json:"id"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
 	} `json:"project"`
 	APIKey struct {
 		ID        string `json:"id"`
