@@ -63,6 +63,14 @@ func TestTheModuleZipForTheReleaseTag(t *testing.T) {
 		}
 	}
 	t.Logf("module zip %s (tag sdk/go/%s, API %s): %d files, %d bytes", m, version, slipway.APIVersion, len(names), buf.Len())
+	// CI keeps the zip as the release artifact when it names a directory for it.
+	if dir := os.Getenv("SLIPWAY_SDK_ARTIFACTS"); dir != "" {
+		out := filepath.Join(dir, "slipway-sdk-go-"+version+".zip")
+		if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", out)
+	}
 }
 
 // goIn runs the go command in dir, failing the test with its output.
