@@ -55,7 +55,9 @@ func (s *ProjectsService) List(ctx context.Context, params *ListProjectsParams, 
 	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects", encodeQuery(params), nil, &out, false, opts))
 }
 
-// All iterates over every item of List, fetching each page (GET /v1/projects) only when the loop gets there; it stops at the first error (yielded with a zero Project) or when the loop breaks.
+// All iterates over every item of List, fetching each page (GET /v1/projects)
+// only when the loop gets there; it stops at the first error (yielded with a zero Project) or when
+// the loop breaks.
 // params may be nil; its Page is where it starts, its PerPage the page size.
 func (s *ProjectsService) All(ctx context.Context, params *ListProjectsParams, opts ...RequestOption) iter.Seq2[Project, error] {
 	return all[Project](ctx, s.c, "/v1/projects", encodeQuery(params), opts)
@@ -67,6 +69,8 @@ func (s *ProjectsService) All(ctx context.Context, params *ListProjectsParams, o
 //
 // Only for user and client credentials.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation createProject.
 func (s *ProjectsService) Create(ctx context.Context, body CreateProject, opts ...RequestOption) (*Project, error) {
 	var out Project
@@ -113,7 +117,9 @@ func (s *DeploymentsService) List(ctx context.Context, projectID string, params 
 	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/deployments", encodeQuery(params), nil, &out, false, opts))
 }
 
-// All iterates over every item of List, fetching each page (GET /v1/projects/{project_id}/deployments) only when the loop gets there; it stops at the first error (yielded with a zero Deployment) or when the loop breaks.
+// All iterates over every item of List, fetching each page (GET /v1/projects/{project_id}/deployments)
+// only when the loop gets there; it stops at the first error (yielded with a zero Deployment) or when
+// the loop breaks.
 // params may be nil; its Page is where it starts, its PerPage the page size.
 func (s *DeploymentsService) All(ctx context.Context, projectID string, params *ListDeploymentsParams, opts ...RequestOption) iter.Seq2[Deployment, error] {
 	return all[Deployment](ctx, s.c, "/v1/projects/"+pathEscape(projectID)+"/deployments", encodeQuery(params), opts)
@@ -123,6 +129,8 @@ func (s *DeploymentsService) All(ctx context.Context, projectID string, params *
 //
 // Queues a deployment of `branch` (optionally a `commit_sha`) to `environment`. Paused and archived projects refuse new deployments.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation createDeployment.
 func (s *DeploymentsService) Create(ctx context.Context, projectID string, body CreateDeployment, opts ...RequestOption) (*Deployment, error) {
 	var out Deployment
@@ -162,7 +170,9 @@ func (s *ConfigurationsService) List(ctx context.Context, projectID string, para
 	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/configurations", encodeQuery(params), nil, &out, false, opts))
 }
 
-// All iterates over every item of List, fetching each page (GET /v1/projects/{project_id}/configurations) only when the loop gets there; it stops at the first error (yielded with a zero Configuration) or when the loop breaks.
+// All iterates over every item of List, fetching each page (GET /v1/projects/{project_id}/configurations)
+// only when the loop gets there; it stops at the first error (yielded with a zero Configuration) or when
+// the loop breaks.
 // params may be nil; its Page is where it starts, its PerPage the page size.
 func (s *ConfigurationsService) All(ctx context.Context, projectID string, params *ListConfigurationsParams, opts ...RequestOption) iter.Seq2[Configuration, error] {
 	return all[Configuration](ctx, s.c, "/v1/projects/"+pathEscape(projectID)+"/configurations", encodeQuery(params), opts)
@@ -172,6 +182,8 @@ func (s *ConfigurationsService) All(ctx context.Context, projectID string, param
 //
 // Adds `key` to `environment`. With `secret: true` the value is encrypted at rest and is never returned again except through `?reveal=true` (admin). Archived projects refuse it.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation createConfiguration.
 func (s *ConfigurationsService) Create(ctx context.Context, projectID string, body CreateConfiguration, opts ...RequestOption) (*Configuration, error) {
 	var out Configuration
@@ -222,7 +234,9 @@ func (s *APIKeysService) List(ctx context.Context, projectID string, params *Lis
 	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/api_keys", encodeQuery(params), nil, &out, false, opts))
 }
 
-// All iterates over every item of List, fetching each page (GET /v1/projects/{project_id}/api_keys) only when the loop gets there; it stops at the first error (yielded with a zero APIKey) or when the loop breaks.
+// All iterates over every item of List, fetching each page (GET /v1/projects/{project_id}/api_keys)
+// only when the loop gets there; it stops at the first error (yielded with a zero APIKey) or when
+// the loop breaks.
 // params may be nil; its Page is where it starts, its PerPage the page size.
 func (s *APIKeysService) All(ctx context.Context, projectID string, params *ListAPIKeysParams, opts ...RequestOption) iter.Seq2[APIKey, error] {
 	return all[APIKey](ctx, s.c, "/v1/projects/"+pathEscape(projectID)+"/api_keys", encodeQuery(params), opts)
@@ -234,6 +248,8 @@ func (s *APIKeysService) All(ctx context.Context, projectID string, params *List
 //
 // Only for user and client credentials.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation createApiKey.
 func (s *APIKeysService) Create(ctx context.Context, projectID string, body CreateAPIKey, opts ...RequestOption) (*IssuedAPIKey, error) {
 	var out IssuedAPIKey
@@ -270,6 +286,8 @@ func (s *APIKeysService) Revoke(ctx context.Context, projectID, apiKeyID string,
 //
 // Only for user and client credentials.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation rotateApiKey.
 func (s *APIKeysService) Rotate(ctx context.Context, projectID, apiKeyID string, body RotateAPIKey, opts ...RequestOption) (*IssuedAPIKey, error) {
 	var out IssuedAPIKey
@@ -291,7 +309,9 @@ func (s *UsersService) List(ctx context.Context, params *ListUsersParams, opts .
 	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/users", encodeQuery(params), nil, &out, false, opts))
 }
 
-// All iterates over every item of List, fetching each page (GET /v1/users) only when the loop gets there; it stops at the first error (yielded with a zero User) or when the loop breaks.
+// All iterates over every item of List, fetching each page (GET /v1/users)
+// only when the loop gets there; it stops at the first error (yielded with a zero User) or when
+// the loop breaks.
 // params may be nil; its Page is where it starts, its PerPage the page size.
 func (s *UsersService) All(ctx context.Context, params *ListUsersParams, opts ...RequestOption) iter.Seq2[User, error] {
 	return all[User](ctx, s.c, "/v1/users", encodeQuery(params), opts)
@@ -303,6 +323,8 @@ func (s *UsersService) All(ctx context.Context, params *ListUsersParams, opts ..
 //
 // Only for user and client credentials.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation createUser.
 func (s *UsersService) Create(ctx context.Context, body CreateUser, opts ...RequestOption) (*CreatedUser, error) {
 	var out CreatedUser
@@ -327,6 +349,7 @@ func (s *UsersService) Me(ctx context.Context, opts ...RequestOption) (*User, er
 //
 // Only for user credentials.
 //
+// It takes no Idempotency-Key: it is not sent again after a network error or timeout.
 // Operation changeOwnPassword.
 func (s *UsersService) ChangePassword(ctx context.Context, body ChangePassword, opts ...RequestOption) error {
 	return s.c.call(ctx, http.MethodPost, "/v1/users/me/password", nil, body, nil, false, opts)
@@ -380,7 +403,9 @@ func (s *OAuthClientsService) List(ctx context.Context, params *ListOAuthClients
 	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/oauth_clients", encodeQuery(params), nil, &out, false, opts))
 }
 
-// All iterates over every item of List, fetching each page (GET /v1/oauth_clients) only when the loop gets there; it stops at the first error (yielded with a zero OAuthClient) or when the loop breaks.
+// All iterates over every item of List, fetching each page (GET /v1/oauth_clients)
+// only when the loop gets there; it stops at the first error (yielded with a zero OAuthClient) or when
+// the loop breaks.
 // params may be nil; its Page is where it starts, its PerPage the page size.
 func (s *OAuthClientsService) All(ctx context.Context, params *ListOAuthClientsParams, opts ...RequestOption) iter.Seq2[OAuthClient, error] {
 	return all[OAuthClient](ctx, s.c, "/v1/oauth_clients", encodeQuery(params), opts)
@@ -392,6 +417,8 @@ func (s *OAuthClientsService) All(ctx context.Context, params *ListOAuthClientsP
 //
 // Only for user and client credentials.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation registerOAuthClient.
 func (s *OAuthClientsService) Create(ctx context.Context, body RegisterOAuthClient, opts ...RequestOption) (*RegisteredOAuthClient, error) {
 	var out RegisteredOAuthClient
@@ -427,6 +454,8 @@ func (s *OAuthClientsService) Delete(ctx context.Context, clientID string, opts 
 //
 // Only for user and client credentials.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation rotateOAuthClientSecret.
 func (s *OAuthClientsService) RotateSecret(ctx context.Context, clientID string, opts ...RequestOption) (*RegisteredOAuthClient, error) {
 	var out RegisteredOAuthClient
@@ -448,7 +477,9 @@ func (s *EventsService) List(ctx context.Context, params *ListEventsParams, opts
 	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/events", encodeQuery(params), nil, &out, false, opts))
 }
 
-// All iterates over every item of List, fetching each page (GET /v1/events) only when the loop gets there; it stops at the first error (yielded with a zero Event) or when the loop breaks.
+// All iterates over every item of List, fetching each page (GET /v1/events)
+// only when the loop gets there; it stops at the first error (yielded with a zero Event) or when
+// the loop breaks.
 // params may be nil; its Page is where it starts, its PerPage the page size.
 func (s *EventsService) All(ctx context.Context, params *ListEventsParams, opts ...RequestOption) iter.Seq2[Event, error] {
 	return all[Event](ctx, s.c, "/v1/events", encodeQuery(params), opts)
@@ -469,7 +500,9 @@ func (s *WebhooksService) List(ctx context.Context, params *ListWebhooksParams, 
 	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/webhooks", encodeQuery(params), nil, &out, false, opts))
 }
 
-// All iterates over every item of List, fetching each page (GET /v1/webhooks) only when the loop gets there; it stops at the first error (yielded with a zero Webhook) or when the loop breaks.
+// All iterates over every item of List, fetching each page (GET /v1/webhooks)
+// only when the loop gets there; it stops at the first error (yielded with a zero Webhook) or when
+// the loop breaks.
 // params may be nil; its Page is where it starts, its PerPage the page size.
 func (s *WebhooksService) All(ctx context.Context, params *ListWebhooksParams, opts ...RequestOption) iter.Seq2[Webhook, error] {
 	return all[Webhook](ctx, s.c, "/v1/webhooks", encodeQuery(params), opts)
@@ -481,6 +514,8 @@ func (s *WebhooksService) All(ctx context.Context, params *ListWebhooksParams, o
 //
 // Only for user and client credentials.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation createWebhook.
 func (s *WebhooksService) Create(ctx context.Context, body CreateWebhook, opts ...RequestOption) (*WebhookWithSecret, error) {
 	var out WebhookWithSecret
@@ -528,6 +563,8 @@ func (s *WebhooksService) Delete(ctx context.Context, webhookID string, opts ...
 //
 // Only for user and client credentials.
 //
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
 // Operation rotateWebhookSecret.
 func (s *WebhooksService) RotateSecret(ctx context.Context, webhookID string, opts ...RequestOption) (*WebhookWithSecret, error) {
 	var out WebhookWithSecret
@@ -540,6 +577,7 @@ func (s *WebhooksService) RotateSecret(ctx context.Context, webhookID string, op
 //
 // Only for user and client credentials.
 //
+// It takes no Idempotency-Key: it is not sent again after a network error or timeout.
 // Operation pingWebhook.
 func (s *WebhooksService) Ping(ctx context.Context, webhookID string, opts ...RequestOption) (*WebhookDelivery, error) {
 	var out WebhookDelivery
@@ -558,7 +596,9 @@ func (s *WebhooksService) ListDeliveries(ctx context.Context, webhookID string, 
 	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/webhooks/"+pathEscape(webhookID)+"/deliveries", encodeQuery(params), nil, &out, false, opts))
 }
 
-// AllDeliveries iterates over every item of ListDeliveries, fetching each page (GET /v1/webhooks/{webhook_id}/deliveries) only when the loop gets there; it stops at the first error (yielded with a zero WebhookDelivery) or when the loop breaks.
+// AllDeliveries iterates over every item of ListDeliveries, fetching each page (GET /v1/webhooks/{webhook_id}/deliveries)
+// only when the loop gets there; it stops at the first error (yielded with a zero WebhookDelivery) or when
+// the loop breaks.
 // params may be nil; its Page is where it starts, its PerPage the page size.
 func (s *WebhooksService) AllDeliveries(ctx context.Context, webhookID string, params *ListWebhookDeliveriesParams, opts ...RequestOption) iter.Seq2[WebhookDelivery, error] {
 	return all[WebhookDelivery](ctx, s.c, "/v1/webhooks/"+pathEscape(webhookID)+"/deliveries", encodeQuery(params), opts)
@@ -570,6 +610,7 @@ func (s *WebhooksService) AllDeliveries(ctx context.Context, webhookID string, p
 //
 // Only for user and client credentials.
 //
+// It takes no Idempotency-Key: it is not sent again after a network error or timeout.
 // Operation redeliverWebhookDelivery.
 func (s *WebhooksService) Redeliver(ctx context.Context, webhookID, deliveryID string, opts ...RequestOption) (*WebhookDelivery, error) {
 	var out WebhookDelivery

@@ -197,7 +197,7 @@ print(client.users.me().email)`,
     {
       language: 'go',
       label: 'Go',
-      install: 'go get slipway.dev/sdk/go',
+      install: 'go mod edit -replace slipway.dev/sdk/go=/path/to/slipway/sdk/go && go mod tidy',
       readme: 'sdk/go/README.md',
       tasks: {
         deployment: `client, err := slipway.NewClient("${baseUrl}", slipway.WithAPIKey(os.Getenv("SLIPWAY_API_KEY")))

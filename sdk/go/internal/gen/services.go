@@ -246,7 +246,14 @@ func writeMethod(b *bytes.Buffer, s *service, o operation) {
 		b.WriteString("//\n")
 		comment(b, "", o.description)
 	}
-	fmt.Fprintf(b, "//\n// Operation %s.\n", o.id)
+	b.WriteString("//\n")
+	switch {
+	case o.idempotent:
+		b.WriteString("// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:\n// the server runs it at most once.\n")
+	case o.httpMethod == http.MethodPost:
+		b.WriteString("// It takes no Idempotency-Key: it is not sent again after a network error or timeout.\n")
+	}
+	fmt.Fprintf(b, "// Operation %s.\n", o.id)
 	call := fmt.Sprintf("s.c.call(ctx, %s, %s, %s, %s, %%s, %t, opts)", method, path, query, body, o.idempotent)
 	if o.resultType == "" {
 		fmt.Fprintf(b, "func (s *%sService) %s(%s) error {\n\treturn %s\n}\n", s.name, o.name, strings.Join(args, ", "), fmt.Sprintf(call, "nil"))
@@ -259,7 +266,7 @@ func writeMethod(b *bytes.Buffer, s *service, o operation) {
 	}
 	allName := "All" + strings.TrimPrefix(o.name, "List")
 	b.WriteString("\n")
-	comment(b, "", fmt.Sprintf("%s iterates over every item of %s, fetching each page (%s %s) only when the loop gets there; it stops at the first error (yielded with a zero %s) or when the loop breaks.", allName, o.name, o.httpMethod, o.path, o.itemType))
+	fmt.Fprintf(b, "// %s iterates over every item of %s, fetching each page (%s %s)\n// only when the loop gets there; it stops at the first error (yielded with a zero %s) or when\n// the loop breaks.\n", allName, o.name, o.httpMethod, o.path, o.itemType)
 	if o.queryType != "" {
 		b.WriteString("// params may be nil; its Page is where it starts, its PerPage the page size.\n")
 	}
