@@ -43,9 +43,10 @@ type Client struct {
 	// sleep waits between retries; tests replace it to record the waits.
 	sleep func(ctx context.Context, d time.Duration) error
 
-	// The resources (generated, services.gen.go): Projects, Deployments, Configurations, APIKeys,
-	// Users, OAuthClients, Events, Webhooks.
-	services
+	// Resources are the services (generated, services.gen.go): client.Projects, client.Deployments,
+	// client.Configurations, client.APIKeys, client.Users, client.OAuthClients, client.Events,
+	// client.Webhooks.
+	Resources
 }
 
 // Option configures a Client.
@@ -73,7 +74,8 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.httpCli
 // retries included.
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
-// WithMaxRetries sets how often a request is retried after 429, 503 or a network error (default 2; 0: never).
+// WithMaxRetries sets how often a request is retried after 429, 503, a timeout or a network error
+// (default 2; 0: never).
 func WithMaxRetries(n int) Option { return func(c *Client) { c.maxRetries = max(0, n) } }
 
 // WithMaxRetryAfter sets the longest Retry-After the client waits for (default 1 minute); a longer
@@ -109,7 +111,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if c.apiKey != "" && c.tokenSource != nil {
 		return nil, errors.New("slipway: use only one of WithAPIKey and WithTokenSource/WithAccessToken")
 	}
-	c.services = newServices(c)
+	c.Resources = newResources(c)
 	return c, nil
 }
 

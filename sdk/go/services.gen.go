@@ -9,8 +9,9 @@ import (
 	"net/http"
 )
 
-// services are the API's resources, one field of the Client each.
-type services struct {
+// Resources are the API's resources, one service each, embedded in the Client: client.Projects,
+// client.Deployments, ...
+type Resources struct {
 	// Projects: /v1/projects.
 	Projects *ProjectsService
 	// Deployments: /v1/projects/{project_id}/deployments.
@@ -29,8 +30,8 @@ type services struct {
 	Webhooks *WebhooksService
 }
 
-func newServices(c *Client) services {
-	return services{
+func newResources(c *Client) Resources {
+	return Resources{
 		Projects:       &ProjectsService{c},
 		Deployments:    &DeploymentsService{c},
 		Configurations: &ConfigurationsService{c},

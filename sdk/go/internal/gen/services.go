@@ -193,11 +193,11 @@ func writeServices(services []*service) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(header)
 	b.WriteString("import (\n\t\"context\"\n\t\"iter\"\n\t\"net/http\"\n)\n\n")
-	b.WriteString("// services are the API's resources, one field of the Client each.\ntype services struct {\n")
+	b.WriteString("// Resources are the API's resources, one service each, embedded in the Client: client.Projects,\n// client.Deployments, ...\ntype Resources struct {\n")
 	for _, s := range services {
 		fmt.Fprintf(&b, "\t// %s: %s.\n\t%s *%sService\n", s.name, s.path, s.name, s.name)
 	}
-	b.WriteString("}\n\nfunc newServices(c *Client) services {\n\treturn services{\n")
+	b.WriteString("}\n\nfunc newResources(c *Client) Resources {\n\treturn Resources{\n")
 	for _, s := range services {
 		fmt.Fprintf(&b, "\t\t%s: &%sService{c},\n", s.name, s.name)
 	}
