@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	slipway "slipway.dev/sdk/go"
@@ -69,4 +72,67 @@ func TestTheSDKTargetsTheServersAPIVersion(t *testing.T) {
 	if doc.Info.Version == "" || slipway.APIVersion != doc.Info.Version {
 		t.Fatalf("APIVersion %q, the server's info.version %q", slipway.APIVersion, doc.Info.Version)
 	}
+}
+
+// The tree decided for the three SDKs: one service per resource, these methods and no others, and
+// every operation of the document wrapped by one of them.
+func TestTheResourceTree(t *testing.T) {
+	want := map[string][]string{
+		"Projects":       {"List", "All", "Create", "Get", "Update", "Delete"},
+		"Deployments":    {"List", "All", "Create", "Get", "Update"},
+		"Configurations": {"List", "All", "Create", "Get", "Update", "Delete"},
+		"APIKeys":        {"List", "All", "Create", "Get", "Revoke", "Rotate"},
+		"Users":          {"List", "All", "Create", "Me", "ChangePassword", "Get", "Update", "Delete"},
+		"OAuthClients":   {"List", "All", "Create", "Get", "Delete", "RotateSecret"},
+		"Events":         {"List", "All"},
+		"Webhooks":       {"List", "All", "Create", "Get", "Update", "Delete", "RotateSecret", "Ping", "ListDeliveries", "AllDeliveries", "Redeliver"},
+	}
+	c := apiKeyClient(t)
+	resources := reflect.ValueOf(c.Resources)
+	if resources.NumField() != len(want) {
+		t.Fatalf("%d services, want %d", resources.NumField(), len(want))
+	}
+	for i := range resources.NumField() {
+		name := resources.Type().Field(i).Name
+		methods, ok := want[name]
+		if !ok {
+			t.Errorf("unexpected service %s", name)
+			continue
+		}
+		svc := resources.Field(i).Type()
+		var got []string
+		for m := range svc.NumMethod() {
+			got = append(got, svc.Method(m).Name)
+		}
+		slices.Sort(got)
+		methods = slices.Sorted(slices.Values(methods))
+		if !slices.Equal(got, methods) {
+			t.Errorf("%s has %v, want %v", name, got, methods)
+		}
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string `json:"operationId"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(openAPIDocument(t), &doc); err != nil {
+		t.Fatal(err)
+	}
+	services, err := os.ReadFile("services.gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, item := range doc.Paths {
+		for method, op := range item {
+			if !strings.HasPrefix(path, "/v1/") || op.OperationID == "" {
+				continue
+			}
+			n++
+			if !strings.Contains(string(services), "// Operation "+op.OperationID+".\n") {
+				t.Errorf("%s %s (%s) has no method", method, path, op.OperationID)
+			}
+		}
+	}
+	t.Logf("%d operations, %d services", n, len(want))
 }
