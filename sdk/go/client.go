@@ -19,10 +19,12 @@ import (
 )
 
 // Version is this library's version.
-const Version = "0.1.0"
+// It targets the API version APIVersion; the release tag is sdk/go/v + Version.
+const Version = "0.2.0"
 
 const (
 	defaultMaxRetries    = 2
+	defaultTimeout       = 30 * time.Second
 	defaultMaxRetryAfter = time.Minute
 	initialBackoff       = 500 * time.Millisecond
 	maxBackoff           = 8 * time.Second
@@ -41,14 +43,10 @@ type Client struct {
 	// sleep waits between retries; tests replace it to record the waits.
 	sleep func(ctx context.Context, d time.Duration) error
 
-	Projects       *ProjectsService
-	Deployments    *DeploymentsService
-	Configurations *ConfigurationsService
-	APIKeys        *APIKeysService
-	Users          *UsersService
-	OAuthClients   *OAuthClientsService
-	Events         *EventsService
-	Webhooks       *WebhooksService
+	// Resources are the services (generated, services.gen.go): client.Projects, client.Deployments,
+	// client.Configurations, client.APIKeys, client.Users, client.OAuthClients, client.Events,
+	// client.Webhooks.
+	Resources
 }
 
 // Option configures a Client.
@@ -67,14 +65,17 @@ func WithAccessToken(token string) Option {
 // refreshed when the API answers 401 invalid_token.
 func WithTokenSource(ts oauth2.TokenSource) Option { return func(c *Client) { c.tokenSource = ts } }
 
-// WithHTTPClient sets the HTTP client (transport, proxy, timeout). Default: a client with a 30 s timeout.
+// WithHTTPClient sets the HTTP client (transport, proxy). Default: a plain http.Client (the
+// attempts are bounded by WithTimeout).
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.httpClient = hc } }
 
-// WithTimeout bounds each attempt of a request (default 30 s; it applies to a WithHTTPClient client
-// too, on a copy). The context.Context bounds the whole call, retries included.
+// WithTimeout bounds each attempt of a request (default 30 s; 0: no bound), whatever the HTTP
+// client; WithRequestTimeout changes it for one call. The context.Context bounds the whole call,
+// retries included.
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
-// WithMaxRetries sets how often a request is retried after 429, 503 or a network error (default 2; 0: never).
+// WithMaxRetries sets how often a request is retried after 429, 503, a timeout or a network error
+// (default 2; 0: never).
 func WithMaxRetries(n int) Option { return func(c *Client) { c.maxRetries = max(0, n) } }
 
 // WithMaxRetryAfter sets the longest Retry-After the client waits for (default 1 minute); a longer
@@ -94,7 +95,8 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		baseURL:       strings.TrimRight(baseURL, "/"),
-		httpClient:    &http.Client{Timeout: 30 * time.Second},
+		httpClient:    &http.Client{},
+		timeout:       defaultTimeout,
 		maxRetries:    defaultMaxRetries,
 		maxRetryAfter: defaultMaxRetryAfter,
 		userAgent:     "slipway-go/" + Version,
@@ -103,25 +105,13 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	for _, opt := range opts {
 		opt(c)
 	}
-	if c.timeout > 0 {
-		hc := *c.httpClient
-		hc.Timeout = c.timeout
-		c.httpClient = &hc
-	}
 	if c.apiKey == "" && c.tokenSource == nil {
 		return nil, errors.New("slipway: no credential: use WithAPIKey, WithAccessToken or WithTokenSource")
 	}
 	if c.apiKey != "" && c.tokenSource != nil {
 		return nil, errors.New("slipway: use only one of WithAPIKey and WithTokenSource/WithAccessToken")
 	}
-	c.Projects = &ProjectsService{c}
-	c.Deployments = &DeploymentsService{c}
-	c.Configurations = &ConfigurationsService{c}
-	c.APIKeys = &APIKeysService{c}
-	c.Users = &UsersService{c}
-	c.OAuthClients = &OAuthClientsService{c}
-	c.Events = &EventsService{c}
-	c.Webhooks = &WebhooksService{c}
+	c.Resources = newResources(c)
 	return c, nil
 }
 
@@ -145,77 +135,118 @@ func (c *Client) token() (string, error) {
 	}
 	t, err := c.tokenSource.Token()
 	if err != nil {
-		return "", fmt.Errorf("slipway: getting an access token: %w", err)
+		return "", tokenError(err)
 	}
 	return t.AccessToken, nil
 }
 
-// do sends one API call, with retries, and decodes a 2xx JSON body into out (when not nil).
-func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+// RequestOption changes one call: WithIdempotencyKey, WithRequestTimeout, WithHeader,
+// WithRequestMaxRetries. Cancel a call with its context.Context.
+type RequestOption func(*requestConfig)
+
+type requestConfig struct {
+	idempotencyKey string
+	timeout        time.Duration
+	maxRetries     int
+	header         http.Header
+}
+
+// WithIdempotencyKey sends key as the call's Idempotency-Key (1–255 visible ASCII characters)
+// instead of a generated one. The server answers a POST sent again with the same key and body,
+// within 24 hours and from any process, with the first response and creates nothing new: keep the
+// key (e.g. with the job it belongs to) to retry safely after a crash or restart.
+func WithIdempotencyKey(key string) RequestOption {
+	return func(r *requestConfig) { r.idempotencyKey = key }
+}
+
+// WithRequestTimeout bounds each attempt of this call (instead of the client's WithTimeout); a call
+// that runs out of it fails with Code "timeout" once its retries are spent. 0: no bound.
+func WithRequestTimeout(d time.Duration) RequestOption {
+	return func(r *requestConfig) { r.timeout = max(0, d) }
+}
+
+// WithHeader adds a header to this call's requests (it replaces one the SDK sets, except
+// Authorization and Idempotency-Key).
+func WithHeader(key, value string) RequestOption {
+	return func(r *requestConfig) {
+		if r.header == nil {
+			r.header = http.Header{}
+		}
+		r.header.Add(key, value)
+	}
+}
+
+// WithRequestMaxRetries sets how often this call is retried (instead of the client's WithMaxRetries; 0: never).
+func WithRequestMaxRetries(n int) RequestOption {
+	return func(r *requestConfig) { r.maxRetries = max(0, n) }
+}
+
+// Do sends a request to any API path (an operation this SDK does not wrap yet) with the client's
+// credential, retries and errors: query may be nil, body (when not nil) is sent as JSON, and a 2xx
+// JSON answer is decoded into out (when not nil). path starts with "/" (e.g. "/v1/projects").
+// Do sends no Idempotency-Key of its own: pass WithIdempotencyKey to make a POST safe to send again
+// after a network error (without one it is not resent).
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body, out any, opts ...RequestOption) error {
+	if !strings.HasPrefix(path, "/") {
+		return &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("the path %q does not start with /", path)}
+	}
+	return c.call(ctx, strings.ToUpper(method), path, query, body, out, false, opts)
+}
+
+// call sends one API call, with retries, and decodes a 2xx JSON body into out (when not nil).
+// idempotent: the operation takes an Idempotency-Key, so a POST gets a generated one (unless the
+// caller gave one) that every retry reuses, and the server runs it at most once.
+func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any, idempotent bool, opts []RequestOption) error {
+	cfg := requestConfig{timeout: c.timeout, maxRetries: c.maxRetries}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
 	var body []byte
 	if in != nil {
 		var err error
 		if body, err = json.Marshal(in); err != nil {
-			return fmt.Errorf("slipway: encoding the request: %w", err)
+			return &Error{Code: CodeInvalidRequest, Message: "encoding the request body: " + err.Error(), err: err}
 		}
 	}
 	target := c.baseURL + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
-	// One key per call, reused by every retry of it, so the server runs a POST at most once.
-	idempotencyKey := ""
-	if method == http.MethodPost {
+	idempotencyKey := cfg.idempotencyKey
+	if idempotencyKey == "" && idempotent && method == http.MethodPost {
 		idempotencyKey = crand.Text()
 	}
+	// A POST without a key that may have reached the server is not sent again.
+	resendable := method != http.MethodPost || idempotencyKey != ""
+	what := method + " " + path
 	refreshed := false
 	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return callerError(what, err, nil)
+		}
 		token, err := c.token()
 		if err != nil {
 			return err
 		}
-		var reader io.Reader
-		if body != nil {
-			reader = bytes.NewReader(body)
-		}
-		req, err := http.NewRequestWithContext(ctx, method, target, reader)
+		resp, respBody, err := c.send(ctx, cfg, method, target, body, token, idempotencyKey)
 		if err != nil {
-			return fmt.Errorf("slipway: %w", err)
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Accept", "application/json")
-		req.Header.Set("User-Agent", c.userAgent)
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		if idempotencyKey != "" {
-			req.Header.Set("Idempotency-Key", idempotencyKey)
-		}
-		resp, err := c.httpClient.Do(req)
-		if err != nil {
-			if ctx.Err() != nil || attempt >= c.maxRetries {
-				return fmt.Errorf("slipway: %s %s: %w", method, path, err)
+			if ctx.Err() != nil {
+				return callerError(what, ctx.Err(), err)
+			}
+			e := transportError(what, err)
+			if !resendable || attempt >= cfg.maxRetries {
+				return e
 			}
 			if err := c.sleep(ctx, backoff(attempt)); err != nil {
-				return err
-			}
-			continue
-		}
-		respBody, readErr := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if readErr != nil {
-			if ctx.Err() != nil || attempt >= c.maxRetries {
-				return fmt.Errorf("slipway: %s %s: reading the response: %w", method, path, readErr)
-			}
-			if err := c.sleep(ctx, backoff(attempt)); err != nil {
-				return err
+				return callerError(what, err, e)
 			}
 			continue
 		}
 		if resp.StatusCode < 400 {
 			if out != nil && resp.StatusCode != http.StatusNoContent && len(respBody) > 0 {
 				if err := json.Unmarshal(respBody, out); err != nil {
-					return fmt.Errorf("slipway: decoding the response of %s %s: %w", method, path, err)
+					return &Error{Status: resp.StatusCode, Code: CodeInvalidResponse, Message: "the response to " + what + " is not the expected JSON: " + err.Error(),
+						RequestID: resp.Header.Get("X-Request-Id"), Header: resp.Header, err: err}
 				}
 			}
 			return nil
@@ -230,7 +261,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 				continue
 			}
 		}
-		if (apiErr.Status != http.StatusTooManyRequests && apiErr.Status != http.StatusServiceUnavailable) || attempt >= c.maxRetries {
+		if (apiErr.Status != http.StatusTooManyRequests && apiErr.Status != http.StatusServiceUnavailable) || attempt >= cfg.maxRetries {
 			return apiErr
 		}
 		wait := backoff(attempt)
@@ -241,9 +272,48 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			wait = apiErr.RetryAfter
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return err
+			return callerError(what, err, apiErr)
 		}
 	}
+}
+
+// send makes one attempt, bounded by cfg.timeout, and reads the whole response.
+func (c *Client) send(ctx context.Context, cfg requestConfig, method, target string, body []byte, token, idempotencyKey string) (*http.Response, []byte, error) {
+	if cfg.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.timeout)
+		defer cancel()
+	}
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range cfg.header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if idempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", idempotencyKey)
+	}
+	resp, err := c.httpClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	respBody, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	return resp, respBody, nil
 }
 
 func isInvalidToken(resp *http.Response, e *Error) bool {
@@ -290,3 +360,11 @@ func pathEscape(s string) string { return url.PathEscape(s) }
 // Ptr returns a pointer to v, for the optional fields of parameters:
 // &slipway.ListProjectsParams{PerPage: slipway.Ptr(50)}.
 func Ptr[T any](v T) *T { return &v }
+
+// done returns (nil, err) on error so callers never see a half-filled value.
+func done[T any](out *T, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

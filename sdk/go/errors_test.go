@@ -83,10 +83,10 @@ func TestARetriedPOSTCreatesExactlyOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		same = append(same, dep.Id)
+		same = append(same, dep.ID)
 	}
-	if len(same) != 1 || same[0] != d.Id {
-		t.Fatalf("deployments of %s: %v, want [%s]", branch, same, d.Id)
+	if len(same) != 1 || same[0] != d.ID {
+		t.Fatalf("deployments of %s: %v, want [%s]", branch, same, d.ID)
 	}
 }
 
@@ -102,7 +102,7 @@ func TestEveryPOSTGetsItsOwnIdempotencyKey(t *testing.T) {
 	a := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, server.APIKey.ProjectID, body))
 	b := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, server.APIKey.ProjectID, body))
 	must[*slipway.Project](t)(c.Projects.Get(ctx, server.APIKey.ProjectID))
-	if a.Id == b.Id || keys[0] == "" || keys[0] == keys[1] || keys[2] != "" {
+	if a.ID == b.ID || keys[0] == "" || keys[0] == keys[1] || keys[2] != "" {
 		t.Fatalf("keys = %q", keys)
 	}
 }
@@ -155,7 +155,7 @@ func TestA429IsRetriedAfterRetryAfter(t *testing.T) {
 	})
 	patient, _ := slipway.NewClient(limited.BaseURL, slipway.WithAPIKey(limited.APIKey.Key), slipway.WithHTTPClient(&http.Client{Transport: rec}))
 	p := must[*slipway.Project](t)(patient.Projects.Get(ctx, limited.Project.ID))
-	if p.Id != limited.Project.ID || len(log) != 2 || log[0].status != 429 || log[1].status != 200 {
+	if p.ID != limited.Project.ID || len(log) != 2 || log[0].status != 429 || log[1].status != 200 {
 		t.Fatalf("sent = %+v", log)
 	}
 	// The retry went out no sooner than the server asked (whole seconds, rounded up by the server).
@@ -232,10 +232,10 @@ func TestA503WhileTheDatabaseIsDownIsRetriedAndCreatesOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		same = append(same, d.Id)
+		same = append(same, d.ID)
 	}
-	if len(same) != 1 || same[0] != r.d.Id {
-		t.Fatalf("deployments of %s: %v, want [%s]", branch, same, r.d.Id)
+	if len(same) != 1 || same[0] != r.d.ID {
+		t.Fatalf("deployments of %s: %v, want [%s]", branch, same, r.d.ID)
 	}
 }
 
@@ -254,8 +254,12 @@ func TestNetworkErrorsAreRetriedThenReturned(t *testing.T) {
 	waits := slipway.RecordSleeps(c)
 	_, err := c.Projects.List(context.Background(), nil)
 	var apiErr *slipway.Error
-	if err == nil || errors.As(err, &apiErr) || len(*waits) != 3 {
+	if !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeNetworkError || apiErr.Status != 0 || len(*waits) != 3 {
 		t.Fatalf("err = %v, waits = %v", err, *waits)
+	}
+	var opErr *net.OpError
+	if !errors.As(err, &opErr) {
+		t.Fatalf("the cause is not unwrapped: %#v", err)
 	}
 	for _, w := range *waits {
 		if w <= 0 || w > 8*time.Second {
@@ -301,7 +305,8 @@ func TestTimeoutAndCancellation(t *testing.T) {
 
 	c, _ := slipway.NewClient(base, slipway.WithAPIKey("slw_x"), slipway.WithTimeout(200*time.Millisecond), slipway.WithMaxRetries(0))
 	var netErr net.Error
-	if _, err := c.Projects.List(context.Background(), nil); !errors.As(err, &netErr) || !netErr.Timeout() {
+	var apiErr *slipway.Error
+	if _, err := c.Projects.List(context.Background(), nil); !errors.As(err, &netErr) || !netErr.Timeout() || !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeTimeout {
 		t.Fatalf("timeout: %v", err)
 	}
 
@@ -314,8 +319,26 @@ func TestTimeoutAndCancellation(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	c2, _ := slipway.NewClient(base, slipway.WithAPIKey("slw_x"))
-	if _, err := c2.Projects.List(ctx, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c2.Projects.List(ctx, nil); !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeTimeout || apiErr.Status != 0 {
 		t.Fatalf("context: %v", err)
+	}
+
+	// The caller's cancel: request_aborted, still errors.Is context.Canceled, and no retry after it.
+	canceled, cancelNow := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancelNow)
+	waits := slipway.RecordSleeps(c2)
+	if _, err := c2.Projects.List(canceled, nil); !errors.Is(err, context.Canceled) || !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeRequestAborted || len(*waits) != 0 {
+		t.Fatalf("cancel: %v, waits %v", err, *waits)
+	}
+	// Canceled before it starts: nothing is sent.
+	if _, err := c2.Projects.List(canceled, nil); !errors.Is(err, context.Canceled) || !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeRequestAborted {
+		t.Fatalf("canceled already: %v", err)
+	}
+
+	// A per-call timeout replaces the client's (none here) for that call only.
+	long, _ := slipway.NewClient(base, slipway.WithAPIKey("slw_x"), slipway.WithTimeout(0), slipway.WithMaxRetries(0))
+	if _, err := long.Projects.List(context.Background(), nil, slipway.WithRequestTimeout(150*time.Millisecond)); !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeTimeout {
+		t.Fatalf("per-call timeout: %v", err)
 	}
 }
 

@@ -1,7 +1,8 @@
 package slipway_test
 
-// The examples of README.md (and of the repository's README and /docs), compiled by go test. They
-// have no Output comment, so they are built, not run: they talk to a Slipway elsewhere.
+// Examples for the package documentation (and the calls of the repository's README), compiled by
+// go test. They have no Output comment, so they are built, not run: they talk to a Slipway elsewhere.
+// README.md's own blocks are compiled by TestREADMEExamplesCompile.
 
 import (
 	"context"
@@ -34,7 +35,7 @@ func Example_deploymentWithAnAPIKey() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(d.Id, d.Status) // dep_... queued
+	fmt.Println(d.ID, d.Status) // dep_... queued
 }
 
 // An application logs a user in with Authorization Code + PKCE and calls the API as that user.
@@ -74,22 +75,22 @@ func ExampleWebhooksService_Create() {
 		log.Fatal(err)
 	}
 	hook, err := client.Webhooks.Create(ctx, slipway.CreateWebhook{
-		Url:    "https://ci.example.com/hooks/slipway",
+		URL:    "https://ci.example.com/hooks/slipway",
 		Events: []slipway.CreateWebhookEvents{"deployment.status_changed"},
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	saveSecret(*hook.Secret)                    // whsec_...
-	_, err = client.Webhooks.Ping(ctx, hook.Id) // a webhook.ping delivery, signed like every other
+	saveSecret(hook.Secret.MustGet())           // whsec_...
+	_, err = client.Webhooks.Ping(ctx, hook.ID) // a webhook.ping delivery, signed like every other
 	if err != nil {
 		log.Fatal(err)
 	}
-	for delivery, err := range client.Webhooks.AllDeliveries(ctx, hook.Id, nil) {
+	for delivery, err := range client.Webhooks.AllDeliveries(ctx, hook.ID, nil) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(delivery.Id, delivery.Status, len(delivery.Attempts))
+		fmt.Println(delivery.ID, delivery.Status, len(delivery.Attempts))
 	}
 }
 

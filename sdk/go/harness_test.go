@@ -40,7 +40,8 @@ type harnessInfo struct {
 		ClientSecret string `json:"client_secret"`
 	} `json:"confidential_client"`
 	Project struct {
-		ID string `json:"id"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
 	} `json:"project"`
 	APIKey struct {
 		ID        string `json:"id"`
@@ -217,6 +218,7 @@ func ownerTokens(t *testing.T, ctx context.Context) (*slipway.TokenSource, strin
 var (
 	adminOnce sync.Once
 	admin     *slipway.Client
+	adminTS   *slipway.TokenSource
 )
 
 // adminClient is the owner, logged in through the real pages once for the whole run (the server
@@ -225,6 +227,7 @@ func adminClient(t *testing.T) *slipway.Client {
 	t.Helper()
 	adminOnce.Do(func() {
 		ts, _ := ownerTokens(t, context.Background())
+		adminTS = ts
 		c, err := slipway.NewClient(server.BaseURL, slipway.WithTokenSource(ts))
 		if err != nil {
 			t.Fatal(err)
@@ -235,6 +238,17 @@ func adminClient(t *testing.T) *slipway.Client {
 		t.Fatal("the owner could not log in")
 	}
 	return admin
+}
+
+// adminClientWith is another client of the owner's (the same tokens), with more options.
+func adminClientWith(t *testing.T, opts ...slipway.Option) *slipway.Client {
+	t.Helper()
+	adminClient(t)
+	c, err := slipway.NewClient(server.BaseURL, append([]slipway.Option{slipway.WithTokenSource(adminTS)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func apiKeyClient(t *testing.T, opts ...slipway.Option) *slipway.Client {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -13,8 +14,9 @@ import (
 )
 
 // OAuthConfig returns the golang.org/x/oauth2 configuration of a Slipway OAuth client. issuer is
-// {base_url}/oauth; a public client has no secret (clientSecret ""). The client id goes in the
-// form body, so a refresh sends exactly grant_type=refresh_token, refresh_token and client_id.
+// {base_url}/oauth; its endpoints are {issuer}/authorize and {issuer}/token (TokenURL, also the one
+// for client credentials). A public client has no secret (clientSecret ""). The client id goes in
+// the form body, so a refresh sends exactly grant_type=refresh_token, refresh_token and client_id.
 func OAuthConfig(issuer, clientID, clientSecret, redirectURL string, scopes ...string) *oauth2.Config {
 	issuer = strings.TrimRight(issuer, "/")
 	return &oauth2.Config{
@@ -45,23 +47,32 @@ func NewAuthorizationRequest(cfg *oauth2.Config, opts ...oauth2.AuthCodeOption) 
 	return AuthorizationRequest{URL: cfg.AuthCodeURL(state, opts...), State: state, Verifier: verifier}
 }
 
-// ErrStateMismatch is returned by Exchange when the callback's state is not the request's.
+// ErrStateMismatch is the cause of Exchange's *Error (Code CodeStateMismatch) when the callback's
+// state is not the request's: a callback that is not the answer to this login (a forged or stale
+// one). Check it with errors.Is(err, slipway.ErrStateMismatch); do not retry, start a new login.
 var ErrStateMismatch = errors.New("slipway: the callback's state does not match the authorization request")
 
-// Exchange checks the callback URL (state, error) and trades its code and the PKCE verifier for tokens.
+// Exchange checks the callback URL (state, error) and trades its code and the PKCE verifier for
+// tokens. Its errors are *Error: Code CodeStateMismatch (wrapping ErrStateMismatch), the
+// authorization server's `error` from the callback (access_denied when the user refused, Status 0),
+// or the token endpoint's (invalid_grant for a used or expired code, with its Status).
 func Exchange(ctx context.Context, cfg *oauth2.Config, req AuthorizationRequest, callbackURL string) (*oauth2.Token, error) {
 	u, err := url.Parse(callbackURL)
 	if err != nil {
-		return nil, fmt.Errorf("slipway: callback URL: %w", err)
+		return nil, &Error{Code: CodeInvalidRequest, Message: "the callback URL: " + err.Error(), err: err}
 	}
 	q := u.Query()
 	if e := q.Get("error"); e != "" {
-		return nil, fmt.Errorf("slipway: authorization refused: %s: %s", e, q.Get("error_description"))
+		return nil, &Error{Code: e, Message: fmt.Sprintf("authorization refused: %s", q.Get("error_description"))}
 	}
 	if q.Get("state") != req.State {
-		return nil, ErrStateMismatch
+		return nil, &Error{Code: CodeStateMismatch, Message: ErrStateMismatch.Error(), err: ErrStateMismatch}
 	}
-	return cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(req.Verifier))
+	tok, err := cfg.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(req.Verifier))
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	return tok, nil
 }
 
 // TokenSource is a refreshing oauth2.TokenSource for a user's tokens: it refreshes (through the
@@ -82,7 +93,10 @@ func OAuthTokenSource(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token
 	return &TokenSource{ctx: ctx, cfg: cfg, tok: tok}
 }
 
-// Token returns a valid access token, refreshing first if needed.
+// Token returns a valid access token, refreshing first if needed. A failed refresh returns an
+// *Error: the token endpoint's code and status (invalid_grant, 400, when the refresh token was
+// revoked, expired or already used: the user must log in again), network_error or timeout; with no
+// refresh token, invalid_token (401). A Client's call returns that *Error as is.
 func (s *TokenSource) Token() (*oauth2.Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -90,12 +104,12 @@ func (s *TokenSource) Token() (*oauth2.Token, error) {
 		return s.tok, nil
 	}
 	if s.tok.RefreshToken == "" {
-		return nil, errors.New("slipway: the access token is no longer valid and there is no refresh token")
+		return nil, &Error{Status: http.StatusUnauthorized, Code: CodeInvalidToken, Message: "the access token is no longer valid and there is no refresh token"}
 	}
 	// An oauth2 token source over the refresh token alone refreshes at once (x/oauth2 does the request).
 	t, err := s.cfg.TokenSource(s.ctx, &oauth2.Token{RefreshToken: s.tok.RefreshToken}).Token()
 	if err != nil {
-		return nil, err
+		return nil, tokenError(err)
 	}
 	s.tok = t
 	if s.OnToken != nil {

@@ -74,7 +74,7 @@ func TestLoginWithPKCEAndCallTheAPIAsTheUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if me.Id != server.Owner.ID || string(me.Email) != server.Owner.Email {
+	if me.ID != server.Owner.ID || string(me.Email) != server.Owner.Email {
 		t.Fatalf("me = %+v", me)
 	}
 }
@@ -84,7 +84,9 @@ func TestExchangeRefusesAnotherState(t *testing.T) {
 	req := slipway.NewAuthorizationRequest(cfg)
 	callback := logIn(t, req.URL, server.Owner.Email, server.Owner.Password)
 	req.State = "not-the-state"
-	if _, err := slipway.Exchange(context.Background(), cfg, req, callback); !errors.Is(err, slipway.ErrStateMismatch) {
+	_, err := slipway.Exchange(context.Background(), cfg, req, callback)
+	var apiErr *slipway.Error
+	if !errors.Is(err, slipway.ErrStateMismatch) || !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeStateMismatch {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -149,7 +151,7 @@ func TestRefreshesOnceOn401InvalidToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := c.Projects.Get(ctx, server.Project.ID)
-	if err != nil || p.Id != server.Project.ID {
+	if err != nil || p.ID != server.Project.ID {
 		t.Fatalf("get = %v, %v", p, err)
 	}
 	wantRefreshBody(t, rec, tok.RefreshToken)
@@ -167,6 +169,29 @@ func TestAnAccessTokenTheAPIRefusesIsAnInvalidTokenError(t *testing.T) {
 	}
 }
 
+// A refresh the token endpoint refuses ends the call with its OAuth error as an *Error.
+func TestAFailedRefreshIsAnErrorWithTheTokenEndpointsCode(t *testing.T) {
+	ctx := context.Background()
+	expired := &oauth2.Token{AccessToken: "expired", RefreshToken: "not-a-refresh-token", Expiry: time.Now().Add(-time.Hour)}
+	c, err := slipway.NewClient(server.BaseURL, slipway.WithTokenSource(slipway.OAuthTokenSource(ctx, oauthCfg(), expired)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Users.Me(ctx)
+	var apiErr *slipway.Error
+	var retrieve *oauth2.RetrieveError
+	if !errors.As(err, &apiErr) || apiErr.Code != "invalid_grant" || apiErr.Status != http.StatusBadRequest || !errors.As(err, &retrieve) {
+		t.Fatalf("err = %#v", err)
+	}
+
+	// Without a refresh token: invalid_token, and nothing is sent.
+	noRefresh := &oauth2.Token{AccessToken: "expired", Expiry: time.Now().Add(-time.Hour)}
+	c2, _ := slipway.NewClient(server.BaseURL, slipway.WithTokenSource(slipway.OAuthTokenSource(ctx, oauthCfg(), noRefresh)))
+	if _, err := c2.Users.Me(ctx); !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeInvalidToken || apiErr.Status != http.StatusUnauthorized {
+		t.Fatalf("err = %#v", err)
+	}
+}
+
 func TestAClientCredentialsTokenSourceWorks(t *testing.T) {
 	ctx := context.Background()
 	cc := clientcredentials.Config{
@@ -179,7 +204,7 @@ func TestAClientCredentialsTokenSourceWorks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err := c.Projects.Get(ctx, server.Project.ID); err != nil || p.Id != server.Project.ID {
+	if p, err := c.Projects.Get(ctx, server.Project.ID); err != nil || p.ID != server.Project.ID {
 		t.Fatalf("get = %v, %v", p, err)
 	}
 }

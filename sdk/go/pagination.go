@@ -3,6 +3,7 @@ package slipway
 import (
 	"context"
 	"iter"
+	"net/http"
 	"net/url"
 	"strconv"
 )
@@ -15,7 +16,7 @@ type page[T any] struct {
 
 // all yields every item of a list, fetching the next page only when the caller gets there; it
 // stops at the first error (yielded with the zero T) or when the caller stops.
-func all[T any](ctx context.Context, c *Client, path string, query url.Values) iter.Seq2[T, error] {
+func all[T any](ctx context.Context, c *Client, path string, query url.Values, opts []RequestOption) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		n := 1
 		if p, err := strconv.Atoi(query.Get("page")); err == nil && p > 0 {
@@ -23,7 +24,7 @@ func all[T any](ctx context.Context, c *Client, path string, query url.Values) i
 		}
 		for {
 			var list page[T]
-			if err := c.do(ctx, "GET", path, withPage(query, n), nil, &list); err != nil {
+			if err := c.call(ctx, http.MethodGet, path, withPage(query, n), nil, &list, false, opts); err != nil {
 				var zero T
 				yield(zero, err)
 				return

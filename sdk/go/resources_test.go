@@ -44,12 +44,12 @@ func must[T any](t *testing.T) func(T, error) T {
 func TestAPIKeyCreatesADeployment(t *testing.T) {
 	ctx := context.Background()
 	c := apiKeyClient(t)
-	d := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, server.APIKey.ProjectID, slipway.CreateDeployment{Environment: "production", Branch: "main", CommitSha: slipway.Ptr("9fceb02d")}))
-	if d.ProjectId != server.APIKey.ProjectID || d.Status != "queued" || d.CreatedBy.Type != "api_key" || d.CreatedBy.Id != server.APIKey.ID {
+	d := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, server.APIKey.ProjectID, slipway.CreateDeployment{Environment: "production", Branch: "main", CommitSHA: slipway.NotNull("9fceb02d")}))
+	if d.ProjectID != server.APIKey.ProjectID || d.Status != "queued" || d.CreatedBy.Type != "api_key" || d.CreatedBy.ID != server.APIKey.ID {
 		t.Fatalf("deployment = %+v", d)
 	}
-	got := must[*slipway.Deployment](t)(c.Deployments.Get(ctx, d.ProjectId, d.Id))
-	if got.Id != d.Id || got.Branch != "main" {
+	got := must[*slipway.Deployment](t)(c.Deployments.Get(ctx, d.ProjectID, d.ID))
+	if got.ID != d.ID || got.Branch != "main" {
 		t.Fatalf("get = %+v", got)
 	}
 }
@@ -61,7 +61,7 @@ func TestProjects(t *testing.T) {
 	var ids []string
 	for i := range 5 {
 		p := must[*slipway.Project](t)(c.Projects.Create(ctx, slipway.CreateProject{Name: fmt.Sprintf("go-%s-%d", u, i)}))
-		ids = append(ids, p.Id)
+		ids = append(ids, p.ID)
 	}
 	first := must[*slipway.ProjectList](t)(c.Projects.List(ctx, &slipway.ListProjectsParams{PerPage: slipway.Ptr(2)}))
 	if len(first.Data) != 2 || first.Pagination.Total < 5 {
@@ -70,7 +70,7 @@ func TestProjects(t *testing.T) {
 	all := collect(t, c.Projects.All(ctx, &slipway.ListProjectsParams{PerPage: slipway.Ptr(2)}))
 	seen := map[string]bool{}
 	for _, p := range all {
-		seen[p.Id] = true
+		seen[p.ID] = true
 	}
 	if len(all) != first.Pagination.Total || len(seen) != len(all) {
 		t.Fatalf("All gave %d items (%d distinct), total %d", len(all), len(seen), first.Pagination.Total)
@@ -113,28 +113,28 @@ func TestDeployments(t *testing.T) {
 		if i%2 == 1 {
 			env = "staging"
 		}
-		d := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, project.Id, slipway.CreateDeployment{Environment: env, Branch: fmt.Sprintf("feature/%d", i)}))
-		made = append(made, d.Id)
+		d := must[*slipway.Deployment](t)(c.Deployments.Create(ctx, project.ID, slipway.CreateDeployment{Environment: env, Branch: fmt.Sprintf("feature/%d", i)}))
+		made = append(made, d.ID)
 	}
-	page := must[*slipway.DeploymentList](t)(c.Deployments.List(ctx, project.Id, &slipway.ListDeploymentsParams{PerPage: slipway.Ptr(2)}))
+	page := must[*slipway.DeploymentList](t)(c.Deployments.List(ctx, project.ID, &slipway.ListDeploymentsParams{PerPage: slipway.Ptr(2)}))
 	if page.Pagination.Total != 5 || len(page.Data) != 2 {
 		t.Fatalf("page = %+v", page.Pagination)
 	}
 	var got []string
-	for _, d := range collect(t, c.Deployments.All(ctx, project.Id, &slipway.ListDeploymentsParams{PerPage: slipway.Ptr(2)})) {
-		got = append(got, d.Id)
+	for _, d := range collect(t, c.Deployments.All(ctx, project.ID, &slipway.ListDeploymentsParams{PerPage: slipway.Ptr(2)})) {
+		got = append(got, d.ID)
 	}
 	slices.Sort(got)
 	slices.Sort(made)
 	if !slices.Equal(got, made) {
 		t.Fatalf("All = %v, want %v", got, made)
 	}
-	staging := collect(t, c.Deployments.All(ctx, project.Id, &slipway.ListDeploymentsParams{Environment: slipway.Ptr("staging"), PerPage: slipway.Ptr(1)}))
+	staging := collect(t, c.Deployments.All(ctx, project.ID, &slipway.ListDeploymentsParams{Environment: slipway.Ptr("staging"), PerPage: slipway.Ptr(1)}))
 	if len(staging) != 2 {
 		t.Fatalf("staging = %d", len(staging))
 	}
-	d := must[*slipway.Deployment](t)(c.Deployments.Update(ctx, project.Id, made[0], slipway.UpdateDeployment{Status: "building"}))
-	if d.Status != "building" || d.StartedAt == nil {
+	d := must[*slipway.Deployment](t)(c.Deployments.Update(ctx, project.ID, made[0], slipway.UpdateDeployment{Status: "building"}))
+	if d.Status != "building" || d.StartedAt.IsNull() {
 		t.Fatalf("updated = %+v", d)
 	}
 }
@@ -145,28 +145,28 @@ func TestConfigurations(t *testing.T) {
 	project := must[*slipway.Project](t)(c.Projects.Create(ctx, slipway.CreateProject{Name: "go-cfg-" + unique()}))
 	var ids []string
 	for i := range 3 {
-		cfg := must[*slipway.Configuration](t)(c.Configurations.Create(ctx, project.Id, slipway.CreateConfiguration{Environment: "production", Key: fmt.Sprintf("KEY_%d", i), Value: fmt.Sprint(i)}))
-		ids = append(ids, cfg.Id)
+		cfg := must[*slipway.Configuration](t)(c.Configurations.Create(ctx, project.ID, slipway.CreateConfiguration{Environment: "production", Key: fmt.Sprintf("KEY_%d", i), Value: fmt.Sprint(i)}))
+		ids = append(ids, cfg.ID)
 	}
-	secret := must[*slipway.Configuration](t)(c.Configurations.Create(ctx, project.Id, slipway.CreateConfiguration{Environment: "production", Key: "DATABASE_URL", Value: "postgres://db", Secret: slipway.Ptr(true)}))
-	if !secret.Secret || secret.Value != nil {
+	secret := must[*slipway.Configuration](t)(c.Configurations.Create(ctx, project.ID, slipway.CreateConfiguration{Environment: "production", Key: "DATABASE_URL", Value: "postgres://db", Secret: slipway.Ptr(true)}))
+	if !secret.Secret || !secret.Value.IsNull() {
 		t.Fatalf("secret = %+v", secret)
 	}
-	revealed := must[*slipway.Configuration](t)(c.Configurations.Get(ctx, project.Id, secret.Id, &slipway.GetConfigurationParams{Reveal: slipway.Ptr(true)}))
-	if revealed.Value == nil || *revealed.Value != "postgres://db" {
+	revealed := must[*slipway.Configuration](t)(c.Configurations.Get(ctx, project.ID, secret.ID, &slipway.GetConfigurationParams{Reveal: slipway.Ptr(true)}))
+	if revealed.Value.IsNull() || revealed.Value.MustGet() != "postgres://db" {
 		t.Fatalf("revealed = %+v", revealed)
 	}
-	if all := collect(t, c.Configurations.All(ctx, project.Id, &slipway.ListConfigurationsParams{PerPage: slipway.Ptr(3)})); len(all) != 4 {
+	if all := collect(t, c.Configurations.All(ctx, project.ID, &slipway.ListConfigurationsParams{PerPage: slipway.Ptr(3)})); len(all) != 4 {
 		t.Fatalf("All = %d", len(all))
 	}
-	updated := must[*slipway.Configuration](t)(c.Configurations.Update(ctx, project.Id, ids[0], slipway.UpdateConfiguration{Value: slipway.Ptr("new")}))
-	if *updated.Value != "new" {
+	updated := must[*slipway.Configuration](t)(c.Configurations.Update(ctx, project.ID, ids[0], slipway.UpdateConfiguration{Value: slipway.Ptr("new")}))
+	if updated.Value.MustGet() != "new" {
 		t.Fatalf("updated = %+v", updated)
 	}
-	if err := c.Configurations.Delete(ctx, project.Id, ids[0]); err != nil {
+	if err := c.Configurations.Delete(ctx, project.ID, ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	_, err := c.Configurations.Get(ctx, project.Id, ids[0], nil)
+	_, err := c.Configurations.Get(ctx, project.ID, ids[0], nil)
 	wantNotFound(t, err)
 }
 
@@ -174,29 +174,29 @@ func TestAPIKeys(t *testing.T) {
 	ctx := context.Background()
 	c := adminClient(t)
 	project := must[*slipway.Project](t)(c.Projects.Create(ctx, slipway.CreateProject{Name: "go-keys-" + unique()}))
-	var issued []*slipway.IssuedApiKey
+	var issued []*slipway.IssuedAPIKey
 	for i := range 3 {
-		k := must[*slipway.IssuedApiKey](t)(c.APIKeys.Create(ctx, project.Id, slipway.CreateApiKey{Name: fmt.Sprintf("ci %d", i), Scopes: []slipway.CreateApiKeyScopes{"read"}}))
+		k := must[*slipway.IssuedAPIKey](t)(c.APIKeys.Create(ctx, project.ID, slipway.CreateAPIKey{Name: fmt.Sprintf("ci %d", i), Scopes: []slipway.CreateAPIKeyScopes{"read"}}))
 		issued = append(issued, k)
 	}
-	reader, err := slipway.NewClient(server.BaseURL, slipway.WithAPIKey(*issued[0].Key))
+	reader, err := slipway.NewClient(server.BaseURL, slipway.WithAPIKey(issued[0].Key.MustGet()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err := reader.Projects.Get(ctx, project.Id); err != nil || p.Id != project.Id {
+	if p, err := reader.Projects.Get(ctx, project.ID); err != nil || p.ID != project.ID {
 		t.Fatalf("the new key: %v", err)
 	}
-	if all := collect(t, c.APIKeys.All(ctx, project.Id, &slipway.ListApiKeysParams{PerPage: slipway.Ptr(2)})); len(all) != 3 {
+	if all := collect(t, c.APIKeys.All(ctx, project.ID, &slipway.ListAPIKeysParams{PerPage: slipway.Ptr(2)})); len(all) != 3 {
 		t.Fatalf("All = %d", len(all))
 	}
-	if k := must[*slipway.ApiKey](t)(c.APIKeys.Get(ctx, project.Id, issued[0].Id)); k.Name != "ci 0" {
+	if k := must[*slipway.APIKey](t)(c.APIKeys.Get(ctx, project.ID, issued[0].ID)); k.Name != "ci 0" {
 		t.Fatalf("get = %+v", k)
 	}
-	rotated := must[*slipway.IssuedApiKey](t)(c.APIKeys.Rotate(ctx, project.Id, issued[1].Id, slipway.RotateApiKey{GracePeriodSeconds: slipway.Ptr(0)}))
-	if rotated.Id != issued[1].Id || rotated.Key == nil || *rotated.Key == *issued[1].Key {
+	rotated := must[*slipway.IssuedAPIKey](t)(c.APIKeys.Rotate(ctx, project.ID, issued[1].ID, slipway.RotateAPIKey{GracePeriodSeconds: slipway.Ptr(0)}))
+	if rotated.ID != issued[1].ID || rotated.Key.IsNull() || rotated.Key.MustGet() == issued[1].Key.MustGet() {
 		t.Fatalf("rotated = %+v", rotated)
 	}
-	revoked := must[*slipway.ApiKey](t)(c.APIKeys.Revoke(ctx, project.Id, issued[2].Id))
+	revoked := must[*slipway.APIKey](t)(c.APIKeys.Revoke(ctx, project.ID, issued[2].ID))
 	if revoked.Status != "revoked" {
 		t.Fatalf("revoked = %+v", revoked)
 	}
@@ -209,7 +209,7 @@ func TestUsers(t *testing.T) {
 	var ids []string
 	for i := range 3 {
 		created := must[*slipway.CreatedUser](t)(c.Users.Create(ctx, slipway.CreateUser{Email: fmt.Sprintf("go-%s-%d@example.com", u, i), Name: "User", Role: "viewer", Password: slipway.Ptr("correct horse battery staple")}))
-		ids = append(ids, created.Id)
+		ids = append(ids, created.ID)
 	}
 	first := must[*slipway.UserList](t)(c.Users.List(ctx, &slipway.ListUsersParams{PerPage: slipway.Ptr(2)}))
 	all := collect(t, c.Users.All(ctx, &slipway.ListUsersParams{PerPage: slipway.Ptr(2)}))
@@ -234,12 +234,12 @@ func TestOAuthClients(t *testing.T) {
 	u := unique()
 	var ids []string
 	for i := range 2 {
-		cl := must[*slipway.RegisteredOAuthClient](t)(c.OAuthClients.Create(ctx, slipway.RegisterOAuthClient{ClientName: fmt.Sprintf("go-%s-%d", u, i), RedirectUris: &[]string{"https://app.example.com/callback"}}))
-		ids = append(ids, cl.ClientId)
+		cl := must[*slipway.RegisteredOAuthClient](t)(c.OAuthClients.Create(ctx, slipway.RegisterOAuthClient{ClientName: fmt.Sprintf("go-%s-%d", u, i), RedirectURIs: &[]string{"https://app.example.com/callback"}}))
+		ids = append(ids, cl.ClientID)
 	}
 	method := slipway.RegisterOAuthClientTokenEndpointAuthMethod("client_secret_basic")
 	conf := must[*slipway.RegisteredOAuthClient](t)(c.OAuthClients.Create(ctx, slipway.RegisterOAuthClient{ClientName: "go-" + u + "-svc", TokenEndpointAuthMethod: &method, GrantTypes: &[]slipway.RegisterOAuthClientGrantTypes{"client_credentials"}}))
-	if conf.ClientSecret == nil || *conf.ClientSecret == "" {
+	if conf.ClientSecret.IsNull() || conf.ClientSecret.MustGet() == "" {
 		t.Fatal("no client secret")
 	}
 	first := must[*slipway.OAuthClientList](t)(c.OAuthClients.List(ctx, &slipway.ListOAuthClientsParams{PerPage: slipway.Ptr(2)}))
@@ -249,8 +249,8 @@ func TestOAuthClients(t *testing.T) {
 	if got := must[*slipway.OAuthClient](t)(c.OAuthClients.Get(ctx, ids[0])); got.ClientName != fmt.Sprintf("go-%s-0", u) {
 		t.Fatalf("get = %+v", got)
 	}
-	rotated := must[*slipway.RegisteredOAuthClient](t)(c.OAuthClients.RotateSecret(ctx, conf.ClientId))
-	if rotated.ClientSecret == nil || *rotated.ClientSecret == *conf.ClientSecret {
+	rotated := must[*slipway.RegisteredOAuthClient](t)(c.OAuthClients.RotateSecret(ctx, conf.ClientID))
+	if rotated.ClientSecret.IsNull() || rotated.ClientSecret.MustGet() == conf.ClientSecret.MustGet() {
 		t.Fatal("the secret did not change")
 	}
 	if err := c.OAuthClients.Delete(ctx, ids[0]); err != nil {
@@ -265,12 +265,12 @@ func TestEvents(t *testing.T) {
 	c := adminClient(t)
 	project := must[*slipway.Project](t)(c.Projects.Create(ctx, slipway.CreateProject{Name: "go-evt-" + unique()}))
 	for i := range 3 {
-		must[*slipway.Deployment](t)(c.Deployments.Create(ctx, project.Id, slipway.CreateDeployment{Environment: "production", Branch: fmt.Sprintf("b%d", i)}))
+		must[*slipway.Deployment](t)(c.Deployments.Create(ctx, project.ID, slipway.CreateDeployment{Environment: "production", Branch: fmt.Sprintf("b%d", i)}))
 	}
-	events := collect(t, c.Events.All(ctx, &slipway.ListEventsParams{ProjectId: &project.Id, PerPage: slipway.Ptr(2)}))
+	events := collect(t, c.Events.All(ctx, &slipway.ListEventsParams{ProjectID: &project.ID, PerPage: slipway.Ptr(2)}))
 	created := 0
 	for _, e := range events {
-		if e.ProjectId == nil || *e.ProjectId != project.Id {
+		if e.ProjectID.IsNull() || e.ProjectID.MustGet() != project.ID {
 			t.Fatalf("event of another project: %+v", e)
 		}
 		if e.Type == "deployment.created" {
@@ -280,7 +280,7 @@ func TestEvents(t *testing.T) {
 	if created != 3 || len(events) < 4 {
 		t.Fatalf("events = %d, deployment.created = %d", len(events), created)
 	}
-	page := must[*slipway.EventList](t)(c.Events.List(ctx, &slipway.ListEventsParams{ProjectId: &project.Id, PerPage: slipway.Ptr(2)}))
+	page := must[*slipway.EventList](t)(c.Events.List(ctx, &slipway.ListEventsParams{ProjectID: &project.ID, PerPage: slipway.Ptr(2)}))
 	if page.Pagination.Total != len(events) {
 		t.Fatalf("total %d, iterated %d", page.Pagination.Total, len(events))
 	}

@@ -90,11 +90,11 @@ func TestWebhooksCreateListGetUpdateRotateDelete(t *testing.T) {
 	for i := range 3 {
 		w := must[*slipway.WebhookWithSecret](t)(c.Webhooks.Create(ctx, slipway.CreateWebhook{
 			// Loopback (the harness allows it); nothing listens there and nothing is pinged.
-			Url:         "http://127.0.0.1:9/" + u + "/" + string(rune('a'+i)),
+			URL:         "http://127.0.0.1:9/" + u + "/" + string(rune('a'+i)),
 			Events:      []slipway.CreateWebhookEvents{"deployment.status_changed"},
-			Description: slipway.Ptr("go " + u),
+			Description: slipway.NotNull("go " + u),
 		}))
-		if w.Secret == nil || !strings.HasPrefix(*w.Secret, "whsec_") || w.Status != "enabled" {
+		if w.Secret.IsNull() || !strings.HasPrefix(w.Secret.MustGet(), "whsec_") || w.Status != "enabled" {
 			t.Fatalf("created = %+v", w)
 		}
 		created = append(created, w)
@@ -109,20 +109,20 @@ func TestWebhooksCreateListGetUpdateRotateDelete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, w.Id)
+		ids = append(ids, w.ID)
 	}
 	for _, w := range created {
-		if !slices.Contains(ids, w.Id) {
-			t.Fatalf("All over pages of 2 misses %s: %v", w.Id, ids)
+		if !slices.Contains(ids, w.ID) {
+			t.Fatalf("All over pages of 2 misses %s: %v", w.ID, ids)
 		}
 	}
 
-	got := must[*slipway.Webhook](t)(c.Webhooks.Get(ctx, created[0].Id))
-	if got.Url != created[0].Url || got.Description == nil || *got.Description != "go "+u {
+	got := must[*slipway.Webhook](t)(c.Webhooks.Get(ctx, created[0].ID))
+	if got.URL != created[0].URL || got.Description.IsNull() || got.Description.MustGet() != "go "+u {
 		t.Fatalf("get = %+v", got)
 	}
 	disabled := slipway.UpdateWebhookStatus("disabled")
-	updated := must[*slipway.Webhook](t)(c.Webhooks.Update(ctx, created[0].Id, slipway.UpdateWebhook{
+	updated := must[*slipway.Webhook](t)(c.Webhooks.Update(ctx, created[0].ID, slipway.UpdateWebhook{
 		Events: &[]slipway.UpdateWebhookEvents{"*"},
 		Status: &disabled,
 	}))
@@ -130,17 +130,17 @@ func TestWebhooksCreateListGetUpdateRotateDelete(t *testing.T) {
 		t.Fatalf("updated = %+v", updated)
 	}
 
-	rotated := must[*slipway.WebhookWithSecret](t)(c.Webhooks.RotateSecret(ctx, created[1].Id))
-	if rotated.Id != created[1].Id || rotated.Secret == nil || !strings.HasPrefix(*rotated.Secret, "whsec_") || *rotated.Secret == *created[1].Secret {
+	rotated := must[*slipway.WebhookWithSecret](t)(c.Webhooks.RotateSecret(ctx, created[1].ID))
+	if rotated.ID != created[1].ID || rotated.Secret.IsNull() || !strings.HasPrefix(rotated.Secret.MustGet(), "whsec_") || rotated.Secret.MustGet() == created[1].Secret.MustGet() {
 		t.Fatalf("rotated = %+v", rotated)
 	}
 
 	for _, w := range created {
-		if err := c.Webhooks.Delete(ctx, w.Id); err != nil {
+		if err := c.Webhooks.Delete(ctx, w.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := c.Webhooks.Get(ctx, created[0].Id)
+	_, err := c.Webhooks.Get(ctx, created[0].ID)
 	wantNotFound(t, err)
 }
 
@@ -149,60 +149,60 @@ func TestWebhookPingIsDeliveredSignedToALoopbackReceiver(t *testing.T) {
 	c := adminClient(t)
 	r := newReceiver(t)
 	hook := must[*slipway.WebhookWithSecret](t)(c.Webhooks.Create(ctx, slipway.CreateWebhook{
-		Url:    r.URL + "/slipway",
+		URL:    r.URL + "/slipway",
 		Events: []slipway.CreateWebhookEvents{"deployment.status_changed"},
 	}))
-	t.Cleanup(func() { _ = c.Webhooks.Delete(ctx, hook.Id) })
-	r.trust(*hook.Secret)
+	t.Cleanup(func() { _ = c.Webhooks.Delete(ctx, hook.ID) })
+	r.trust(hook.Secret.MustGet())
 
-	ping := must[*slipway.WebhookDelivery](t)(c.Webhooks.Ping(ctx, hook.Id))
-	if ping.WebhookId != hook.Id || ping.EventType != "webhook.ping" {
+	ping := must[*slipway.WebhookDelivery](t)(c.Webhooks.Ping(ctx, hook.ID))
+	if ping.WebhookID != hook.ID || ping.EventType != "webhook.ping" {
 		t.Fatalf("ping = %+v", ping)
 	}
 	got := r.next(t)
 	if got.err != nil {
 		t.Fatalf("the delivery does not verify with the secret returned at creation: %v", got.err)
 	}
-	if got.deliveryID != ping.Id || got.eventType != "webhook.ping" || got.event.Type != "webhook.ping" || got.event.Id != ping.EventId {
+	if got.deliveryID != ping.ID || got.eventType != "webhook.ping" || got.event.Type != "webhook.ping" || got.event.ID != ping.EventID {
 		t.Fatalf("delivery %s (%s) = %+v, want %+v", got.deliveryID, got.eventType, got.event, ping)
 	}
 
 	// After a rotation both secrets sign (a v1 each) until the old one expires.
-	rotated := must[*slipway.WebhookWithSecret](t)(c.Webhooks.RotateSecret(ctx, hook.Id))
-	r.trust(*hook.Secret, *rotated.Secret)
-	second := must[*slipway.WebhookDelivery](t)(c.Webhooks.Ping(ctx, hook.Id))
-	if got := r.next(t); got.err != nil || got.deliveryID != second.Id {
+	rotated := must[*slipway.WebhookWithSecret](t)(c.Webhooks.RotateSecret(ctx, hook.ID))
+	r.trust(hook.Secret.MustGet(), rotated.Secret.MustGet())
+	second := must[*slipway.WebhookDelivery](t)(c.Webhooks.Ping(ctx, hook.ID))
+	if got := r.next(t); got.err != nil || got.deliveryID != second.ID {
 		t.Fatalf("after rotation: %s, %v", got.deliveryID, got.err)
 	}
 
 	// The log shows both, newest first, over pages of one; each succeeded (the receiver answered 204).
 	var deliveries []slipway.WebhookDelivery
 	for range 100 {
-		deliveries = collect(t, c.Webhooks.AllDeliveries(ctx, hook.Id, &slipway.ListWebhookDeliveriesParams{PerPage: slipway.Ptr(1)}))
+		deliveries = collect(t, c.Webhooks.AllDeliveries(ctx, hook.ID, &slipway.ListWebhookDeliveriesParams{PerPage: slipway.Ptr(1)}))
 		if len(deliveries) == 2 && deliveries[0].Status == "succeeded" && deliveries[1].Status == "succeeded" {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if len(deliveries) != 2 || deliveries[0].Id != second.Id || deliveries[1].Id != ping.Id {
+	if len(deliveries) != 2 || deliveries[0].ID != second.ID || deliveries[1].ID != ping.ID {
 		t.Fatalf("deliveries = %+v", deliveries)
 	}
 	for _, d := range deliveries {
-		if d.Status != "succeeded" || d.AttemptCount != 1 || len(d.Attempts) != 1 || d.Attempts[0].StatusCode == nil || *d.Attempts[0].StatusCode != http.StatusNoContent {
+		if d.Status != "succeeded" || d.AttemptCount != 1 || len(d.Attempts) != 1 || d.Attempts[0].StatusCode.IsNull() || d.Attempts[0].StatusCode.MustGet() != http.StatusNoContent {
 			t.Fatalf("delivery = %+v", d)
 		}
 	}
-	page := must[*slipway.WebhookDeliveryList](t)(c.Webhooks.ListDeliveries(ctx, hook.Id, &slipway.ListWebhookDeliveriesParams{PerPage: slipway.Ptr(1)}))
+	page := must[*slipway.WebhookDeliveryList](t)(c.Webhooks.ListDeliveries(ctx, hook.ID, &slipway.ListWebhookDeliveriesParams{PerPage: slipway.Ptr(1)}))
 	if page.Pagination.Total != 2 || len(page.Data) != 1 {
 		t.Fatalf("page = %+v", page.Pagination)
 	}
 
 	// A redelivery carries the same Slipway-Delivery id, signed anew.
-	again := must[*slipway.WebhookDelivery](t)(c.Webhooks.Redeliver(ctx, hook.Id, ping.Id))
-	if again.Id != ping.Id || again.Status != "pending" {
+	again := must[*slipway.WebhookDelivery](t)(c.Webhooks.Redeliver(ctx, hook.ID, ping.ID))
+	if again.ID != ping.ID || again.Status != "pending" {
 		t.Fatalf("redeliver = %+v", again)
 	}
-	if got := r.next(t); got.err != nil || got.deliveryID != ping.Id || got.event.Id != ping.EventId {
+	if got := r.next(t); got.err != nil || got.deliveryID != ping.ID || got.event.ID != ping.EventID {
 		t.Fatalf("redelivery: %s, %v", got.deliveryID, got.err)
 	}
 }

@@ -225,7 +225,7 @@ print(client.users.me().email)`,
     {
       language: 'go',
       label: 'Go',
-      install: 'go get slipway.dev/sdk/go',
+      install: 'go mod edit -replace slipway.dev/sdk/go=/path/to/slipway/sdk/go && go mod tidy',
       readme: 'sdk/go/README.md',
       tasks: {
         deployment: `client, err := slipway.NewClient("${baseUrl}", slipway.WithAPIKey(os.Getenv("SLIPWAY_API_KEY")))
@@ -237,7 +237,7 @@ d, err := client.Deployments.Create(ctx, "proj_...", slipway.CreateDeployment{En
 if err != nil {
 	log.Fatal(err)
 }
-fmt.Println(d.Id, d.Status)`,
+fmt.Println(d.ID, d.Status)`,
         login: `cfg := slipway.OAuthConfig("${issuer}", "cli_...", "", "${redirectUri}", "read", "write")
 // 1. Send the browser to req.URL; keep req.State and req.Verifier until it comes back.
 req := slipway.NewAuthorizationRequest(cfg)

@@ -1,11 +1,8 @@
 #!/bin/sh
-# Regenerates types.gen.go from BASE_URL/openapi.json with the oapi-codegen pinned in go.mod (a
-# `tool` directive) and the options in oapi-codegen.yaml. Deterministic: the no-drift test checks it.
+# Regenerates types.gen.go, services.gen.go and api.gen.go from BASE_URL/openapi.json with the
+# generator in internal/gen (oapi-codegen, pinned in go.mod, for the types). Deterministic: the
+# no-drift test (generate_test.go) checks it.
 set -eu
 if [ $# -ne 1 ]; then echo "usage: $0 BASE_URL" >&2; exit 2; fi
 cd "$(dirname "$0")/.."
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-curl -fsS "${1%/}/openapi.json" -o "$tmp/openapi.json"
-go tool oapi-codegen -config oapi-codegen.yaml -o types.gen.go "$tmp/openapi.json"
-echo "regenerated $(pwd)/types.gen.go"
+exec go run ./internal/cmd/generate -spec "${1%/}/openapi.json" -out .
