@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import httpx
@@ -140,6 +141,17 @@ def test_raw_requests(harness: Harness, admin_client: Slipway) -> None:
     with pytest.raises(NotFoundError) as caught:
         admin_client.request("GET", "/v1/projects/proj_" + "0" * 26)
     assert caught.value.code == "not_found"
+    # json= may hold datetimes (and models): sent as ISO 8601.
+    expires = datetime.now(timezone.utc) + timedelta(days=1)
+    issued = admin_client.request(
+        "POST", f"/v1/projects/{project_id}/api_keys", json={"name": "raw", "scopes": ("read",), "expires_at": expires}, idempotency_key=f"raw-{uuid.uuid4()}"
+    )
+    assert issued["key"].startswith("slw_") and datetime.fromisoformat(issued["expires_at"].replace("Z", "+00:00")) == expires.replace(microsecond=expires.microsecond // 1000 * 1000)
+    assert admin_client.api_keys.revoke(project_id, issued["id"]).status == "revoked"
+    # An id is one path segment, whatever it holds.
+    for odd in ("..", "a/../b", "x?y=1"):
+        with pytest.raises(NotFoundError):
+            admin_client.projects.get(odd)
     for path in ("https://elsewhere.example/v1/projects", "//elsewhere.example/v1/projects", "@elsewhere.example/v1", "v1/projects"):
         with pytest.raises(SlipwayError, match="path must start"):
             admin_client.request("GET", path)

@@ -22,6 +22,7 @@ from ._base import (
     build_headers,
     check_path,
     is_invalid_token,
+    jsonable,
     may_resend,
     parse,
     parse_json,
@@ -226,7 +227,7 @@ class AsyncSlipway(AsyncResources):
         """The async twin of :meth:`Slipway.request`: any request under the base URL, for an operation
         this version does not wrap yet."""
         options = RequestOptions(idempotency_key=idempotency_key, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries)
-        response = await self._send(method.upper(), check_path(path), params, json, options)
+        response = await self._send(method.upper(), check_path(path), params, jsonable(json), options)
         return parse(response, cast) if cast is not None else parse_json(response)
 
     # -- lifecycle ----------------------------------------------------------------------------

@@ -73,25 +73,27 @@ DEFAULT_OPTIONS = RequestOptions()
 
 
 def path_id(value: str) -> str:
-    """An id as one path segment (so ``../`` or ``?`` in it cannot change the request)."""
-    return quote(str(value), safe="")
+    """An id as one path segment (so ``/``, ``..`` or ``?`` in it cannot change the request)."""
+    segment = quote(str(value), safe="")
+    return segment.replace(".", "%2E") if segment in (".", "..") else segment
 
 
-def _json_value(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """``value`` with datetimes as ISO 8601 strings, models as their JSON data and sequences as lists."""
     if isinstance(value, (datetime, date)):
         return value.isoformat()
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, Mapping):
-        return {k: _json_value(v) for k, v in value.items()}
+        return {k: jsonable(v) for k, v in value.items()}
     if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
-        return [_json_value(v) for v in value]
+        return [jsonable(v) for v in value]
     return value
 
 
 def body(**fields: Any) -> dict[str, Any]:
     """A JSON body of the arguments that were passed (datetimes as ISO 8601, sequences as lists)."""
-    return {k: _json_value(v) for k, v in fields.items() if not isinstance(v, NotGiven)}
+    return {k: jsonable(v) for k, v in fields.items() if not isinstance(v, NotGiven)}
 
 
 def query(**params: Any) -> dict[str, Any]:
@@ -274,6 +276,7 @@ __all__ = [
     "build_headers",
     "check_path",
     "is_invalid_token",
+    "jsonable",
     "may_resend",
     "parse",
     "parse_json",

@@ -22,6 +22,7 @@ from ._base import (
     build_headers,
     check_path,
     is_invalid_token,
+    jsonable,
     may_resend,
     parse,
     parse_json,
@@ -222,10 +223,11 @@ class Slipway(Resources):
         """Sends any request under the base URL, for an operation this version does not wrap yet:
         ``client.request("GET", "/v1/projects", params={"per_page": 5})``. Same credentials, retries,
         errors and options as the resource methods. Returns the decoded JSON (``None`` for an empty
-        answer), or an instance of ``cast`` (a model) when given. A POST is retried after a lost
-        response only with an ``idempotency_key=``."""
+        answer), or an instance of ``cast`` (a model) when given. ``json`` may hold models and datetimes
+        (sent as JSON and ISO 8601). A POST is retried after a lost response only with an
+        ``idempotency_key=``."""
         options = RequestOptions(idempotency_key=idempotency_key, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries)
-        response = self._send(method.upper(), check_path(path), params, json, options)
+        response = self._send(method.upper(), check_path(path), params, jsonable(json), options)
         return parse(response, cast) if cast is not None else parse_json(response)
 
     # -- lifecycle ----------------------------------------------------------------------------

@@ -36,7 +36,10 @@ class SlipwayError(Exception):
         self.headers = headers or httpx.Headers()
 
     def __str__(self) -> str:
-        parts = [f"{self.status} {self.code}: {self.message}" if self.status else self.message]
+        if self.status:
+            parts = [f"{self.status} {self.code}: {self.message}"]
+        else:
+            parts = [f"{self.code}: {self.message}" if self.code else self.message]
         if self.request_id:
             parts.append(f"(request {self.request_id})")
         return " ".join(parts)
