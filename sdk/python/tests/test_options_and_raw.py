@@ -200,3 +200,24 @@ def test_unique_keys_are_generated_per_call() -> None:
                 client.projects.create(name="x")
     keys = [r.headers["idempotency-key"] for r in sent]
     assert len(set(keys)) == 3 and all(uuid.UUID(k) for k in keys)
+
+
+@pytest.mark.parametrize("base_url", ["slipway.example.com", "ftp://slipway.example.com", "https://user:pw@slipway.example.com", "https://slipway.example.com/?x=1", "http://"])
+def test_a_base_url_that_is_not_http_is_refused_up_front(base_url: str) -> None:
+    with pytest.raises(SlipwayError, match="base_url"):
+        Slipway(base_url=base_url, api_key="slw_x")
+    with pytest.raises(SlipwayError, match="base_url"):
+        AsyncSlipway(base_url=base_url, api_key="slw_x")
+
+
+def test_an_unreadable_response_is_the_sdks_error_and_not_resent() -> None:
+    sent: list[httpx.Request] = []
+
+    def garbled(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, headers={"Content-Encoding": "gzip", "Content-Type": "application/json"}, content=b"not gzip")
+
+    with Slipway(base_url="http://slipway.test", api_key="slw_x", http_client=httpx.Client(transport=httpx.MockTransport(garbled))) as client:
+        with pytest.raises(APIConnectionError) as caught:
+            client.projects.list()
+    assert caught.value.code == ErrorCode.NETWORK_ERROR and len(sent) == 1

@@ -137,7 +137,7 @@ class AsyncSlipway(AsyncResources):
             headers["Authorization"] = f"Bearer {token}"
             try:
                 response = await self._http.request(method, self.base_url + path, params=params, json=json, headers=headers, timeout=timeout)
-            except httpx.TransportError as err:
+            except httpx.RequestError as err:
                 delay = self.retry_policy.delay(attempt, None, options.max_retries) if may_resend(err, method, headers) else None
                 if delay is None:
                     raise transport_error(err, method, path) from err

@@ -134,6 +134,12 @@ def resolve_base_url(base_url: str | None) -> str:
     url = base_url or os.environ.get("SLIPWAY_BASE_URL")
     if not url:
         raise SlipwayError("No base_url: pass base_url= or set SLIPWAY_BASE_URL.")
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as err:
+        raise SlipwayError(f"base_url is not a URL: {url!r} ({err})") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host or parsed.query or parsed.fragment or parsed.userinfo:
+        raise SlipwayError(f"base_url must be http(s)://host[:port][/path], e.g. https://slipway.example.com (got {url!r})")
     return url.rstrip("/")
 
 
@@ -158,18 +164,19 @@ def check_path(path: str) -> str:
     return path
 
 
-def may_resend(err: httpx.TransportError, method: str, headers: Mapping[str, str]) -> bool:
+def may_resend(err: httpx.RequestError, method: str, headers: Mapping[str, str]) -> bool:
     """Whether a request that failed without a response may be sent again: a timeout never (the
-    caller's time is up); a connection that was never made always; otherwise anything but a POST
-    without an Idempotency-Key (which might have run)."""
-    if isinstance(err, httpx.TimeoutException):
+    caller's time is up), nor a response that could not be read (a bad encoding, redirects); a
+    connection that was never made always; otherwise anything but a POST without an
+    Idempotency-Key (which might have run)."""
+    if isinstance(err, httpx.TimeoutException) or not isinstance(err, httpx.TransportError):
         return False
     if isinstance(err, httpx.ConnectError):
         return True
     return method != "POST" or "Idempotency-Key" in headers
 
 
-def transport_error(err: httpx.TransportError, method: str, path: str) -> APIConnectionError:
+def transport_error(err: httpx.RequestError, method: str, path: str) -> APIConnectionError:
     what = f"{method} {path}: {type(err).__name__}: {err}"
     if isinstance(err, httpx.TimeoutException):
         return APITimeoutError(f"Timed out: {what}")

@@ -66,7 +66,7 @@ def _session_kwargs(issuer: str, client_id: str, client_secret: str | None, redi
 def _as_error(err: Exception) -> SlipwayError:
     if isinstance(err, httpx.TimeoutException):
         return APITimeoutError(f"Timed out talking to the authorization server: {type(err).__name__}: {err}")
-    if isinstance(err, httpx.TransportError):
+    if isinstance(err, httpx.RequestError):
         return APIConnectionError(f"No response from the authorization server: {type(err).__name__}: {err}")
     if isinstance(err, _AuthlibOAuthError):
         return OAuthError(err.description or err.error or "OAuth error", code=err.error)
