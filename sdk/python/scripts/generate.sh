@@ -1,11 +1,10 @@
 #!/bin/sh
-# Regenerates src/slipway/_generated/models.py from BASE_URL/openapi.json with the pinned
-# datamodel-code-generator (options in scripts/generate.py). Deterministic: the same document gives
-# the same bytes, which the no-drift test checks.
+# Regenerates src/slipway/_generated/ (models, sync and async resources, API version and error codes)
+# from BASE_URL/openapi.json with scripts/generate.py and the pinned datamodel-code-generator.
+# Deterministic: the same document gives the same bytes, which the no-drift test checks.
 set -eu
 if [ $# -ne 1 ]; then echo "usage: $0 BASE_URL" >&2; exit 2; fi
 SDK_DIR="$(cd "$(dirname "$0")/.." && pwd)"
 . "$SDK_DIR/scripts/venv.sh"
 "$VENV/bin/python" "$SDK_DIR/scripts/generate.py" "$1"
-"$VENV/bin/python" "$SDK_DIR/scripts/unasync.py"
-echo "regenerated $SDK_DIR/src/slipway/_generated/models.py"
+echo "regenerated $SDK_DIR/src/slipway/_generated/"

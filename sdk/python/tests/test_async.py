@@ -9,7 +9,7 @@ import pytest
 
 import slipway
 import slipway._async_client
-from slipway import AsyncOAuth, AsyncSlipway, NotFoundError, PermissionDeniedError, ValidationError
+from slipway import AsyncOAuth, AsyncSlipway, NotFoundError, PermissionDeniedError, UnprocessableEntityError
 
 from .conftest import REDIRECT_URI
 from .harness import Harness, log_in
@@ -32,7 +32,7 @@ async def test_api_key_crud_and_async_iteration(harness: Harness, unique: str) -
         with pytest.raises(NotFoundError) as missing:
             await client.configurations.get(project_id, cfg.id)
         assert missing.value.code == "not_found"
-        with pytest.raises(ValidationError) as invalid:
+        with pytest.raises(UnprocessableEntityError) as invalid:
             await client.deployments.create(project_id, environment="preview", branch="bad..branch")
         assert [d["field"] for d in invalid.value.details] == ["branch"]
         with pytest.raises(PermissionDeniedError) as denied:

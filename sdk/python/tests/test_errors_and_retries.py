@@ -24,7 +24,7 @@ from slipway import (
     RateLimitError,
     Slipway,
     SlipwayError,
-    ValidationError,
+    UnprocessableEntityError,
 )
 
 from .conftest import REDIRECT_URI
@@ -43,7 +43,7 @@ def test_not_found(api_client: Slipway, info: dict[str, Any]) -> None:
 
 
 def test_validation_failed_carries_details(api_client: Slipway, info: dict[str, Any]) -> None:
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UnprocessableEntityError) as caught:
         api_client.deployments.create(info["project"]["id"], environment="Not An Env!", branch="main")
     err = caught.value
     assert (err.status, err.code) == (422, "validation_failed")

@@ -139,3 +139,21 @@ def test_client_credentials_for_a_confidential_client_renewed_on_expiry(harness:
     assert [r["grant_type"] for r in transport.token_requests] == [["client_credentials"], ["client_credentials"]]
     assert transport.token_requests[0]["scope"] == ["read"]
     assert oauth.token is not None and oauth.token["access_token"] != first["access_token"]
+
+
+def test_an_unreachable_authorization_server_is_the_sdks_network_error() -> None:
+    import socket
+
+    from slipway import APIConnectionError, ErrorCode
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    oauth = OAuth(
+        f"http://127.0.0.1:{port}/oauth",
+        "cli_x",
+        token={"access_token": "expired", "refresh_token": "r", "token_type": "Bearer", "expires_at": 1},
+    )
+    with Slipway(base_url=f"http://127.0.0.1:{port}", oauth=oauth) as client, pytest.raises(APIConnectionError) as caught:
+        client.users.me()
+    assert (caught.value.code, caught.value.status) == (ErrorCode.NETWORK_ERROR, None)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from slipway import NotFoundError, OAuth, Slipway, ValidationError
+from slipway import NotFoundError, OAuth, Slipway, UnprocessableEntityError
 from slipway.models import Configuration, Deployment, Project
 
 from .conftest import REDIRECT_URI
@@ -136,7 +136,7 @@ def test_change_own_password(admin_client: Slipway, harness: Harness, unique: st
     oauth.exchange_code(callback, state=request.state, code_verifier=request.code_verifier)
     with Slipway(base_url=harness.base_url, oauth=oauth) as user:
         assert user.users.change_password(current_password=password, new_password="another long passphrase") is None
-        with pytest.raises(ValidationError) as caught:
+        with pytest.raises(UnprocessableEntityError) as caught:
             user.users.change_password(current_password=password, new_password="a third long passphrase")
     assert [d["field"] for d in caught.value.details] == ["current_password"]
 

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+import slipway
 from slipway import SignatureVerificationError, webhooks
 
 SECRET = "whsec_c2xpcHdheS10ZXN0LXNlY3JldA"
@@ -64,4 +65,33 @@ def test_construct_event_parses_a_verified_delivery() -> None:
     t = 1768469400
     v1 = hmac.new(SECRET.encode(), f"{t}.{body}".encode(), hashlib.sha256).hexdigest()
     event = webhooks.construct_event(body.encode(), f"t={t},v1={v1}", SECRET, now=t)
+    assert isinstance(event, slipway.models.WebhookPayload)
     assert event.type == "deployment.status_changed" and event.data["to"] == "succeeded"
+
+
+def _signed(body: str, t: int = T) -> str:
+    return f"t={t},v1=" + hmac.new(SECRET.encode(), f"{t}.{body}".encode(), hashlib.sha256).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"id": 42, "type": "webhook.ping"}',  # an id of another type, fields missing
+        '{"id":"evt_1","type":"webhook.ping","actor":{"type":"user","id":"usr_1"},"project_id":null,"data":{},"created_at":"yesterday"}',
+        "<html>not json</html>",
+    ],
+)
+def test_a_signed_body_that_is_not_an_event_raises_the_sdks_own_error(body: str) -> None:
+    import pydantic
+
+    with pytest.raises(webhooks.WebhookPayloadError) as caught:
+        webhooks.construct_event(body, _signed(body), SECRET, now=T)
+    err = caught.value
+    assert isinstance(err, slipway.SlipwayError) and not isinstance(err, pydantic.ValidationError)
+    assert not isinstance(err, SignatureVerificationError)
+    assert isinstance(err.__cause__, pydantic.ValidationError)
+    assert slipway.WebhookPayloadError is webhooks.WebhookPayloadError
+
+
+def test_verify_signature_returns_none_when_the_signature_is_good() -> None:
+    assert webhooks.verify_signature(BODY, f"t={T},v1={KNOWN_V1}", SECRET, now=T) is None

@@ -12,6 +12,7 @@ from ._base import NOT_GIVEN, RetryPolicy
 from ._client import Page, Slipway
 from ._errors import (
     APIConnectionError,
+    InvalidResponseError,
     APIStatusError,
     APITimeoutError,
     AuthenticationError,
@@ -22,14 +23,17 @@ from ._errors import (
     RateLimitError,
     ServerError,
     SlipwayError,
-    ValidationError,
+    UnprocessableEntityError,
 )
+from ._generated.meta import API_VERSION, ErrorCode
 from ._version import __version__
 from .oauth import AsyncOAuth, AuthorizationRequest, OAuth, OAuthError
-from .webhooks import SignatureVerificationError
+from .webhooks import SignatureVerificationError, WebhookPayloadError
 
 __all__ = [
+    "API_VERSION",
     "APIConnectionError",
+    "InvalidResponseError",
     "APIStatusError",
     "APITimeoutError",
     "AsyncOAuth",
@@ -39,6 +43,7 @@ __all__ = [
     "AuthorizationRequest",
     "BadRequestError",
     "ConflictError",
+    "ErrorCode",
     "NOT_GIVEN",
     "NotFoundError",
     "OAuth",
@@ -51,7 +56,8 @@ __all__ = [
     "SignatureVerificationError",
     "Slipway",
     "SlipwayError",
-    "ValidationError",
+    "UnprocessableEntityError",
+    "WebhookPayloadError",
     "__version__",
     "models",
     "webhooks",

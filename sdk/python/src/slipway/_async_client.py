@@ -13,26 +13,25 @@ from pydantic import BaseModel
 
 from ._base import (
     DEFAULT_MAX_RETRIES,
+    DEFAULT_OPTIONS,
     DEFAULT_TIMEOUT,
     BasePage,
+    RequestOptions,
     RetryPolicy,
+    Timeout,
     build_headers,
+    check_path,
     is_invalid_token,
+    jsonable,
+    may_resend,
     parse,
+    parse_json,
     resolve_base_url,
+    transport_error,
 )
-from ._errors import APIConnectionError, APITimeoutError, SlipwayError
+from ._errors import SlipwayError
+from ._generated.async_resources import AsyncResources
 from .oauth import AsyncOAuth
-from ._async_resources import (
-    AsyncApiKeys,
-    AsyncConfigurations,
-    AsyncDeployments,
-    AsyncEvents,
-    AsyncOAuthClients,
-    AsyncProjects,
-    AsyncUsers,
-    AsyncWebhooks,
-)
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -48,7 +47,7 @@ class AsyncPage(BasePage[T]):
     async def next_page(self) -> AsyncPage[T] | None:
         if not self.has_next_page:
             return None
-        return await self._client._get_page(self._path, self._model, self._next_params())
+        return await self._client._get_page(self._path, self._model, self._next_params(), self._options)
 
     async def iter_all(self) -> AsyncIterator[T]:
         """Every item of this page and the pages after it, fetched as they are reached."""
@@ -59,7 +58,7 @@ class AsyncPage(BasePage[T]):
             page = await page.next_page()
 
 
-class AsyncSlipway:
+class AsyncSlipway(AsyncResources):
     """Asynchronous client for the Slipway API (see :class:`~slipway.Slipway` for the options).
 
     Credentials, one of: ``api_key`` (or the ``SLIPWAY_API_KEY`` environment variable), an OAuth
@@ -67,8 +66,14 @@ class AsyncSlipway:
     when they expire or the API answers 401 ``invalid_token``).
 
     ``max_retries`` (default 2; 0 turns retries off) applies to 429 (after ``Retry-After``), 503 and
-    network errors; every POST carries a generated ``Idempotency-Key`` that its retries reuse, so a
-    retried POST never creates twice. ``timeout`` is in seconds (or an ``httpx.Timeout``).
+    network errors; every create carries an ``Idempotency-Key`` (generated, or the call's
+    ``idempotency_key=``) that its retries reuse, so a retried create never creates twice. ``timeout``
+    is in seconds (or an ``httpx.Timeout``), for each attempt; a timeout is not retried.
+
+    Every method also takes the keyword-only per-call options ``timeout=``, ``extra_headers=``,
+    ``max_retries=`` (and ``idempotency_key=`` on creates). Close the client with :meth:`aclose`, or
+    use it as an async context manager (``async with AsyncSlipway(...) as client:``). Cancelling the
+    task of a call raises ``asyncio.CancelledError`` as usual.
     """
 
     def __init__(
@@ -102,17 +107,7 @@ class AsyncSlipway:
 
         self._bind_resources()
 
-    def _bind_resources(self) -> None:
-        self.projects = AsyncProjects(self)
-        self.deployments = AsyncDeployments(self)
-        self.configurations = AsyncConfigurations(self)
-        self.api_keys = AsyncApiKeys(self)
-        self.users = AsyncUsers(self)
-        self.oauth_clients = AsyncOAuthClients(self)
-        self.events = AsyncEvents(self)
-        self.webhooks = AsyncWebhooks(self)
-
-    def with_options(self, *, timeout: float | httpx.Timeout | None = None, max_retries: int | None = None) -> AsyncSlipway:
+    def with_options(self, *, timeout: Timeout | None = None, max_retries: int | None = None) -> AsyncSlipway:
         """A client with another ``timeout`` and/or ``max_retries`` for some calls, sharing this one's
         credentials and connection pool: ``client.with_options(timeout=5).projects.list()``."""
         clone = copy.copy(self)
@@ -132,29 +127,30 @@ class AsyncSlipway:
         assert self._static_token is not None
         return self._static_token
 
-    async def _send(self, method: str, path: str, params: Mapping[str, Any] | None, json: Any) -> httpx.Response:
-        headers = build_headers(method, self._default_headers)
+    async def _send(self, method: str, path: str, params: Mapping[str, Any] | None, json: Any, options: RequestOptions) -> httpx.Response:
+        headers = build_headers(self._default_headers, options)
+        timeout = self._timeout if options.timeout is None else options.timeout
         refreshed = False
         attempt = 0
         while True:
             token = await self._token()
             headers["Authorization"] = f"Bearer {token}"
             try:
-                response = await self._http.request(method, self.base_url + path, params=params, json=json, headers=headers, timeout=self._timeout)
-            except httpx.TransportError as err:
-                delay = self.retry_policy.delay(attempt, None)
+                response = await self._http.request(method, self.base_url + path, params=params, json=json, headers=headers, timeout=timeout)
+            except httpx.RequestError as err:
+                delay = self.retry_policy.delay(attempt, None, options.max_retries) if may_resend(err, method, headers) else None
                 if delay is None:
-                    cls = APITimeoutError if isinstance(err, httpx.TimeoutException) else APIConnectionError
-                    raise cls(f"{method} {path}: {type(err).__name__}: {err}") from err
+                    raise transport_error(err, method, path) from err
                 attempt += 1
                 await _sleep(delay)
                 continue
             if self._oauth is not None and not refreshed and is_invalid_token(response):
                 # The access token expired early or was revoked: refresh once and send again.
                 refreshed = True
+                await response.aclose()
                 await self._oauth.refresh(if_access_token=token)
                 continue
-            delay = self.retry_policy.delay(attempt, response) if response.status_code >= 400 else None
+            delay = self.retry_policy.delay(attempt, response, options.max_retries) if response.status_code >= 400 else None
             if delay is None:
                 return response
             attempt += 1
@@ -162,28 +158,83 @@ class AsyncSlipway:
             await _sleep(delay)
 
     @overload
-    async def _request(self, method: str, path: str, cast: type[T], *, params: Mapping[str, Any] | None = None, json: Any = None) -> T: ...
+    async def _request(self, method: str, path: str, cast: type[T], *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS) -> T: ...
 
     @overload
-    async def _request(self, method: str, path: str, cast: None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> None: ...
+    async def _request(self, method: str, path: str, cast: None, *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS) -> None: ...
 
-    async def _request(self, method: str, path: str, cast: type[T] | None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> T | None:
-        return parse(await self._send(method, path, params, json), cast)
+    async def _request(
+        self, method: str, path: str, cast: type[T] | None, *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS
+    ) -> T | None:
+        return parse(await self._send(method, path, params, json, options), cast)
 
-    async def _get_page(self, path: str, model: type[T], params: dict[str, Any]) -> AsyncPage[T]:
-        page: AsyncPage[T] = AsyncPage(await self._send("GET", path, params, None), model, path, params)
+    async def _get_page(self, path: str, model: type[T], params: dict[str, Any], options: RequestOptions) -> AsyncPage[T]:
+        page: AsyncPage[T] = AsyncPage(await self._send("GET", path, params, None, options), model, path, params, options)
         page._client = self
         return page
 
-    async def _iterate(self, path: str, model: type[T], params: dict[str, Any]) -> AsyncIterator[T]:
+    async def _iterate(self, path: str, model: type[T], params: dict[str, Any], options: RequestOptions) -> AsyncIterator[T]:
         # An async generator: nothing is fetched until the first item is asked for.
-        page = await self._get_page(path, model, params)
+        page = await self._get_page(path, model, params, options)
         async for item in page.iter_all():
             yield item
+
+    # -- raw requests -------------------------------------------------------------------------
+
+    @overload
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        cast: type[T],
+        idempotency_key: str | None = None,
+        timeout: Timeout | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        max_retries: int | None = None,
+    ) -> T: ...
+
+    @overload
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        cast: None = None,
+        idempotency_key: str | None = None,
+        timeout: Timeout | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        max_retries: int | None = None,
+    ) -> Any: ...
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        cast: type[T] | None = None,
+        idempotency_key: str | None = None,
+        timeout: Timeout | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        max_retries: int | None = None,
+    ) -> Any:
+        """The async twin of :meth:`Slipway.request`: any request under the base URL, for an operation
+        this version does not wrap yet."""
+        options = RequestOptions(idempotency_key=idempotency_key, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries)
+        response = await self._send(method.upper(), check_path(path), params, jsonable(json), options)
+        return parse(response, cast) if cast is not None else parse_json(response)
 
     # -- lifecycle ----------------------------------------------------------------------------
 
     async def aclose(self) -> None:
+        """Closes the connection pool (unless it is an ``http_client=`` you passed, which stays yours).
+        ``async with AsyncSlipway(...) as client:`` calls it on leaving the block."""
         if self._owns_http:
             await self._http.aclose()
 

@@ -13,17 +13,25 @@ from pydantic import BaseModel
 
 from ._base import (
     DEFAULT_MAX_RETRIES,
+    DEFAULT_OPTIONS,
     DEFAULT_TIMEOUT,
     BasePage,
+    RequestOptions,
     RetryPolicy,
+    Timeout,
     build_headers,
+    check_path,
     is_invalid_token,
+    jsonable,
+    may_resend,
     parse,
+    parse_json,
     resolve_base_url,
+    transport_error,
 )
-from ._errors import APIConnectionError, APITimeoutError, SlipwayError
+from ._errors import SlipwayError
+from ._generated.resources import Resources
 from .oauth import OAuth
-from .resources import ApiKeys, Configurations, Deployments, Events, OAuthClients, Projects, Users, Webhooks
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -39,7 +47,7 @@ class Page(BasePage[T]):
     def next_page(self) -> Page[T] | None:
         if not self.has_next_page:
             return None
-        return self._client._get_page(self._path, self._model, self._next_params())
+        return self._client._get_page(self._path, self._model, self._next_params(), self._options)
 
     def iter_all(self) -> Iterator[T]:
         """Every item of this page and the pages after it, fetched as they are reached."""
@@ -49,7 +57,7 @@ class Page(BasePage[T]):
             page = page.next_page()
 
 
-class Slipway:
+class Slipway(Resources):
     """Client for the Slipway API.
 
     Credentials, one of: ``api_key`` (or the ``SLIPWAY_API_KEY`` environment variable), an OAuth
@@ -57,8 +65,13 @@ class Slipway:
     when they expire or the API answers 401 ``invalid_token``).
 
     ``max_retries`` (default 2; 0 turns retries off) applies to 429 (after ``Retry-After``), 503 and
-    network errors; every POST carries a generated ``Idempotency-Key`` that its retries reuse, so a
-    retried POST never creates twice. ``timeout`` is in seconds (or an ``httpx.Timeout``).
+    network errors; every create carries an ``Idempotency-Key`` (generated, or the call's
+    ``idempotency_key=``) that its retries reuse, so a retried create never creates twice. ``timeout``
+    is in seconds (or an ``httpx.Timeout``), for each attempt; a timeout is not retried.
+
+    Every method also takes the keyword-only per-call options ``timeout=``, ``extra_headers=``,
+    ``max_retries=`` (and ``idempotency_key=`` on creates). Close the client with :meth:`close`, or
+    use it as a context manager (``with Slipway(...) as client:``).
     """
 
     def __init__(
@@ -92,17 +105,7 @@ class Slipway:
 
         self._bind_resources()
 
-    def _bind_resources(self) -> None:
-        self.projects = Projects(self)
-        self.deployments = Deployments(self)
-        self.configurations = Configurations(self)
-        self.api_keys = ApiKeys(self)
-        self.users = Users(self)
-        self.oauth_clients = OAuthClients(self)
-        self.events = Events(self)
-        self.webhooks = Webhooks(self)
-
-    def with_options(self, *, timeout: float | httpx.Timeout | None = None, max_retries: int | None = None) -> Slipway:
+    def with_options(self, *, timeout: Timeout | None = None, max_retries: int | None = None) -> Slipway:
         """A client with another ``timeout`` and/or ``max_retries`` for some calls, sharing this one's
         credentials and connection pool: ``client.with_options(timeout=5).projects.list()``."""
         clone = copy.copy(self)
@@ -122,29 +125,30 @@ class Slipway:
         assert self._static_token is not None
         return self._static_token
 
-    def _send(self, method: str, path: str, params: Mapping[str, Any] | None, json: Any) -> httpx.Response:
-        headers = build_headers(method, self._default_headers)
+    def _send(self, method: str, path: str, params: Mapping[str, Any] | None, json: Any, options: RequestOptions) -> httpx.Response:
+        headers = build_headers(self._default_headers, options)
+        timeout = self._timeout if options.timeout is None else options.timeout
         refreshed = False
         attempt = 0
         while True:
             token = self._token()
             headers["Authorization"] = f"Bearer {token}"
             try:
-                response = self._http.request(method, self.base_url + path, params=params, json=json, headers=headers, timeout=self._timeout)
-            except httpx.TransportError as err:
-                delay = self.retry_policy.delay(attempt, None)
+                response = self._http.request(method, self.base_url + path, params=params, json=json, headers=headers, timeout=timeout)
+            except httpx.RequestError as err:
+                delay = self.retry_policy.delay(attempt, None, options.max_retries) if may_resend(err, method, headers) else None
                 if delay is None:
-                    cls = APITimeoutError if isinstance(err, httpx.TimeoutException) else APIConnectionError
-                    raise cls(f"{method} {path}: {type(err).__name__}: {err}") from err
+                    raise transport_error(err, method, path) from err
                 attempt += 1
                 _sleep(delay)
                 continue
             if self._oauth is not None and not refreshed and is_invalid_token(response):
                 # The access token expired early or was revoked: refresh once and send again.
                 refreshed = True
+                response.close()
                 self._oauth.refresh(if_access_token=token)
                 continue
-            delay = self.retry_policy.delay(attempt, response) if response.status_code >= 400 else None
+            delay = self.retry_policy.delay(attempt, response, options.max_retries) if response.status_code >= 400 else None
             if delay is None:
                 return response
             attempt += 1
@@ -152,26 +156,85 @@ class Slipway:
             _sleep(delay)
 
     @overload
-    def _request(self, method: str, path: str, cast: type[T], *, params: Mapping[str, Any] | None = None, json: Any = None) -> T: ...
+    def _request(self, method: str, path: str, cast: type[T], *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS) -> T: ...
 
     @overload
-    def _request(self, method: str, path: str, cast: None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> None: ...
+    def _request(self, method: str, path: str, cast: None, *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS) -> None: ...
 
-    def _request(self, method: str, path: str, cast: type[T] | None, *, params: Mapping[str, Any] | None = None, json: Any = None) -> T | None:
-        return parse(self._send(method, path, params, json), cast)
+    def _request(
+        self, method: str, path: str, cast: type[T] | None, *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS
+    ) -> T | None:
+        return parse(self._send(method, path, params, json, options), cast)
 
-    def _get_page(self, path: str, model: type[T], params: dict[str, Any]) -> Page[T]:
-        page: Page[T] = Page(self._send("GET", path, params, None), model, path, params)
+    def _get_page(self, path: str, model: type[T], params: dict[str, Any], options: RequestOptions) -> Page[T]:
+        page: Page[T] = Page(self._send("GET", path, params, None, options), model, path, params, options)
         page._client = self
         return page
 
-    def _iterate(self, path: str, model: type[T], params: dict[str, Any]) -> Iterator[T]:
+    def _iterate(self, path: str, model: type[T], params: dict[str, Any], options: RequestOptions) -> Iterator[T]:
         # A generator: nothing is fetched until the first item is asked for.
-        yield from self._get_page(path, model, params).iter_all()
+        yield from self._get_page(path, model, params, options).iter_all()
+
+    # -- raw requests -------------------------------------------------------------------------
+
+    @overload
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        cast: type[T],
+        idempotency_key: str | None = None,
+        timeout: Timeout | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        max_retries: int | None = None,
+    ) -> T: ...
+
+    @overload
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        cast: None = None,
+        idempotency_key: str | None = None,
+        timeout: Timeout | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        max_retries: int | None = None,
+    ) -> Any: ...
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        cast: type[T] | None = None,
+        idempotency_key: str | None = None,
+        timeout: Timeout | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        max_retries: int | None = None,
+    ) -> Any:
+        """Sends any request under the base URL, for an operation this version does not wrap yet:
+        ``client.request("GET", "/v1/projects", params={"per_page": 5})``. Same credentials, retries,
+        errors and options as the resource methods. Returns the decoded JSON (``None`` for an empty
+        answer), or an instance of ``cast`` (a model) when given. ``json`` may hold models and datetimes
+        (sent as JSON and ISO 8601). A POST is retried after a lost response only with an
+        ``idempotency_key=``."""
+        options = RequestOptions(idempotency_key=idempotency_key, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries)
+        response = self._send(method.upper(), check_path(path), params, jsonable(json), options)
+        return parse(response, cast) if cast is not None else parse_json(response)
 
     # -- lifecycle ----------------------------------------------------------------------------
 
     def close(self) -> None:
+        """Closes the connection pool (unless it is an ``http_client=`` you passed, which stays yours).
+        ``with Slipway(...) as client:`` calls it on leaving the block."""
         if self._owns_http:
             self._http.close()
 

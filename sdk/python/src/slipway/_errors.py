@@ -11,7 +11,10 @@ class SlipwayError(Exception):
     """Base of every error this library raises.
 
     ``code``, ``status``, ``message``, ``request_id`` and ``details`` come from the API's error body
-    (``{"error": {...}}``); ``status`` and ``code`` are ``None`` for errors that got no response.
+    (``{"error": {...}}``). ``code`` is stable (compare it with :class:`~slipway.ErrorCode`): the
+    server's code; ``http_<status>`` for an error response that is not Slipway's JSON (a proxy's HTML
+    502 is ``http_502``); ``timeout``, ``network_error`` or ``invalid_response`` for failures on the
+    client's side, where ``status`` is ``None``.
     """
 
     def __init__(
@@ -33,7 +36,10 @@ class SlipwayError(Exception):
         self.headers = headers or httpx.Headers()
 
     def __str__(self) -> str:
-        parts = [f"{self.status} {self.code}: {self.message}" if self.status else self.message]
+        if self.status:
+            parts = [f"{self.status} {self.code}: {self.message}"]
+        else:
+            parts = [f"{self.code}: {self.message}" if self.code else self.message]
         if self.request_id:
             parts.append(f"(request {self.request_id})")
         return " ".join(parts)
@@ -43,11 +49,26 @@ class SlipwayError(Exception):
 
 
 class APIConnectionError(SlipwayError):
-    """The request got no response: connection refused or reset, DNS failure, or a timeout."""
+    """``network_error``: the request got no response (connection refused or reset, DNS failure), or
+    ``timeout`` (:class:`APITimeoutError`)."""
+
+    def __init__(self, message: str, *, code: str | None = "network_error", **kwargs: Any) -> None:
+        super().__init__(message, code=code, **kwargs)
 
 
 class APITimeoutError(APIConnectionError):
-    """The request timed out (see the client's ``timeout``)."""
+    """``timeout``: no response within the call's ``timeout`` (seconds, each attempt)."""
+
+    def __init__(self, message: str, *, code: str | None = "timeout", **kwargs: Any) -> None:
+        super().__init__(message, code=code, **kwargs)
+
+
+class InvalidResponseError(SlipwayError):
+    """``invalid_response``: a success response whose body is not what the API document says (not
+    JSON, or not the expected object); ``status`` is its status."""
+
+    def __init__(self, message: str, *, code: str | None = "invalid_response", **kwargs: Any) -> None:
+        super().__init__(message, code=code, **kwargs)
 
 
 class APIStatusError(SlipwayError):
@@ -74,8 +95,10 @@ class ConflictError(APIStatusError):
     """409 ``conflict``, ``invalid_transition``, ``project_not_active``."""
 
 
-class ValidationError(APIStatusError):
-    """422 ``validation_failed`` (see ``details``: one entry per field) or ``idempotency_key_reused``."""
+class UnprocessableEntityError(APIStatusError):
+    """422 ``validation_failed`` (see ``details``: one entry per field) or ``idempotency_key_reused``.
+
+    (Not named ``ValidationError``, so it is never mistaken for pydantic's.)"""
 
 
 class RateLimitError(APIStatusError):
@@ -98,7 +121,7 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
     409: ConflictError,
     413: BadRequestError,
     415: BadRequestError,
-    422: ValidationError,
+    422: UnprocessableEntityError,
     429: RateLimitError,
 }
 
@@ -124,7 +147,8 @@ def parse_retry_after(value: str | None) -> float | None:
 
 
 def error_from_response(response: httpx.Response) -> APIStatusError:
-    """Maps an error response to its exception, keeping whatever the body says."""
+    """Maps an error response to its exception, keeping whatever the body says. A body that is not
+    Slipway's JSON error (a proxy's HTML page) gives the code ``http_<status>``."""
     body: Any = None
     try:
         body = response.json()
@@ -138,9 +162,9 @@ def error_from_response(response: httpx.Response) -> APIStatusError:
     details = error.get("details")
     return cls(
         str(error.get("message") or response.reason_phrase or f"HTTP {status}"),
-        code=error.get("code") if isinstance(error.get("code"), str) else None,
+        code=error["code"] if isinstance(error.get("code"), str) and error["code"] else f"http_{status}",
         status=status,
-        request_id=error.get("request_id") or response.headers.get("x-request-id"),
+        request_id=(error.get("request_id") if isinstance(error.get("request_id"), str) else None) or response.headers.get("x-request-id"),
         details=details if isinstance(details, list) else None,
         headers=response.headers,
     )

@@ -30,7 +30,7 @@ with warnings.catch_warnings():
     from authlib.integrations.httpx_client import AsyncOAuth2Client, OAuth2Client
     from authlib.oauth2.rfc6749 import OAuth2Token
 
-from ._errors import AuthenticationError, SlipwayError
+from ._errors import APIConnectionError, APITimeoutError, AuthenticationError, SlipwayError
 
 DEFAULT_SCOPE = "read write"
 
@@ -63,7 +63,11 @@ def _session_kwargs(issuer: str, client_id: str, client_secret: str | None, redi
     }
 
 
-def _as_error(err: Exception) -> OAuthError:
+def _as_error(err: Exception) -> SlipwayError:
+    if isinstance(err, httpx.TimeoutException):
+        return APITimeoutError(f"Timed out talking to the authorization server: {type(err).__name__}: {err}")
+    if isinstance(err, httpx.RequestError):
+        return APIConnectionError(f"No response from the authorization server: {type(err).__name__}: {err}")
     if isinstance(err, _AuthlibOAuthError):
         return OAuthError(err.description or err.error or "OAuth error", code=err.error)
     return OAuthError(str(err) or type(err).__name__)

@@ -6,6 +6,10 @@ A delivery is ``POST <your url>`` with the event as JSON and
 second ``v1=``), so any ``v1`` may match.
 
     event = slipway.webhooks.construct_event(request.body, request.headers["Slipway-Signature"], secret)
+
+Both functions raise :class:`SignatureVerificationError` for a delivery that is not Slipway's;
+:func:`construct_event` raises :class:`WebhookPayloadError` for a signed body it cannot read as an event.
+Both are :class:`~slipway.SlipwayError`.
 """
 
 from __future__ import annotations
@@ -14,15 +18,23 @@ import hashlib
 import hmac
 import time
 
+import pydantic
+
 from ._errors import SlipwayError
-from ._generated.models import Event
+from ._generated.models import WebhookPayload
 
 DEFAULT_TOLERANCE = 300
 SIGNATURE_HEADER = "Slipway-Signature"
 
 
 class SignatureVerificationError(SlipwayError):
-    """The Slipway-Signature header is missing, malformed, too old, or matches no secret."""
+    """The Slipway-Signature header is missing, malformed, too old, or matches no secret: the request
+    is not a delivery from Slipway (answer it 400)."""
+
+
+class WebhookPayloadError(SlipwayError):
+    """The body is signed correctly but is not an event as this version of the SDK knows it (not JSON,
+    or a field missing or of another type). ``__cause__`` has the details."""
 
 
 def _text(payload: bytes | str) -> bytes:
@@ -37,8 +49,9 @@ def verify_signature(
     tolerance: int = DEFAULT_TOLERANCE,
     now: float | None = None,
 ) -> None:
-    """Raises :class:`SignatureVerificationError` unless ``header`` signs ``payload`` (the body exactly
-    as received) with ``secret`` within ``tolerance`` seconds of now. Compares in constant time."""
+    """Returns ``None`` when ``header`` signs ``payload`` (the body exactly as received) with ``secret``
+    within ``tolerance`` seconds of now; raises :class:`SignatureVerificationError` otherwise. Compares
+    in constant time."""
     if not header:
         raise SignatureVerificationError("No Slipway-Signature header.")
     timestamp: int | None = None
@@ -66,7 +79,12 @@ def construct_event(
     *,
     tolerance: int = DEFAULT_TOLERANCE,
     now: float | None = None,
-) -> Event:
-    """Verifies the delivery, then parses its body as an :class:`~slipway.models.Event`."""
+) -> WebhookPayload:
+    """Verifies the delivery (see :func:`verify_signature`), then returns its body as a
+    :class:`~slipway.models.WebhookPayload` (``id``, ``type``, ``actor``, ``project_id``, ``data``,
+    ``created_at``). Raises :class:`SignatureVerificationError` or :class:`WebhookPayloadError`."""
     verify_signature(payload, header, secret, tolerance=tolerance, now=now)
-    return Event.model_validate_json(_text(payload))
+    try:
+        return WebhookPayload.model_validate_json(_text(payload))
+    except pydantic.ValidationError as err:
+        raise WebhookPayloadError(f"The delivery is signed but is not an event: {err.error_count()} problem(s), first: {err.errors()[0]['msg']} at {'.'.join(str(p) for p in err.errors()[0]['loc'])}") from err

@@ -1,1 +1,3 @@
-"""Code generated from /openapi.json by scripts/generate.sh; do not edit."""
+# File generated from our OpenAPI document (Slipway API 1.0.0) by scripts/generate.py.
+# Do not edit: run scripts/generate.sh BASE_URL (the suite fails when this file differs from what the server serves).
+"""Code generated from the OpenAPI document: models, resources, API version and error codes."""
