@@ -156,7 +156,7 @@ export function operationExamples(doc: OpenAPIObject, method: string, path: stri
 export interface SdkExample {
   language: 'typescript' | 'python' | 'go';
   label: string;
-  /** The package, as a reader installs it. */
+  /** The package, as a reader installs it from a checkout of this repository (none is published to a registry yet). */
   install: string;
   /** Where the library's README lives in the repository (everything else it does). */
   readme: string;
@@ -175,7 +175,7 @@ export function sdkExamples(baseUrl: string, issuer: string): SdkExample[] {
     {
       language: 'typescript',
       label: 'TypeScript / JavaScript',
-      install: 'npm install @slipway/sdk',
+      install: 'npm install /path/to/slipway/sdk/typescript',
       readme: 'sdk/typescript/README.md',
       tasks: {
         deployment: `import { Slipway } from '@slipway/sdk';
@@ -199,7 +199,7 @@ console.log(url, (await slipway.users.me()).email);`,
     {
       language: 'python',
       label: 'Python',
-      install: 'pip install slipway',
+      install: 'pip install /path/to/slipway/sdk/python',
       readme: 'sdk/python/README.md',
       tasks: {
         deployment: `import os
