@@ -263,9 +263,14 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     if (!isToken) return;
     const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC['oidc'] | undefined;
     const named = ctx.state.tokenClientId as string | undefined;
-    if (ctx.status === 200 && oidc?.client) await budgets.succeeded(oidc.client.clientId);
-    else if ((ctx.status >= 400 && ctx.status < 500 && ctx.status !== 429) || (ctx.status === 429 && !ctx.state.tokenBudgetRefused))
-      await budgets.failed(ctx.ip, named);
+    // The answer is decided: a counter that cannot be written is logged, never turned into an error.
+    const counted =
+      ctx.status === 200 && oidc?.client
+        ? budgets.succeeded(oidc.client.clientId)
+        : ctx.status >= 400 && ctx.status < 500 && ctx.status !== 429
+          ? budgets.failed(ctx.ip, named)
+          : undefined;
+    await counted?.catch((err: unknown) => logger.warn({ err, request_id: ctx.state.requestId }, 'token budget not counted'));
   });
   const baseFind = provider.Client.find.bind(provider.Client);
   provider.Client.find = async (id: string) => {
@@ -273,10 +278,7 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     if (ctx?.oidc?.route === 'token') {
       ctx.state.tokenClientId ??= id;
       const retryAfter = budgets.clientRefusal(ctx.ip, id);
-      if (retryAfter !== undefined) {
-        ctx.state.tokenBudgetRefused = true;
-        throw refuse(ctx, retryAfter);
-      }
+      if (retryAfter !== undefined) throw refuse(ctx, retryAfter);
     }
     return await baseFind(id);
   };

@@ -24,6 +24,12 @@ export class TokenBudgets {
   readonly #limits: TokenLimits;
   /** Budget key → end of the window (ms) in which it is spent. Bounded: the oldest are forgotten first. */
   readonly #spent = new LRUCache<string, number>({ max: 100_000 });
+  /**
+   * Budget key → failures this instance counted in the current window. FerretDB applies `$inc` as
+   * read-modify-write, so concurrent failures on two instances can be lost from the shared count; this
+   * instance also refuses once its own count reaches the budget, so N instances admit at most N budgets.
+   */
+  readonly #own = new LRUCache<string, { windowEnd: number; count: number }>({ max: 100_000 });
 
   constructor(repo: RateLimitRepository, limits: TokenLimits) {
     this.#repo = repo;
@@ -48,6 +54,11 @@ export class TokenBudgets {
       counts.map(async ([key, limit]) => {
         // Already refused here: counting further would only cost a write.
         if (this.#refusal([key], now) !== undefined) return;
+        const windowEnd = windowEndOf(now);
+        const own = this.#own.get(key);
+        const ownCount = own && own.windowEnd === windowEnd ? ++own.count : 1;
+        if (ownCount === 1) this.#own.set(key, { windowEnd, count: 1 });
+        if (ownCount >= limit) this.#spend(key, now);
         const result = await this.#repo.hit(key, limit, WINDOW_SECONDS, now);
         if (result.count >= limit) this.#spend(key, now);
       }),
@@ -62,8 +73,7 @@ export class TokenBudgets {
   }
 
   #spend(key: string, now: number): void {
-    const windowMs = WINDOW_SECONDS * 1000;
-    this.#spent.set(key, Math.floor(now / windowMs) * windowMs + windowMs);
+    this.#spent.set(key, windowEndOf(now));
   }
 
   #refusal(keys: string[], now: number): number | undefined {
@@ -76,6 +86,11 @@ export class TokenBudgets {
     }
     return until === undefined ? undefined : Math.max(1, Math.ceil((until - now) / 1000));
   }
+}
+
+function windowEndOf(now: number): number {
+  const windowMs = WINDOW_SECONDS * 1000;
+  return Math.floor(now / windowMs) * windowMs + windowMs;
 }
 
 /** A client id as sent (any text, any length) made fit for a counter's key. */
