@@ -3,10 +3,13 @@ import mount from 'koa-mount';
 import type Provider from 'oidc-provider';
 import type { Container } from './container.ts';
 import { createAssetsRouter } from './http/assets.ts';
+import { resolveClientAddress } from './http/clientAddress.ts';
+import { clientErrors } from './http/clientErrors.ts';
 import { apiCors, CorsOrigins } from './http/cors.ts';
 import { singleHeaders } from './http/edge.ts';
 import { errorHandler } from './http/errorHandler.ts';
 import type { Metrics } from './http/metrics.ts';
+import { pinPublicOrigin } from './http/publicOrigin.ts';
 import { requestContext } from './http/requestContext.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { createDashboardAuthRouter } from './dashboard/auth.ts';
@@ -33,14 +36,19 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const { provider, metrics, container } = deps;
   const { config, logger, repos, sessions, services } = container;
-  const app = new Koa({ proxy: config.trustProxy });
+  // `X-Forwarded-*` is never read by Koa itself: the client address comes from the proxy settings
+  // (http/clientAddress.ts), the scheme and host from PUBLIC_URL (http/publicOrigin.ts).
+  const app = new Koa({ proxy: false });
   // The mounted provider signs its cookies through this app's cookie jar with the cookie keys.
   app.keys = container.keys.cookies;
   app.silent = true;
   app.on('error', (err: Error) => logger.error({ err }, 'unhandled error'));
 
+  app.use(resolveClientAddress(config));
+  app.use(pinPublicOrigin(config.publicUrl));
   app.use(requestContext(logger, metrics));
-  app.use(securityHeaders());
+  app.use(securityHeaders(config));
+  app.use(clientErrors());
   // Browser apps on other origins (SPAs): /v1 preflights are answered here, before any credential check.
   const corsOrigins = new CorsOrigins({
     configured: config.corsOrigins,

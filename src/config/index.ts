@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /**
@@ -7,6 +8,17 @@ import { z } from 'zod';
  * `config/default.json`, `config/<NODE_ENV>.json` (optional), `config/local.json` (optional, git-ignored
  * by convention), then environment variables. Every problem is reported at once.
  */
+/** An IP address or a CIDR range (`10.0.0.0/8`, `fd00::/8`), as ipaddr.js reads them. */
+function isCidrOrAddress(value: string): boolean {
+  if (ipaddr.isValid(value)) return true;
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 // One check, so a bad value yields one problem rather than "Invalid URL" plus "must be http(s)".
@@ -29,7 +41,23 @@ export const ConfigSchema = z
     dataDir: z.string().min(1),
     /** Where the embedded database's binary is built and cached. */
     toolsDir: z.string().min(1),
+    /**
+     * Shorthand for one proxy in front (`proxyHops: 1`) when neither `proxyHops` nor `trustedProxies` is
+     * set: the client address is then the right-most `X-Forwarded-For` entry, the one that proxy wrote.
+     */
     trustProxy: z.coerce.boolean(),
+    /**
+     * How many proxies stand in front of every request (0: none). The client address is the N-th
+     * `X-Forwarded-For` entry from the right: the entries further left were written by the client.
+     */
+    proxyHops: z.coerce.number().int().min(0).max(10),
+    /**
+     * Addresses (CIDRs) of the proxies in front. When the peer is one of them, the client address is the
+     * right-most `X-Forwarded-For` entry that is not; entries left of it are the client's own writing.
+     */
+    trustedProxies: z
+      .union([z.array(z.string()), z.string().transform((v) => v.split(/[\s,]+/).filter(Boolean))])
+      .pipe(z.array(z.string().refine(isCidrOrAddress, 'must be an IP address or CIDR range (e.g. 10.0.0.0/8, fd00::/8)'))),
     shutdownGraceMs: z.coerce.number().int().min(0).max(120_000),
     sweepIntervalSeconds: z.coerce.number().int().min(1).max(3600),
     /**
@@ -59,6 +87,17 @@ export const ConfigSchema = z
     loginPerSourcePerMinute: z.coerce.number().int().min(1).max(10_000),
     /** Attempts per minute for one e-mail address from all sources together: a ceiling for distributed guessing. */
     loginPerEmailPerMinute: z.coerce.number().int().min(1).max(100_000),
+    /**
+     * Attempts per minute from a browser that signed this user in before (its device cookie): such
+     * attempts are counted here instead of per e-mail and per source, so others cannot lock it out.
+     */
+    loginPerDevicePerMinute: z.coerce.number().int().min(1).max(10_000),
+    // Token endpoint budgets: only failed requests are counted per source, so junk sent by one source
+    // never spends what a client needs elsewhere; the per-client total counts issued tokens only.
+    /** Failed token requests (bad client authentication, invalid grant, …) per minute from one source. */
+    tokenFailuresPerSourcePerMinute: z.coerce.number().int().min(1).max(1_000_000),
+    /** Failed token requests per minute naming one client from one source. */
+    tokenFailuresPerClientAndSourcePerMinute: z.coerce.number().int().min(1).max(1_000_000),
     // Webhooks (PRODUCT §7)
     /** Lets webhook URLs point at loopback (and use http there): development and tests only. */
     webhookAllowLoopback: z.coerce.boolean(),
@@ -158,6 +197,8 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   DATA_DIR: 'dataDir',
   TOOLS_DIR: 'toolsDir',
   TRUST_PROXY: 'trustProxy',
+  PROXY_HOPS: 'proxyHops',
+  TRUSTED_PROXIES: 'trustedProxies',
   SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
   SWEEP_INTERVAL_SECONDS: 'sweepIntervalSeconds',
   TOKEN_RATE_LIMIT_PER_MINUTE: 'tokenRateLimitPerMinute',
@@ -168,6 +209,9 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   LOGIN_PER_EMAIL_AND_SOURCE_PER_MINUTE: 'loginPerEmailAndSourcePerMinute',
   LOGIN_PER_SOURCE_PER_MINUTE: 'loginPerSourcePerMinute',
   LOGIN_PER_EMAIL_PER_MINUTE: 'loginPerEmailPerMinute',
+  LOGIN_PER_DEVICE_PER_MINUTE: 'loginPerDevicePerMinute',
+  TOKEN_FAILURES_PER_SOURCE_PER_MINUTE: 'tokenFailuresPerSourcePerMinute',
+  TOKEN_FAILURES_PER_CLIENT_AND_SOURCE_PER_MINUTE: 'tokenFailuresPerClientAndSourcePerMinute',
   // Webhooks
   WEBHOOK_ALLOW_LOOPBACK: 'webhookAllowLoopback',
   WEBHOOK_POLL_INTERVAL_MS: 'webhookPollIntervalMs',

@@ -31,18 +31,54 @@ function decodedStream(ctx: Context): Readable {
  */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** True when every string (and key) in `value` is well-formed Unicode: no lone surrogate such as `"\ud800"`. */
-function wellFormed(value: unknown): boolean {
-  if (typeof value === 'string') return value.isWellFormed();
-  if (Array.isArray(value)) return value.every(wellFormed);
-  if (value && typeof value === 'object') return Object.entries(value).every(([k, v]) => k.isWellFormed() && wellFormed(v));
+/** How deeply arrays and objects may nest in a request body (README "Request bodies"). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * True when the JSON text nests arrays and objects deeper than `max`. One pass over the characters,
+ * skipping strings, before the text is parsed: a deep body costs no more than a flat one of its size.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * True when every string (and key) in `value` is well-formed Unicode: no lone surrogate such as
+ * `"\ud800"`. Walks with a stack of its own, never recursion over what the client sent.
+ */
+function wellFormed(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (!value.isWellFormed()) return false;
+    } else if (Array.isArray(value)) for (const item of value as unknown[]) stack.push(item);
+    else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (!k.isWellFormed()) return false;
+        stack.push(v);
+      }
+    }
+  }
   return true;
 }
 
 /**
  * Reads the JSON body: absent or empty → `{}` (so the schema reports what is missing); present but not
- * `application/json` → 415; over 100 KiB → 413; malformed, not an object/array, not valid UTF-8 or
- * holding a lone surrogate (raw or as a `\ud800`-style escape) → 400. Also sets `ctx.request.body`.
+ * `application/json` → 415; over 100 KiB → 413; malformed, not an object/array, nested more than
+ * MAX_JSON_DEPTH deep, not valid UTF-8 or holding a lone surrogate (raw or as a `\ud800`-style escape) → 400. Also sets `ctx.request.body`.
  */
 export async function readJsonBody(ctx: Context): Promise<unknown> {
   if (!ctx.get('Transfer-Encoding') && !ctx.request.length) return {};
@@ -68,6 +104,7 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   const request = ctx.request as { body?: unknown };
   if (!text) return (request.body = {});
   if (!/^[ \t\r\n]*[{[]/.test(text)) throw invalidRequest('The request body is not valid JSON (an object is expected).');
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw invalidRequest(`The request body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

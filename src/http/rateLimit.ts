@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { rateLimited } from '../errors.ts';
+import { sourceKey } from './clientAddress.ts';
 import { metrics } from './metrics.ts';
 import type { RateLimitRepository } from '../repositories/rateLimits.ts';
 
@@ -116,5 +117,5 @@ export function createApiRateLimiter(repo: RateLimitRepository, limitPerHour: nu
   };
 }
 
-/** The bucket of a request that presents no usable credential. */
-export const anonymousBucket = (ctx: Context) => `ip:${ctx.ip}`;
+/** The bucket of a request that presents no usable credential: its source (IPv6 by /64). */
+export const anonymousBucket = (ctx: Context) => `ip:${sourceKey(ctx.ip)}`;

@@ -14,14 +14,22 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware {
     ctx.state.requestId = requestId;
     ctx.state.log = logger.child({ request_id: requestId });
     ctx.set('X-Request-Id', requestId);
+    // An error that escapes every handler is answered by Koa after this line is written: log the status
+    // Koa will send (the error's own 4xx, else 500), not the 404 the response still holds.
+    let status: number | undefined;
     try {
       await next();
+    } catch (err) {
+      const own = (err as { status?: unknown; expose?: unknown }).status;
+      status = typeof own === 'number' && own >= 400 && own < 600 ? own : 500;
+      throw err;
     } finally {
+      status ??= ctx.status;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = routeLabel(ctx.path, (ctx as { _matchedRoute?: string })._matchedRoute);
-      metrics.observe(ctx.method, route, ctx.status, seconds);
+      metrics.observe(ctx.method, route, status, seconds);
       // Only the path is logged: query strings can carry authorization parameters.
-      const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 };
+      const line = { method: ctx.method, path: ctx.path, status, ms: Math.round(seconds * 1e4) / 10 };
       if (ctx.path === '/healthz' || ctx.path === '/metrics') ctx.state.log.debug(line, 'request');
       else ctx.state.log.info(line, 'request');
     }
@@ -46,8 +54,8 @@ export function routeLabel(path: string, matched: string | undefined): string {
 }
 
 /**
- * Who is on the other end, for authentication log lines: the client address (`ctx.ip`, which follows
- * X-Forwarded-For only when the `trustProxy` setting is on) and the user agent, bounded in length.
+ * Who is on the other end, for authentication log lines: the client address (`ctx.ip`, set for every
+ * request by http/clientAddress.ts from the proxy settings) and the user agent, bounded in length.
  */
 export function clientOf(ctx: Pick<Context, 'ip' | 'get'>): { ip: string; user_agent: string | undefined } {
   const agent = ctx.get('User-Agent');

@@ -19,9 +19,12 @@ const isDashboard = (path: string) => path === '/dashboard' || path.startsWith('
 /**
  * Headers for every response; pages also get a CSP that forbids framing and every script (dashboard
  * pages: every script but our own files). (No `form-action` outside the dashboard: browsers apply it to
- * the redirect back to the client after a form post.)
+ * the redirect back to the client after a form post.) `Strict-Transport-Security` under an https PUBLIC_URL.
  */
-export function securityHeaders(): Middleware {
+export function securityHeaders({ publicUrl }: { publicUrl: string }): Middleware {
+  // Under an https PUBLIC_URL browsers are told to use nothing else for a year (every subdomain too);
+  // under http the header would mean nothing (and browsers ignore it there).
+  const hsts = new URL(publicUrl).protocol === 'https:' ? 'max-age=31536000; includeSubDomains' : undefined;
   return async (ctx, next) => {
     try {
       await next();
@@ -29,6 +32,7 @@ export function securityHeaders(): Middleware {
       if (!ctx.headerSent) {
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Referrer-Policy', 'no-referrer');
+        if (hsts) ctx.set('Strict-Transport-Security', hsts);
         if (ctx.response.is('html')) {
           ctx.set('Content-Security-Policy', isDashboard(ctx.path) ? DASHBOARD_CSP : PAGE_CSP);
           ctx.set('X-Frame-Options', 'DENY');

@@ -6,10 +6,12 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Config } from '../config/index.ts';
 import { metrics } from '../http/metrics.ts';
+import { sourceKey } from '../http/clientAddress.ts';
 import { clientOf } from '../http/requestContext.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { verifyAgainstDummy, verifyPassword } from '../services/passwords.ts';
+import { readDevice, rememberDevice } from './deviceCookie.ts';
 import { takeLoginNotice } from './loginNotice.ts';
 import { renderConsent, renderLogin, renderMessage } from './views.ts';
 
@@ -130,13 +132,22 @@ export function createInteractionRouter({ config, provider, repos, logger }: { c
     // Throttling (README "Login throttling"): a guess at one e-mail from one source, every attempt from
     // one source (password spraying), and a high ceiling per e-mail over all sources. Wrong passwords
     // from one source never lock the user out of another: one source alone cannot reach the ceiling.
+    // A browser that signed this user in before (device cookie) is counted in its own budget instead,
+    // so attempts from elsewhere, however many sources they come from, cannot lock it out.
+    const user = email ? await repos.users.findByEmail(email) : null;
+    const device = readDevice(ctx);
+    const knownDevice = user && device?.userId === user._id ? device : undefined;
     const emailKey = createHash('sha256').update(email).digest('base64url');
-    const source = ctx.ip;
-    const results = await Promise.all([
-      repos.rateLimits.hit(`login-email-ip:${emailKey}:${source}`, config.loginPerEmailAndSourcePerMinute, 60),
-      repos.rateLimits.hit(`login-ip:${source}`, config.loginPerSourcePerMinute, 60),
-      repos.rateLimits.hit(`login-email:${emailKey}`, config.loginPerEmailPerMinute, 60),
-    ]);
+    const source = sourceKey(ctx.ip);
+    const results = await Promise.all(
+      knownDevice
+        ? [repos.rateLimits.hit(`login-device:${knownDevice.deviceId}`, config.loginPerDevicePerMinute, 60)]
+        : [
+            repos.rateLimits.hit(`login-email-ip:${emailKey}:${source}`, config.loginPerEmailAndSourcePerMinute, 60),
+            repos.rateLimits.hit(`login-ip:${source}`, config.loginPerSourcePerMinute, 60),
+            repos.rateLimits.hit(`login-email:${emailKey}`, config.loginPerEmailPerMinute, 60),
+          ],
+    );
     const refused = results.filter((r) => !r.allowed);
     if (refused.length) {
       const retry = Math.max(...refused.map((r) => r.resetSeconds));
@@ -146,13 +157,13 @@ export function createInteractionRouter({ config, provider, repos, logger }: { c
       return show(429, `Too many sign-in attempts. Try again in ${retry} seconds.`);
     }
 
-    const user = email ? await repos.users.findByEmail(email) : null;
     const ok = user?.password_hash ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
     if (!user || !ok) {
       metrics.login('failed');
       logger.info({ request_id: ctx.state.requestId, ...clientOf(ctx) }, 'login failed');
       return show(401, GENERIC_LOGIN_ERROR);
     }
+    rememberDevice(ctx, user._id, device);
     await repos.users.recordLogin(user._id);
     metrics.login('ok');
     logger.info({ request_id: ctx.state.requestId, user_id: user._id, ...clientOf(ctx) }, 'login succeeded');

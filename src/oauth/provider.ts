@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import type { Db } from 'mongodb';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/index.ts';
+import { behindProxy, proxyModel } from '../http/clientAddress.ts';
 import { clientMayCallFrom } from '../http/cors.ts';
 import { metrics } from '../http/metrics.ts';
 import { clientOf } from '../http/requestContext.ts';
@@ -14,6 +15,7 @@ import { SCOPE_ORDER } from '../domain/principal.ts';
 import { createAdapterClass } from '../repositories/oidcStore.ts';
 import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from './structuredTokens.ts';
 import { installSingleUseRefusals } from './singleUse.ts';
+import { TokenBudgets } from './tokenBudgets.ts';
 import { renderErrorPage } from './views.ts';
 import { revokedTokenKey } from '../repositories/revokedGrants.ts';
 
@@ -29,7 +31,7 @@ const currentRequest = new AsyncLocalStorage<KoaContextWithOIDC>();
 
 class RateLimited extends errors.CustomOIDCProviderError {
   constructor(retryAfter: number) {
-    super('rate_limited', `too many token requests for this client; retry after ${retryAfter} seconds`);
+    super('rate_limited', `too many token requests; retry after ${retryAfter} seconds`);
     Object.assign(this, { status: 429, statusCode: 429 });
   }
 }
@@ -218,7 +220,8 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
 
   prepareStructuredTokenEndpoints();
   const provider = new Provider(config.issuer, configuration);
-  provider.proxy = config.trustProxy;
+  // The provider's own contexts (interaction cookies) read X-Forwarded-Proto only behind a trusted proxy.
+  provider.proxy = behindProxy(proxyModel(config));
   installAccessTokenLookup(provider, { config, keys, revokedGrants: repos.revokedGrants });
   // A second use of a code, refresh token, pushed request or interaction, however concurrent: refused the OAuth way.
   installSingleUseRefusals(provider, () => currentRequest.getStore());
@@ -242,22 +245,49 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     delete body.claims_supported;
     delete body.claims_parameter_supported;
   });
-  // Token endpoint: `tokenRateLimitPerMinute` (contract: 600) requests a minute per client, counted when
-  // the client is known (after the body is parsed by the provider itself), shared by every instance.
-  // Far from the limit, hits are tallied in memory and sent in batches (RateLimitRepository.hitBatched).
+  // Token endpoint budgets (tokenBudgets.ts): failures per source and per (client, source), counted
+  // when the answer is a 4xx; tokens issued per client (contract: 600 a minute), counted on success. The
+  // client-related budgets are checked once the client is named (after the provider parsed the body), so
+  // the refusal is the provider's own OAuth error (429 with Retry-After).
+  const budgets = new TokenBudgets(repos.rateLimits, config);
+  const refuse = (ctx: KoaContextWithOIDC, retryAfter: number) => {
+    ctx.set('Retry-After', String(retryAfter));
+    metrics.rateLimited('token');
+    return new RateLimited(retryAfter);
+  };
+  provider.use(async (ctx, next) => {
+    const isToken = ctx.method === 'POST' && ctx.path === '/token';
+    const sourceRetry = isToken ? budgets.sourceRefusal(ctx.ip) : undefined;
+    if (sourceRetry !== undefined) {
+      // Spent before anything is read: refused at once, whatever the request names.
+      const error = refuse(ctx as KoaContextWithOIDC, sourceRetry);
+      ctx.status = 429;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { error: error.message, error_description: error.error_description };
+      return;
+    }
+    await next();
+    if (!isToken) return;
+    const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC['oidc'] | undefined;
+    const named = ctx.state.tokenClientId as string | undefined;
+    // The answer is decided: a counter that cannot be written is logged, never turned into an error.
+    const counted =
+      ctx.status === 200 && oidc?.client
+        ? budgets.succeeded(oidc.client.clientId)
+        : ctx.status >= 400 && ctx.status < 500 && ctx.status !== 429
+          ? budgets.failed(ctx.ip, named)
+          : undefined;
+    await counted?.catch((err: unknown) => logger.warn({ err, request_id: ctx.state.requestId }, 'token budget not counted'));
+  });
   const baseFind = provider.Client.find.bind(provider.Client);
   provider.Client.find = async (id: string) => {
-    const client = await baseFind(id);
     const ctx = currentRequest.getStore();
-    if (client && ctx?.oidc?.route === 'token') {
-      const result = await repos.rateLimits.hitBatched(`token:${client.clientId}`, config.tokenRateLimitPerMinute, 60);
-      if (!result.allowed) {
-        ctx.set('Retry-After', String(result.resetSeconds));
-        metrics.rateLimited('token');
-        throw new RateLimited(result.resetSeconds);
-      }
+    if (ctx?.oidc?.route === 'token') {
+      ctx.state.tokenClientId ??= id;
+      const retryAfter = budgets.clientRefusal(ctx.ip, id);
+      if (retryAfter !== undefined) throw refuse(ctx, retryAfter);
     }
-    return client;
+    return await baseFind(id);
   };
 
   const events = ['server_error', 'authorization.error', 'grant.error', 'revocation.error', 'introspection.error'];

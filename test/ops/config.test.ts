@@ -41,6 +41,21 @@ describe('configuration', () => {
   });
 });
 
+describe('proxy and budget settings', () => {
+  it('read the proxy model and the budgets from the environment, with their defaults', () => {
+    const defaults = loadConfig({ env: {} });
+    expect(defaults).toMatchObject({ trustProxy: false, proxyHops: 0, trustedProxies: [], loginPerDevicePerMinute: 10, tokenFailuresPerSourcePerMinute: 300, tokenFailuresPerClientAndSourcePerMinute: 30 });
+    const set = loadConfig({ env: { TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8 192.0.2.7', PROXY_HOPS: '2', TOKEN_FAILURES_PER_SOURCE_PER_MINUTE: '50' } });
+    expect(set).toMatchObject({ trustedProxies: ['10.0.0.0/8', 'fd00::/8', '192.0.2.7'], proxyHops: 2, tokenFailuresPerSourcePerMinute: 50 });
+  });
+
+  it('refuse a range that is not an address or CIDR, and a negative hop count', () => {
+    expect(() => loadConfig({ env: { TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' } })).toThrow(/trustedProxies.*IP address or CIDR/);
+    expect(() => loadConfig({ env: { TRUSTED_PROXIES: '10.0.0.0/40' } })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { PROXY_HOPS: '-1' } })).toThrow(/proxyHops \(env PROXY_HOPS\)/);
+  });
+});
+
 describe('token endpoint rate limit from configuration', () => {
   const server = useTestServer({ overrides: { tokenRateLimitPerMinute: 3 } });
 
