@@ -99,7 +99,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
         schema: CreatedUser,
         headers: { Location: { description: 'URL of the new user.', schema: { type: 'string' } } },
       },
-      errors: ['conflict'],
+      errors: ['conflict', 'quota_exceeded'],
     },
     authenticate,
     notForApiKeys,
