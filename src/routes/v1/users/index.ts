@@ -58,7 +58,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       operationId: 'changeOwnPassword',
       summary: 'Change your own password',
       description:
-        'Needs the current password (a wrong one, or a new password equal to it, is `validation_failed`). Any scope will do, so a viewer can change their own password too: the current password is the proof. Other sessions and tokens stay valid.',
+        'Needs the current password (a wrong one, or a new password equal to it, is `validation_failed`). Any scope will do, so a viewer can change their own password too: the current password is the proof. Every other sign-in of the user ends at once: their other dashboard sessions, the grants of their apps (refresh and access tokens) and authorization-server sessions. The credential making the change (this session, or this app’s grant) keeps working.',
       tags,
       success: { status: 204, description: 'Changed.' },
       errors: ['conflict'],
