@@ -10,6 +10,7 @@ import type { OAuthClientDoc, OAuthClientRepository } from '../repositories/oaut
 import { revokedClientKey } from '../repositories/revokedGrants.ts';
 import { CLIENT_DEFAULTS, type OperatorClientInput, type RegisterClientBody } from '../schemas/oauthClients.ts';
 import { createOnce } from './createOnce.ts';
+import { foldLookalike } from '../lib/lookalike.ts';
 import type { QuotaService } from './quotas.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
@@ -61,6 +62,10 @@ export class OAuthClientService {
    * new one).
    */
   async register(principal: Principal, input: RegisterClientBody, id?: string): Promise<IssuedClient> {
+    // The schema refuses the product's name; first-party apps' names are looked up here.
+    const folded = foldLookalike(input.client_name);
+    if ((await this.#repos.oauthClients.firstPartyNames()).some((name) => foldLookalike(name) === folded))
+      throw validationFailed([{ field: 'client_name', message: 'is the name of one of our own apps; choose another' }]);
     const clientId = id ?? newClientId();
     const { doc } = await createOnce(
       id,
