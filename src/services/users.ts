@@ -121,7 +121,8 @@ export class UserService {
       },
       async () => {
         const passwordHash = input.password ? await hashPassword(input.password) : null;
-        const user = await this.#quotas.withSlot(principal, 'users', userId, () => this.#insert({ ...input, account_id: principal.accountId }, passwordHash, userId));
+        const invite = principal.kind !== 'system';
+        const user = await this.#quotas.withSlot(principal, 'users', userId, () => this.#insert({ ...input, account_id: principal.accountId }, passwordHash, userId, invite));
         const setup = input.password ? null : await this.#issueSetupToken(user);
         await recordEvent(this.#repos, {
           accountId: principal.accountId,
@@ -150,10 +151,19 @@ export class UserService {
     }
     const passwordHash = await hashPassword(input.password);
     const userId = newId('usr');
-    return await this.#quotas.withSlot(systemPrincipal(accountId), 'users', userId, () => this.#insert({ ...input, account_id: accountId! }, passwordHash, userId));
+    return await this.#quotas.withSlot(systemPrincipal(accountId), 'users', userId, () => this.#insert({ ...input, account_id: accountId! }, passwordHash, userId, false));
   }
 
-  async #insert(data: { email: string; name: string; role: Role; account_id: string }, passwordHash: string | null, id: string): Promise<UserDoc> {
+  /**
+   * Inserts a user. An e-mail already in the account is 409 `conflict`. An e-mail that signs in to
+   * another account is, for an account's admin (`invite`), answered exactly as a free one: the user is
+   * added all the same, as an invitation whose sign-in identity is its own id (`email_key`), so nothing
+   * tells the admin the address is known elsewhere (docs/tenant-isolation.md). The operator (`invite`
+   * false) gets 409 instead. Both paths make the same reads and writes: the sign-in holder is looked up
+   * either way.
+   */
+  async #insert(data: { email: string; name: string; role: Role; account_id: string }, passwordHash: string | null, id: string, invite: boolean): Promise<UserDoc> {
+    const { users } = this.#repos;
     const now = new Date();
     const doc: UserDoc = {
       _id: id,
@@ -166,13 +176,23 @@ export class UserService {
       updated_at: now,
       last_login_at: null,
     };
-    try {
-      await this.#repos.users.insert(doc);
-    } catch (err) {
-      if (isDuplicateKeyError(err)) throw conflict('A user with this email already exists.');
-      throw err;
+    const taken = () => conflict('A user with this email already exists in the account.');
+    // Two rounds: the address may be taken elsewhere between the look-up and the insert.
+    for (let round = 0; round < 2; round++) {
+      const holder = await users.findByEmail(data.email);
+      if (holder?.account_id === data.account_id) throw taken();
+      if (holder && !invite) throw conflict('A user with this email already exists.');
+      doc.email_key = holder ? `invited:${id}` : data.email;
+      try {
+        await users.insert(doc);
+        return doc;
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+        // The account has it (an invitation, or a concurrent add), or someone signs in with it now.
+        if (await users.emailInAccount(data.account_id, data.email)) throw taken();
+      }
     }
-    return doc;
+    throw taken();
   }
 
   /** A new one-time setup token for a user of the account; earlier ones stop working. Also serves as a password reset. */
