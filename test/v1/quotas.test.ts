@@ -58,6 +58,21 @@ describe('count quotas', () => {
     expect(await env.server.repos.projects.collection.countDocuments({ account_id: owner.accountId })).toBe(QUOTAS.quotaProjects);
   });
 
+  it('the dashboard’s Account page shows each quota with its use', async () => {
+    const owner = await env.tokens.user('owner');
+    const token = await env.tokens.accessToken(owner, 'admin');
+    for (let i = 0; i < 3; i++) expect((await env.api.post('/v1/projects', { token, body: { name: `shown-${i}` } })).status).toBe(201);
+    const { token: session } = await env.server.running.container.sessions.create(owner.id, owner.accountId);
+    const res = await fetch(`${env.server.url}/dashboard/account`, { headers: { cookie: `slipway_session=${session}` } });
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    const row = (kind: string) => page.match(new RegExp(`<tr data-quota="${kind}">(.*?)</tr>`, 's'))?.[1]?.replace(/<[^>]+>/g, '|');
+    expect(row('projects')).toBe(`|Projects||3||${QUOTAS.quotaProjects}|`);
+    expect(row('users')).toBe(`|Users||1||${QUOTAS.quotaUsers}|`);
+    expect(row('webhooks')).toBe(`|Webhooks||0||${QUOTAS.quotaWebhooks}|`);
+    expect(row('requests_per_hour')).toContain(String(env.server.config.accountRequestsPerHour));
+  });
+
   it('projects: 20 creates at once with 5 slots left, on one instance and on two, make exactly 5', async () => {
     const { tokens } = env;
     for (const instances of [1, 2]) {
