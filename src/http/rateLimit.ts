@@ -130,7 +130,7 @@ export function createApiRateLimiter(
  * headers stay those of the credential.
  */
 export const createAccountRateLimiter = (repo: RateLimitRepository, limitPerHour: number): ApiRateLimiter =>
-  createApiRateLimiter(repo, limitPerHour, { prefix: 'acct', what: 'The account request budget', headers: false });
+  createApiRateLimiter(repo, limitPerHour, { prefix: 'acct', what: 'Account request budget', headers: false });
 
 /** The bucket of a request that presents no usable credential. */
 export const anonymousBucket = (ctx: Context) => `ip:${ctx.ip}`;

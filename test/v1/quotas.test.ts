@@ -175,7 +175,7 @@ describe('the account request budget', () => {
     expect(limited).toHaveLength(15);
     for (const r of limited) {
       expectRefused(r, 429, 'rate_limited');
-      expect(r.body.error.message).toContain('account request budget');
+      expect(r.body.error.message).toMatch(/^Account request budget exceeded; retry after \d+ seconds\.$/);
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
       // The RateLimit-* headers stay the credential's own (5,000 an hour).
       expect(r.headers.get('ratelimit-limit')).toBe(String(budget.server.config.apiRateLimitPerHour));
