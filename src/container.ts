@@ -53,8 +53,9 @@ export async function openContainer(config: Config, logger: Logger, options: Con
     const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
     const services = createServices({ repos, secretBox, changes, config });
     const sessions = new SessionService(repos.sessions, repos.users);
-    // A user removed (or their password set) through this process: the service has deleted their
-    // session rows; this drops the validated sessions cached here too. Other instances: within 30 s.
+    // A user removed, demoted or promoted, or their password changed, through this process: the service
+    // has changed the rows; this drops the validated sessions cached here too, so the next request reads
+    // the user's role and their remaining sessions. Other instances: within the 30 s session cache.
     changes.on('userAccessRevoked', (userId) => sessions.forgetUser(userId));
     const authenticators = createAuthenticators({ config, keys, repos, sessions, changes });
     return {

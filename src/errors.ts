@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   invalid_token: { status: 401, example: 'The access token is invalid, expired or revoked.' },
   insufficient_scope: { status: 403, example: 'This operation needs the "write" scope.' },
   forbidden: { status: 403, example: 'Your role does not allow this operation.' },
+  quota_exceeded: { status: 403, example: 'The account has reached its quota of 1000 projects; delete some or ask the operator to raise it.' },
   not_found: { status: 404, example: 'The requested resource does not exist.' },
   method_not_allowed: { status: 405, example: 'DELETE is not allowed here; allowed: GET, POST.' },
   request_timeout: { status: 408, example: 'The request was not received in time.' },
@@ -79,5 +80,10 @@ export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too
 export const unsupportedMediaType = (message = 'The request body must be application/json.') => new AppError(415, 'unsupported_media_type', message);
 export const idempotencyKeyReused = () =>
   new AppError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key.');
-export const rateLimited = (retryAfterSeconds: number) =>
-  new AppError(429, 'rate_limited', `Rate limit exceeded; retry after ${retryAfterSeconds} seconds.`, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+export const rateLimited = (retryAfterSeconds: number, what = 'Rate limit') =>
+  new AppError(429, 'rate_limited', `${what} exceeded; retry after ${retryAfterSeconds} seconds.`, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+/** A count the account may hold is reached (403): `details` names the quota (`field`) and its limit. */
+export const quotaExceeded = (quota: string, limit: number, noun = quota.replace(/_/g, ' ')) =>
+  new AppError(403, 'quota_exceeded', `The account has reached its quota of ${limit} ${noun}; delete some or ask the operator to raise it.`, {
+    details: [{ field: quota, message: `limit ${limit}` }],
+  });

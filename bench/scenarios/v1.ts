@@ -5,6 +5,7 @@ import { UserService } from '../../src/services/users.ts';
 import { obtainTokens } from '../../test/support/oauthDriver.ts';
 import { startBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
+import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
 
 /**
  * The /v1 read and write paths, each beside a baseline (bench/lib/baselineServer.ts: bare node:http,
@@ -66,7 +67,7 @@ function fixture(ctx: BenchContext): Promise<V1Fixture> {
           })
         ).access_token;
       const password = `bench-${randomBytes(12).toString('base64url')}`;
-      const other = await new UserService(repos).createByOperator({ email: `bench-small-${randomBytes(4).toString('hex')}@example.com`, name: 'Small account', role: 'developer', password });
+      const other = await new UserService(repos, new QuotaService(repos.quotaSlots, NO_QUOTAS)).createByOperator({ email: `bench-small-${randomBytes(4).toString('hex')}@example.com`, name: 'Small account', role: 'developer', password });
       await repos.projects.collection.insertMany(projectDocs(other.account_id, 20));
       return {
         token: await signIn(user.email, user.password),

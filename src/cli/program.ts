@@ -159,7 +159,7 @@ function usersCommands(program: Command): void {
       output(o.json, { deleted: presentUser(result.user), revoked_grants: result.revokedGrants }, `deleted user ${result.user._id} (${result.user.email}); ${result.revokedGrants} grant(s) revoked`);
     });
 
-  leaf(users, 'set-password', "set a user's password (read from a prompt or stdin, never from the command line); ends their sign-in sessions")
+  leaf(users, 'set-password', "set a user's password (read from a prompt or stdin, never from the command line); ends their sessions and their apps' tokens")
     .argument('<id>', 'user id (usr_…)')
     .addOption(hiddenPasswordFlag())
     .addHelpText('after', `\nExample (a locked-out owner):\n  slipway users list --account acct_…\n  slipway users set-password usr_…          # prompts twice, without echo\n  printf '%s\\n' "$PASSWORD" | slipway users set-password usr_…`)

@@ -79,6 +79,24 @@ export const ConfigSchema = z
      */
     principalCacheSeconds: z.coerce.number().min(0).max(30),
 
+    // Per-account quotas (one tenant cannot crowd out the others). Counts apply to what an account's
+    // admins and apps create; the operator (admin CLI) is not held to them, but what it creates counts.
+    /** Projects per account. */
+    quotaProjects: z.coerce.number().int().min(1).max(1_000_000),
+    /** OAuth clients per account. */
+    quotaOauthClients: z.coerce.number().int().min(1).max(1_000_000),
+    /** Active (not revoked) API keys per account, over all its projects. */
+    quotaApiKeys: z.coerce.number().int().min(1).max(1_000_000),
+    /** Webhook endpoints per account. */
+    quotaWebhooks: z.coerce.number().int().min(1).max(1_000_000),
+    /** Users per account. */
+    quotaUsers: z.coerce.number().int().min(1).max(1_000_000),
+    /**
+     * /v1 requests per hour per account, all its credentials together (keys, tokens, sessions), counted
+     * after each credential's own limit and shared by every instance.
+     */
+    accountRequestsPerHour: z.coerce.number().int().min(1).max(100_000_000),
+
     // Login throttling (authorization server hardening): sign-in attempts per minute, shared by every
     // instance. Keyed so that failures from one source never lock the user out of another source.
     /** Attempts per minute for one e-mail address from one source address (a targeted guess). */
@@ -205,6 +223,13 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   API_RATE_LIMIT_PER_HOUR: 'apiRateLimitPerHour',
   REVOCATION_REFRESH_SECONDS: 'revocationRefreshSeconds',
   PRINCIPAL_CACHE_SECONDS: 'principalCacheSeconds',
+  // Per-account quotas
+  QUOTA_PROJECTS: 'quotaProjects',
+  QUOTA_OAUTH_CLIENTS: 'quotaOauthClients',
+  QUOTA_API_KEYS: 'quotaApiKeys',
+  QUOTA_WEBHOOKS: 'quotaWebhooks',
+  QUOTA_USERS: 'quotaUsers',
+  ACCOUNT_REQUESTS_PER_HOUR: 'accountRequestsPerHour',
   // Login throttling
   LOGIN_PER_EMAIL_AND_SOURCE_PER_MINUTE: 'loginPerEmailAndSourcePerMinute',
   LOGIN_PER_SOURCE_PER_MINUTE: 'loginPerSourcePerMinute',

@@ -23,16 +23,18 @@ export interface AuthenticateDeps {
    */
   authenticators: Authenticator[];
   rateLimit: ApiRateLimiter;
+  /** The account-wide budget (all of an account's credentials), applied after `rateLimit`. */
+  accountRateLimit: ApiRateLimiter;
 }
 
 /**
  * First step of every /v1 route: `Authorization: Bearer <token>` → `ctx.state.principal`, then the
- * request is counted against that credential's rate limit. Without an Authorization header, a browser
+ * request is counted against that credential's rate limit, then against its account's request budget. Without an Authorization header, a browser
  * credential (the dashboard's session cookie, CSRF-checked on unsafe methods) is accepted instead. No credential → 401 `unauthorized`; a
  * credential that is malformed, of unknown kind, badly signed, expired or revoked → 401 `invalid_token`
  * (both with `WWW-Authenticate`). Failed attempts count against the caller's IP address.
  */
-export function createAuthenticate({ authenticators, rateLimit }: AuthenticateDeps): ApiMiddleware {
+export function createAuthenticate({ authenticators, rateLimit, accountRateLimit }: AuthenticateDeps): ApiMiddleware {
   const authenticate = async (ctx: ApiContext, next: Next) => {
     let principal: Principal;
     try {
@@ -43,6 +45,7 @@ export function createAuthenticate({ authenticators, rateLimit }: AuthenticateDe
     }
     ctx.state.principal = principal;
     await rateLimit(ctx, credentialBucket(principal));
+    await accountRateLimit(ctx, principal.accountId);
     await next();
   };
 

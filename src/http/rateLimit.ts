@@ -60,13 +60,18 @@ interface Bucket {
  * leaves unused is lost to the others: at most one block per instance, about 1% of the limit.
  * Far from the limit one insert admits a block of requests; the last 10% cost one insert each.
  */
-export function createApiRateLimiter(repo: RateLimitRepository, limitPerHour: number): ApiRateLimiter {
+export function createApiRateLimiter(
+  repo: RateLimitRepository,
+  limitPerHour: number,
+  options: { prefix?: string; what?: string; headers?: boolean } = {},
+): ApiRateLimiter {
+  const { prefix = 'api', what = 'Rate limit', headers = true } = options;
   const windowMs = WINDOW_SECONDS * 1000;
   const layout = shareLayout(limitPerHour);
   const buckets = new Map<string, Bucket>();
 
   const claim = async (key: string, bucket: Bucket): Promise<void> => {
-    const counter = `api:${key}:${bucket.window}`;
+    const counter = `${prefix}:${key}:${bucket.window}`;
     const expiresAt = new Date(bucket.window + windowMs);
     let misses = 0;
     for (let k = bucket.nextShare; k < layout.count; ) {
@@ -106,16 +111,27 @@ export function createApiRateLimiter(repo: RateLimitRepository, limitPerHour: nu
 
     const count = (await admit(key, bucket)) ?? limitPerHour + 1;
     const resetSeconds = Math.max(1, Math.ceil((window + windowMs - now) / 1000));
-    ctx.set('RateLimit-Limit', String(limitPerHour));
-    ctx.set('RateLimit-Remaining', String(Math.max(0, limitPerHour - count)));
-    ctx.set('RateLimit-Reset', String(resetSeconds));
-    ctx.state.rateCounted = true;
+    if (headers) {
+      ctx.set('RateLimit-Limit', String(limitPerHour));
+      ctx.set('RateLimit-Remaining', String(Math.max(0, limitPerHour - count)));
+      ctx.set('RateLimit-Reset', String(resetSeconds));
+      ctx.state.rateCounted = true;
+    }
     if (count > limitPerHour) {
       metrics.rateLimited('api');
-      throw rateLimited(resetSeconds);
+      throw rateLimited(resetSeconds, what);
     }
   };
 }
+
+/**
+ * The account request budget: every /v1 request of an account's credentials together (API keys,
+ * tokens, sessions), per hour, shared by every instance, counted after the credential's own limit.
+ * Over it → 429 `rate_limited` naming the account request budget, with Retry-After; the RateLimit-*
+ * headers stay those of the credential.
+ */
+export const createAccountRateLimiter = (repo: RateLimitRepository, limitPerHour: number): ApiRateLimiter =>
+  createApiRateLimiter(repo, limitPerHour, { prefix: 'acct', what: 'Account request budget', headers: false });
 
 /** The bucket of a request that presents no usable credential: its source (IPv6 by /64). */
 export const anonymousBucket = (ctx: Context) => `ip:${sourceKey(ctx.ip)}`;

@@ -7,7 +7,11 @@ import { EventEmitter } from 'node:events';
  * and handed to the services that emit and the caches that listen.
  */
 export interface ChangeEvents {
-  /** A user was removed or their password set: their sessions and tokens stop working. */
+  /**
+   * A user was removed, their role changed or their password changed or set: what this process holds
+   * about them (validated dashboard sessions, their principal) is dropped, so the next request reads
+   * the user, their role and their remaining sessions again.
+   */
   userAccessRevoked: [userId: string];
   /** An API key was revoked or rotated. */
   apiKeyChanged: [keyId: string];

@@ -17,6 +17,16 @@ import { renderConsent, renderLogin, renderMessage } from './views.ts';
 
 const GENERIC_LOGIN_ERROR = 'The email or password is not correct.';
 
+/** Where this request's answer goes: the redirect URI's host (with port), or its scheme for an app's private-use URI. */
+function redirectHostOf(redirectUri: unknown): string {
+  try {
+    const url = new URL(String(redirectUri));
+    return url.host || `${url.protocol}`;
+  } catch {
+    return 'an unknown address';
+  }
+}
+
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
 /**
@@ -53,9 +63,9 @@ export function createInteractionRouter({ config, provider, repos, logger }: { c
     ctx.redirect(location);
   }
 
-  async function clientName(clientId: string): Promise<{ name: string; firstParty: boolean }> {
+  async function clientName(clientId: string): Promise<{ name: string; firstParty: boolean; accountId: string | null }> {
     const client = await repos.oauthClients.findById(clientId);
-    return { name: client?.client_name ?? clientId, firstParty: client?.first_party ?? false };
+    return { name: client?.client_name ?? clientId, firstParty: client?.first_party ?? false, accountId: client?.account_id ?? null };
   }
 
   async function grantConsent(ctx: Context, interaction: Details): Promise<void> {
@@ -98,6 +108,8 @@ export function createInteractionRouter({ config, provider, repos, logger }: { c
     // user's consent, and its tokens act in the user's own account.
     if (client.firstParty) return await grantConsent(ctx, interaction);
     const user = await repos.users.findById(interaction.session!.accountId);
+    // Who registered the client and where the answer goes, so a look-alike name cannot pass for another app.
+    const registeredBy = client.accountId ? await repos.accounts.findById(client.accountId) : null;
     const missing = interaction.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
     const scopes = [...new Set([...Object.values(missing.missingResourceScopes ?? {}).flat(), ...(missing.missingOIDCScope ?? [])])];
     ctx.type = 'html';
@@ -107,6 +119,9 @@ export function createInteractionRouter({ config, provider, repos, logger }: { c
       clientName: client.name,
       userEmail: user?.email ?? '',
       scopes,
+      registeredBy: registeredBy?.name ?? 'an unknown organization',
+      otherOrganization: !user || client.accountId !== user.account_id,
+      redirectHost: redirectHostOf(interaction.params.redirect_uri),
     });
   });
 

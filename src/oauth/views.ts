@@ -56,9 +56,15 @@ export interface ConsentView {
   clientName: string;
   userEmail: string;
   scopes: string[];
+  /** The name of the account that registered the client. */
+  registeredBy: string;
+  /** The client was registered by another account than the user's. */
+  otherOrganization: boolean;
+  /** Host (or private-use scheme) of this request's redirect URI: where the authorization goes. */
+  redirectHost: string;
 }
 
-export function renderConsent({ action, denyAction, clientName, userEmail, scopes }: ConsentView): string {
+export function renderConsent({ action, denyAction, clientName, userEmail, scopes, registeredBy, otherOrganization, redirectHost }: ConsentView): string {
   const items = scopes.length
     ? join(scopes.map((s) => html`<li><code>${s}</code> — ${SCOPE_TEXT[s] ?? s}</li>`), '\n')
     : html`<li>No additional permissions</li>`;
@@ -66,6 +72,11 @@ export function renderConsent({ action, denyAction, clientName, userEmail, scope
     'Authorize access',
     html`<h1>Authorize ${clientName}</h1>
 <p><strong>${clientName}</strong> asks to act for <strong>${userEmail}</strong> with these permissions:</p>
+<dl class="client-facts">
+<dt>Registered by</dt><dd data-fact="registered-by">${registeredBy}${otherOrganization ? html` <strong class="warning" data-fact="other-organization">registered by another organization</strong>` : ''}</dd>
+<dt>Sends you back to</dt><dd data-fact="redirect-host"><code>${redirectHost}</code></dd>
+</dl>
+${otherOrganization ? html`<p class="warning">This app does not belong to your organization. Allow it only if you trust ${registeredBy} and expected to be sent to ${redirectHost}.</p>` : ''}
 <ul class="scopes">
 ${items}
 </ul>

@@ -1,8 +1,8 @@
-import type { Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import type { Changes } from '../lib/changes.ts';
 import { ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from './oidcStore.ts';
 import { AccountRepository } from './accounts.ts';
-import { ApiKeyRepository } from './apiKeys.ts';
+import { ApiKeyRepository, type ApiKeyDoc } from './apiKeys.ts';
 import { ApiKeySecretRepository } from './apiKeySecrets.ts';
 import { ApiKeyUsageRepository } from './apiKeyUsage.ts';
 import { ConfigurationRepository } from './configurations.ts';
@@ -14,6 +14,7 @@ import { LockRepository } from './locks.ts';
 import { OAuthClientRepository } from './oauthClients.ts';
 import { OidcArtifactRepository } from './oidcArtifacts.ts';
 import { ProjectRepository } from './projects.ts';
+import { QuotaSlotRepository } from './quotaSlots.ts';
 import { RateLimitRepository } from './rateLimits.ts';
 import { RevokedGrantRepository } from './revokedGrants.ts';
 import { SessionRepository } from './sessions.ts';
@@ -36,6 +37,7 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     oauthClients: new OAuthClientRepository(db, options),
     consents: new ConsentRepository(db),
     rateLimits: new RateLimitRepository(db),
+    quotaSlots: new QuotaSlotRepository(db),
     revokedGrants: new RevokedGrantRepository(db, options.changes),
     projects: new ProjectRepository(db),
     deployments: new DeploymentRepository(db),
@@ -66,8 +68,21 @@ export async function migrate(db: Db, repos: Repositories): Promise<{ collection
   for (const repo of Object.values(repos)) await repo.ensureIndexes();
   await ensureOidcIndexes(db);
   await migrateOidcArtifacts(db);
+  await backfillQuotaSlots(repos);
   const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
   return { collections };
+}
+
+/** Resources made before quotas existed get a slot each (once per kind), so they count. */
+async function backfillQuotaSlots(repos: Repositories): Promise<void> {
+  type Owned = { _id: string; account_id: string };
+  const idsOf = <T extends Owned>(collection: Collection<T>, filter: Filter<T> = {}) =>
+    collection.find(filter, { projection: { _id: 1, account_id: 1 } }) as unknown as AsyncIterable<Owned>;
+  await repos.quotaSlots.backfill('projects', idsOf(repos.projects.collection));
+  await repos.quotaSlots.backfill('oauth_clients', idsOf(repos.oauthClients.collection));
+  await repos.quotaSlots.backfill('api_keys', idsOf(repos.apiKeys.collection, { status: 'active' } as Filter<ApiKeyDoc>));
+  await repos.quotaSlots.backfill('webhooks', idsOf(repos.webhooks.collection));
+  await repos.quotaSlots.backfill('users', idsOf(repos.users.collection));
 }
 
 /** Removes expired rows everywhere; every instance may run it. */

@@ -70,6 +70,11 @@ export class OAuthClientRepository {
   }
 
   /** Oldest first. */
+  /** The names of the first-party clients (the operator's own apps). */
+  async firstPartyNames(): Promise<string[]> {
+    return (await this.collection.find({ first_party: true }, { projection: { client_name: 1 } }).toArray()).map((c) => c.client_name);
+  }
+
   async page(accountId: string, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
     return await findPage(this.collection, { account_id: String(accountId) }, { created_at: 1, _id: 1 }, page);
   }

@@ -51,6 +51,13 @@ export class SessionRepository {
     return (await this.collection.deleteMany({ user_id: userId })).deletedCount;
   }
 
+  /** Every session of a user but those whose id starts with `keepPrefix` (the session making a change). */
+  async deleteForUserExcept(userId: string, keepPrefix: string): Promise<number> {
+    const ids = (await this.collection.find({ user_id: String(userId) }, { projection: { _id: 1 } }).toArray()).map((d) => d._id).filter((id) => !id.startsWith(keepPrefix));
+    if (ids.length === 0) return 0;
+    return (await this.collection.deleteMany({ user_id: String(userId), _id: { $in: ids } })).deletedCount;
+  }
+
   async sweep(now: Date): Promise<number> {
     const { deletedCount } = await this.collection.deleteMany({
       $or: [{ expires_at: { $lte: now } }, { last_seen_at: { $lte: new Date(now.getTime() - SESSION_IDLE_MS) } }],

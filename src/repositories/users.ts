@@ -8,8 +8,15 @@ import { type PageRequest, type PageResult } from '../domain/page.ts';
 export interface UserDoc {
   _id: string;
   account_id: string;
-  /** Stored lower-cased; unique across the service because people sign in by email alone. */
+  /** Stored lower-cased; unique within the account. */
   email: string;
+  /**
+   * The sign-in identity, unique across the service because people sign in by e-mail alone: the e-mail
+   * itself, or, for an invitation to an e-mail that already signs in to another account,
+   * `invited:<user id>`, which no sign-in matches (see docs/tenant-isolation.md). Set from `email` by
+   * `insert` when absent.
+   */
+  email_key?: string;
   name: string;
   role: Role;
   password_hash: string | null;
@@ -37,12 +44,23 @@ export class UserRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
+    // Users stored before invitations: their sign-in identity is their e-mail.
+    for (const doc of await this.collection.find({ email_key: { $exists: false } }, { projection: { email: 1 } }).toArray())
+      await this.collection.updateOne({ _id: doc._id, email_key: { $exists: false } }, { $set: { email_key: doc.email } });
+    await this.collection.createIndex({ email_key: 1 }, { unique: true, name: 'email_key_unique' });
+    await this.collection.createIndex({ account_id: 1, email: 1 }, { unique: true, name: 'account_email_unique' });
     await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_users' });
+    // E-mails were unique across the service before; now per account (the sign-in identity stays unique).
+    if ((await this.collection.indexes()).some((index) => index.name === 'email_unique')) await this.collection.dropIndex('email_unique');
   }
 
   async insert(doc: UserDoc): Promise<void> {
-    await this.collection.insertOne(doc);
+    await this.collection.insertOne({ ...doc, email_key: doc.email_key ?? doc.email });
+  }
+
+  /** Whether the account has a user (or invitation) with this e-mail. */
+  async emailInAccount(accountId: string, email: string): Promise<boolean> {
+    return (await this.collection.countDocuments({ account_id: String(accountId), email: String(email) }, { limit: 1 })) > 0;
   }
 
   async findById(id: string): Promise<UserDoc | null> {
@@ -59,9 +77,10 @@ export class UserRepository {
     return await this.#cache.get(id);
   }
 
+  /** The user who signs in with this e-mail (never an invitation: see `email_key`). */
   async findByEmail(email: string): Promise<UserDoc | null> {
     if (typeof email !== 'string') return null;
-    return await this.collection.findOne({ email: email.trim().toLowerCase() });
+    return await this.collection.findOne({ email_key: email.trim().toLowerCase() });
   }
 
   async recordLogin(id: string, at = new Date()): Promise<void> {

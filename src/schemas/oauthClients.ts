@@ -3,6 +3,7 @@ import { pageOf, PageQuery } from './page.ts';
 import { documentedPattern, REDIRECT_URI_PATTERN, SCOPE_LIST_PATTERN, trimmedText } from './rules.ts';
 import { Timestamp } from './projects.ts';
 import type { ClientGrantType } from '../repositories/oauthClients.ts';
+import { containsLookalike } from '../lib/lookalike.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -64,6 +65,15 @@ function clientFieldRules(v: ClientFields, ctx: z.RefinementCtx): void {
     ctx.addIssue({ code: 'custom', path: ['grant_types'], message: 'refresh_token goes with authorization_code' });
 }
 
+/** The product's own name, which no registered client may carry or imitate (the operator's may). */
+export const PRODUCT_NAME = 'Slipway';
+
+/** A client name that names or imitates the product would pass for a first-party app on the consent page. */
+function notTheProduct(v: { client_name: string }, ctx: z.RefinementCtx): void {
+  if (containsLookalike(v.client_name, PRODUCT_NAME))
+    ctx.addIssue({ code: 'custom', path: ['client_name'], message: `must not contain "${PRODUCT_NAME}" or a look-alike of it: the name would pass for one of our own apps` });
+}
+
 const fieldsValid = (payload: { issues: readonly unknown[] }) => payload.issues.length === 0;
 
 export const ClientId = z
@@ -96,7 +106,11 @@ const RedirectUri = z
  */
 export const RegisterClientBody = z
   .object({
-    client_name: trimmedText(100, { controlCharacters: true }).meta({ description: '1–100 characters after trimming.', example: 'Release dashboard' }),
+    client_name: trimmedText(100, { controlCharacters: true }).meta({
+      description:
+        '1–100 characters after trimming. Shown on the consent page, so it may not contain "Slipway" (in any case, spacing, punctuation or look-alike letters) nor equal the name of one of our own apps.',
+      example: 'Release dashboard',
+    }),
     redirect_uris: z
       .array(RedirectUri)
       .max(20)
@@ -122,6 +136,7 @@ export const RegisterClientBody = z
   })
   .strict()
   .superRefine(clientFieldRules, { when: fieldsValid })
+  .superRefine(notTheProduct, { when: fieldsValid })
   .meta({ id: 'RegisterOAuthClient', allOf: CLIENT_FIELD_RULES });
 export type RegisterClientBody = z.output<typeof RegisterClientBody>;
 

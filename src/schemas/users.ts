@@ -26,7 +26,7 @@ const Email = z
   .trim()
   .toLowerCase()
   .max(254)
-  .meta({ ...documentedPattern(EMAIL_PATTERN), description: 'Unique; stored lower-case. At most 254 characters after trimming.', example: 'ada@example.com' });
+  .meta({ ...documentedPattern(EMAIL_PATTERN), description: 'Unique in the account; stored lower-case. At most 254 characters after trimming.', example: 'ada@example.com' });
 const Name = trimmedText(100, { controlCharacters: true }).meta({ description: '1–100 characters after trimming.', example: 'Ada Lovelace' });
 const Password = z
   .string()

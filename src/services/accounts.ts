@@ -8,6 +8,7 @@ import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { AccountSummary } from '../presenters/accounts.ts';
 import type { OAuthClientService } from './oauthClients.ts';
 import type { ProjectService } from './projects.ts';
+import type { QuotaService } from './quotas.ts';
 import type { UserService } from './users.ts';
 
 /** More than any account could hold: every loop below ends even if deletions keep failing silently. */
@@ -24,11 +25,13 @@ export class AccountService {
   readonly #projects: ProjectService;
   readonly #users: UserService;
   readonly #oauthClients: OAuthClientService;
+  readonly #quotas: QuotaService;
 
   constructor(
     repos: { accounts: AccountRepository; users: UserRepository; oauthClients: OAuthClientRepository; projects: ProjectRepository },
-    services: { projects: ProjectService; users: UserService; oauthClients: OAuthClientService },
+    services: { projects: ProjectService; users: UserService; oauthClients: OAuthClientService; quotas: QuotaService },
   ) {
+    this.#quotas = services.quotas;
     this.#repos = repos;
     this.#projects = services.projects;
     this.#users = services.users;
@@ -113,6 +116,7 @@ export class AccountService {
       progress(`deleted ${deleted.users} user(s)`);
     }
 
+    await this.#quotas.releaseAccount(account._id);
     await this.#repos.accounts.delete(account._id);
     return { account, deleted };
   }

@@ -13,6 +13,7 @@ import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { CreateApiKeyBody, RotateApiKeyBody } from '../schemas/apiKeys.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { withLock } from './locking.ts';
+import type { QuotaService } from './quotas.ts';
 import type { ProjectService } from './projects.ts';
 
 /** The key with its plaintext secret: returned by create and rotate, and never again. */
@@ -35,6 +36,7 @@ export interface ApiKeyServiceDeps extends EventLogDeps {
   apiKeyUsage: ApiKeyUsageRepository;
   locks: LockRepository;
   projects: ProjectService;
+  quotas: QuotaService;
 }
 
 /** Rotations and revocations of one key run one at a time (two concurrent rotations would each retire the other's new secret). */
@@ -58,6 +60,7 @@ export class ApiKeyService {
   readonly #locks: { locks: LockRepository };
   readonly #changes: Changes;
   readonly #projects: ProjectService;
+  readonly #quotas: QuotaService;
 
   constructor(deps: ApiKeyServiceDeps) {
     this.#apiKeys = deps.apiKeys;
@@ -67,6 +70,7 @@ export class ApiKeyService {
     this.#locks = deps;
     this.#changes = deps.changes;
     this.#projects = deps.projects;
+    this.#quotas = deps.quotas;
   }
 
   /**
@@ -80,22 +84,23 @@ export class ApiKeyService {
     notForApiKeys(principal);
     const madeAlready = id ? async () => (await this.#apiKeys.findInProject(principal.accountId, projectId, id)) !== null : undefined;
     const project = await this.#projects.getWritable(principal, projectId, madeAlready);
+    const keyId = id ?? newId('key');
     const { doc, created } = await createOnce<IssuedApiKey | RecoveredApiKey>(
       id,
       async (existing) => {
         const apiKey = await this.#apiKeys.findInProject(project.account_id, project._id, existing);
         return apiKey ? { apiKey, key: null } : null;
       },
-      () => this.#insert(principal, project, input, id),
+      () => this.#quotas.withSlot(principal, 'api_keys', keyId, () => this.#insert(principal, project, input, keyId)),
     );
     return created ? doc : { apiKey: doc.apiKey, key: null };
   }
 
-  async #insert(principal: Principal, project: ProjectDoc, input: CreateApiKeyBody, reservedId: string | undefined): Promise<IssuedApiKey> {
+  async #insert(principal: Principal, project: ProjectDoc, input: CreateApiKeyBody, id: string): Promise<IssuedApiKey> {
     const key = generateApiKey();
     const now = new Date();
     const apiKey: ApiKeyDoc = {
-      _id: reservedId ?? newId('key', now.getTime()),
+      _id: id,
       account_id: project.account_id,
       project_id: project._id,
       name: input.name,
@@ -230,6 +235,7 @@ export class ApiKeyService {
     });
     if (!revoked) return null;
     this.#changes.emit('apiKeyChanged', revoked._id);
+    await this.#quotas.release('api_keys', revoked._id);
     await recordEvent(this.#events, {
       accountId: revoked.account_id,
       type: 'api_key.revoked',

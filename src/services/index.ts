@@ -9,6 +9,7 @@ import { DeploymentService } from './deployments.ts';
 import { EventService } from './events.ts';
 import { OAuthClientService } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
+import { QuotaService } from './quotas.ts';
 import { UserService } from './users.ts';
 import { WebhookService } from './webhooks.ts';
 
@@ -26,6 +27,7 @@ export interface Services {
   oauthClients: OAuthClientService;
   webhooks: WebhookService;
   events: EventService;
+  quotas: QuotaService;
 }
 
 export interface ServiceDeps {
@@ -38,18 +40,25 @@ export interface ServiceDeps {
 
 export function createServices({ repos, secretBox, changes, config }: ServiceDeps): Services {
   const shared = { ...repos, secretBox, changes };
-  const projects = new ProjectService(repos);
+  const quotas = new QuotaService(repos.quotaSlots, {
+    projects: config.quotaProjects,
+    oauth_clients: config.quotaOauthClients,
+    api_keys: config.quotaApiKeys,
+    webhooks: config.quotaWebhooks,
+    users: config.quotaUsers,
+  });
+  const projects = new ProjectService(repos, quotas);
   const deployments = new DeploymentService(repos, projects);
   const configurations = new ConfigurationService({ ...shared, projects });
-  const apiKeys = new ApiKeyService({ ...shared, projects });
+  const apiKeys = new ApiKeyService({ ...shared, projects, quotas });
   // PRODUCT §5: deleting a project removes its configurations and revokes its API keys.
   projects.onDelete(async (project, principal) => {
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);
   });
-  const users = new UserService({ ...repos, changes });
-  const oauthClients = new OAuthClientService({ repos, changes });
-  const accounts = new AccountService(repos, { projects, users, oauthClients });
+  const users = new UserService({ ...repos, changes }, quotas);
+  const oauthClients = new OAuthClientService({ repos, changes, quotas });
+  const accounts = new AccountService(repos, { projects, users, oauthClients, quotas });
   return {
     projects,
     deployments,
@@ -58,7 +67,8 @@ export function createServices({ repos, secretBox, changes, config }: ServiceDep
     users,
     accounts,
     oauthClients,
-    webhooks: new WebhookService({ repos, secretBox, config }),
+    webhooks: new WebhookService({ repos, secretBox, config, quotas }),
     events: new EventService(repos),
+    quotas,
   };
 }

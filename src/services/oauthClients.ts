@@ -10,6 +10,8 @@ import type { OAuthClientDoc, OAuthClientRepository } from '../repositories/oaut
 import { revokedClientKey } from '../repositories/revokedGrants.ts';
 import { CLIENT_DEFAULTS, type OperatorClientInput, type RegisterClientBody } from '../schemas/oauthClients.ts';
 import { createOnce } from './createOnce.ts';
+import { foldLookalike } from '../lib/lookalike.ts';
+import type { QuotaService } from './quotas.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 
@@ -45,9 +47,11 @@ export interface OAuthClientRepos extends GrantRevocationDeps, EventLogDeps {
 export class OAuthClientService {
   readonly #repos: OAuthClientRepos;
   readonly #changes: Changes;
+  readonly #quotas: QuotaService;
 
-  constructor({ repos, changes }: { repos: OAuthClientRepos; changes: Changes }) {
+  constructor({ repos, changes, quotas }: { repos: OAuthClientRepos; changes: Changes; quotas: QuotaService }) {
     this.#repos = repos;
+    this.#quotas = quotas;
     this.#changes = changes;
   }
 
@@ -58,6 +62,11 @@ export class OAuthClientService {
    * new one).
    */
   async register(principal: Principal, input: RegisterClientBody, id?: string): Promise<IssuedClient> {
+    // The schema refuses the product's name; first-party apps' names are looked up here.
+    const folded = foldLookalike(input.client_name);
+    if ((await this.#repos.oauthClients.firstPartyNames()).some((name) => foldLookalike(name) === folded))
+      throw validationFailed([{ field: 'client_name', message: 'is the name of one of our own apps; choose another' }]);
+    const clientId = id ?? newClientId();
     const { doc } = await createOnce(
       id,
       async (existing) => {
@@ -65,7 +74,7 @@ export class OAuthClientService {
         return client ? { client, clientSecret: null } : null;
       },
       async () => {
-        const issued = await this.#insert(principal.accountId, input, false, id);
+        const issued = await this.#quotas.withSlot(principal, 'oauth_clients', clientId, () => this.#insert(principal.accountId, input, false, clientId));
         const { client } = issued;
         await recordEvent(this.#repos, {
           accountId: client.account_id,
@@ -88,15 +97,16 @@ export class OAuthClientService {
   async registerAsOperator(principal: Principal, input: OperatorClientInput): Promise<IssuedClient> {
     if (principal.kind !== 'system') throw forbidden('Only the operator can register a first-party client (slipway clients create --first-party).');
     if (!(await this.#repos.accounts.findById(principal.accountId))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
-    return await this.#insert(principal.accountId, input, input.first_party ?? false, undefined);
+    const clientId = newClientId();
+    return await this.#quotas.withSlot(principal, 'oauth_clients', clientId, () => this.#insert(principal.accountId, input, input.first_party ?? false, clientId));
   }
 
-  async #insert(accountId: string, input: Omit<OperatorClientInput, 'first_party'>, firstParty: boolean, id: string | undefined): Promise<IssuedClient> {
+  async #insert(accountId: string, input: Omit<OperatorClientInput, 'first_party'>, firstParty: boolean, id: string): Promise<IssuedClient> {
     const method = input.token_endpoint_auth_method ?? CLIENT_DEFAULTS.token_endpoint_auth_method;
     const clientSecret = method === 'client_secret_basic' ? newClientSecret() : null;
     const now = new Date();
     const client: OAuthClientDoc = {
-      _id: id ?? newClientId(),
+      _id: id,
       account_id: accountId,
       client_name: input.client_name,
       redirect_uris: [...new Set(input.redirect_uris ?? [])],
@@ -157,6 +167,7 @@ export class OAuthClientService {
     const repos = this.#repos;
     const client = await repos.oauthClients.delete(principal.accountId, clientId);
     if (!client) throw notFound('No such OAuth client.');
+    await this.#quotas.release('oauth_clients', client._id);
     // Every access token of the client (user and client_credentials) is refused from the next request on
     // this instance, and within revocationRefreshSeconds on the others.
     await repos.revokedGrants.add(revokedClientKey(client._id));

@@ -12,6 +12,7 @@ import {
   type ProjectStatus,
 } from '../repositories/projects.ts';
 import { createOnce } from './createOnce.ts';
+import type { QuotaService } from './quotas.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import type { CreateProjectBody, UpdateProjectBody } from '../schemas/projects.ts';
 
@@ -37,10 +38,12 @@ export class ProjectService {
   readonly #projects: ProjectRepository;
   readonly #events: EventLogDeps;
   readonly #hooks: ProjectDeletionHook[] = [];
+  readonly #quotas: QuotaService;
 
-  constructor(repos: { projects: ProjectRepository; deployments: DeploymentRepository } & EventLogDeps) {
+  constructor(repos: { projects: ProjectRepository; deployments: DeploymentRepository } & EventLogDeps, quotas: QuotaService) {
     this.#projects = repos.projects;
     this.#events = repos;
+    this.#quotas = quotas;
     this.onDelete(async (project) => {
       await repos.deployments.deleteByProject(project.account_id, project._id);
     });
@@ -82,18 +85,24 @@ export class ProjectService {
 
   /**
    * `id` is the id reserved for this request (Idempotency-Key): a project that already has it is this
-   * request's own, made by an earlier run, and is returned as it is (see createOnce).
+   * request's own, made by an earlier run, and is returned as it is (see createOnce). Counts against the
+   * account's project quota (403 `quota_exceeded`).
    */
   async create(principal: Principal, input: CreateProjectBody, id?: string): Promise<ProjectDoc> {
     if (principal.projectId) throw forbidden('An API key belongs to one project and cannot create projects.');
-    const { doc } = await createOnce(id, (existing) => this.#projects.find(scopeOf(principal), existing), () => this.#insert(principal, input, id));
+    const projectId = id ?? newId('proj');
+    const { doc } = await createOnce(
+      id,
+      (existing) => this.#projects.find(scopeOf(principal), existing),
+      () => this.#quotas.withSlot(principal, 'projects', projectId, () => this.#insert(principal, input, projectId)),
+    );
     return doc;
   }
 
-  async #insert(principal: Principal, input: CreateProjectBody, id: string | undefined): Promise<ProjectDoc> {
+  async #insert(principal: Principal, input: CreateProjectBody, id: string): Promise<ProjectDoc> {
     const now = new Date();
     const doc: ProjectDoc = {
-      _id: id ?? newId('proj', now.getTime()),
+      _id: id,
       account_id: principal.accountId,
       name: input.name,
       name_lower: foldName(input.name),
@@ -160,6 +169,7 @@ export class ProjectService {
   async delete(principal: Principal, id: string): Promise<void> {
     const project = await this.get(principal, id);
     if (!(await this.#projects.delete(scopeOf(principal), id))) throw notFound('No such project.');
+    await this.#quotas.release('projects', project._id);
     for (const hook of this.#hooks) await hook(project, principal);
     await recordEvent(this.#events, { accountId: project.account_id, type: 'project.deleted', actor: actorOf(principal), projectId: project._id, data: { name: project.name } });
   }

@@ -11,11 +11,12 @@ import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { SessionRepository } from '../repositories/sessions.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
 import { type UserDoc, type UserRepository } from '../repositories/users.ts';
-import { assertPrincipalKind, type Principal, type Role } from '../domain/principal.ts';
+import { assertPrincipalKind, systemPrincipal, type Principal, type Role } from '../domain/principal.ts';
 import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
 import { withLock } from './locking.ts';
+import type { QuotaService } from './quotas.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { ChangePasswordBody, CreateUserBody, OperatorCreateUserInput, SetPasswordInput, UpdateUserBody } from '../schemas/users.ts';
 import { sha256Hex } from '../lib/hash.ts';
@@ -80,9 +81,11 @@ export interface UserServiceRepos extends GrantRevocationDeps, EventLogDeps {
  */
 export class UserService {
   readonly #repos: UserServiceRepos;
+  readonly #quotas: QuotaService;
 
-  constructor(repos: UserServiceRepos) {
+  constructor(repos: UserServiceRepos, quotas: QuotaService) {
     this.#repos = repos;
+    this.#quotas = quotas;
   }
 
   async list(principal: Principal, page: PageRequest): Promise<PageResult<UserDoc>> {
@@ -101,11 +104,13 @@ export class UserService {
   /**
    * Adds a user to the principal's account: with `password`, or without one, in which case a one-time
    * setup token (24 h) is returned for the user to choose a password. `id` is the id reserved for this
-   * request (Idempotency-Key; see createOnce).
+   * request (Idempotency-Key; see createOnce). Counts against the account's user quota (403
+   * `quota_exceeded`).
    */
   async create(principal: Principal, input: CreateUserBody, id?: string): Promise<{ user: UserDoc; setup: IssuedSetupToken | null }> {
     notForApiKeys(principal);
     requireOwnerFor(principal, input.role === 'owner');
+    const userId = id ?? newId('usr');
     // An earlier run of the same request (Idempotency-Key) added the user already: that one is the
     // answer, without a setup link (shown once; an admin can issue a new one).
     const { doc } = await createOnce(
@@ -115,7 +120,9 @@ export class UserService {
         return user ? { user, setup: null } : null;
       },
       async () => {
-        const user = await this.#insert({ ...input, account_id: principal.accountId }, input.password ? await hashPassword(input.password) : null, id);
+        const passwordHash = input.password ? await hashPassword(input.password) : null;
+        const invite = principal.kind !== 'system';
+        const user = await this.#quotas.withSlot(principal, 'users', userId, () => this.#insert({ ...input, account_id: principal.accountId }, passwordHash, userId, invite));
         const setup = input.password ? null : await this.#issueSetupToken(user);
         await recordEvent(this.#repos, {
           accountId: principal.accountId,
@@ -142,13 +149,24 @@ export class UserService {
     } else {
       accountId = (await this.#repos.accounts.create(`${input.name}'s account`))._id;
     }
-    return await this.#insert({ ...input, account_id: accountId }, await hashPassword(input.password));
+    const passwordHash = await hashPassword(input.password);
+    const userId = newId('usr');
+    return await this.#quotas.withSlot(systemPrincipal(accountId), 'users', userId, () => this.#insert({ ...input, account_id: accountId! }, passwordHash, userId, false));
   }
 
-  async #insert(data: { email: string; name: string; role: Role; account_id: string }, passwordHash: string | null, id?: string): Promise<UserDoc> {
+  /**
+   * Inserts a user. An e-mail already in the account is 409 `conflict`. An e-mail that signs in to
+   * another account is, for an account's admin (`invite`), answered exactly as a free one: the user is
+   * added all the same, as an invitation whose sign-in identity is its own id (`email_key`), so nothing
+   * tells the admin the address is known elsewhere (docs/tenant-isolation.md). The operator (`invite`
+   * false) gets 409 instead. Both paths make the same reads and writes: the sign-in holder is looked up
+   * either way.
+   */
+  async #insert(data: { email: string; name: string; role: Role; account_id: string }, passwordHash: string | null, id: string, invite: boolean): Promise<UserDoc> {
+    const { users } = this.#repos;
     const now = new Date();
     const doc: UserDoc = {
-      _id: id ?? newId('usr', now.getTime()),
+      _id: id,
       account_id: data.account_id,
       email: data.email,
       name: data.name,
@@ -158,13 +176,23 @@ export class UserService {
       updated_at: now,
       last_login_at: null,
     };
-    try {
-      await this.#repos.users.insert(doc);
-    } catch (err) {
-      if (isDuplicateKeyError(err)) throw conflict('A user with this email already exists.');
-      throw err;
+    const taken = () => conflict('A user with this email already exists in the account.');
+    // Two rounds: the address may be taken elsewhere between the look-up and the insert.
+    for (let round = 0; round < 2; round++) {
+      const holder = await users.findByEmail(data.email);
+      if (holder?.account_id === data.account_id) throw taken();
+      if (holder && !invite) throw conflict('A user with this email already exists.');
+      doc.email_key = holder ? `invited:${id}` : data.email;
+      try {
+        await users.insert(doc);
+        return doc;
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+        // The account has it (an invitation, or a concurrent add), or someone signs in with it now.
+        if (await users.emailInAccount(data.account_id, data.email)) throw taken();
+      }
     }
-    return doc;
+    throw taken();
   }
 
   /** A new one-time setup token for a user of the account; earlier ones stop working. Also serves as a password reset. */
@@ -249,6 +277,9 @@ export class UserService {
     });
     if (!result.changes) return result.user;
     const { changes, before, user: updated } = result;
+    // A new role applies from the user's next request: the repository dropped its cached copy (access
+    // tokens), and this drops their cached dashboard sessions. Other instances: within their cache bounds.
+    if (changes.role) this.#repos.changes.emit('userAccessRevoked', updated._id);
     await recordEvent(this.#repos, {
       accountId,
       type: 'user.updated',
@@ -297,6 +328,7 @@ export class UserService {
     });
     // The user is gone first: from here no login, code exchange or refresh can create anything new.
     const revokedGrants = await this.#revokeAccess(deleted._id);
+    await this.#quotas.release('users', deleted._id);
     await recordEvent(this.#repos, {
       accountId,
       type: 'user.deleted',
@@ -329,25 +361,44 @@ export class UserService {
   }
 
   /**
+   * Ends a user's sign-ins after a password change: their OAuth grants (refresh tokens, codes; access
+   * JWTs refused through `revoked_grants`), consents, authorization-server sessions and dashboard
+   * sessions, but not the credential making the change (`keep`: a dashboard session or an OAuth grant,
+   * as GitHub keeps the session that changed the password). Returns the number of grants revoked.
+   */
+  async #endSignIns(userId: string, keep: { sessionPrefix?: string; grantId?: string } = {}): Promise<number> {
+    const { consents, oidcArtifacts, sessions, changes } = this.#repos;
+    const grantIds = [...(await consents.grantIdsForUser(userId)), ...(await oidcArtifacts.grantIdsForAccount(userId))].filter((g) => g !== keep.grantId);
+    const count = await revokeGrants(this.#repos, grantIds);
+    await consents.deleteForUser(userId);
+    await oidcArtifacts.deleteSessionsForAccount(userId);
+    if (keep.sessionPrefix) await sessions.deleteForUserExcept(userId, keep.sessionPrefix);
+    else await sessions.deleteForUser(userId);
+    changes.emit('userAccessRevoked', userId);
+    return count;
+  }
+
+  /**
    * Sets a user's password without the current one (the admin CLI: a locked-out sole owner's way back
-   * in). The user's sign-in sessions end (dashboard and authorization server) and any unused setup link
-   * is dropped; the tokens their apps already hold keep working until revoked.
+   * in). Everything the user was signed in with ends: dashboard and authorization-server sessions, OAuth
+   * grants (so their apps' refresh and access tokens) and any unused setup link.
    */
   async setPassword(principal: Principal, id: string, input: SetPasswordInput): Promise<UserDoc> {
-    const { users, sessions, oidcArtifacts, userSetupTokens, changes } = this.#repos;
+    const { users, userSetupTokens } = this.#repos;
     const user = await this.get(principal, id);
     if (!(await users.setPasswordHash(user._id, await hashPassword(input.password)))) throw notFound('No such user.');
-    await sessions.deleteForUser(user._id);
-    await oidcArtifacts.deleteSessionsForAccount(user._id);
+    const revokedGrants = await this.#endSignIns(user._id);
     await userSetupTokens.deleteForUser(user._id);
-    changes.emit('userAccessRevoked', user._id);
-    await recordEvent(this.#repos, { accountId: principal.accountId, type: 'user.password_set', actor: actorOf(principal), data: { user_id: user._id } });
+    await recordEvent(this.#repos, { accountId: principal.accountId, type: 'user.password_set', actor: actorOf(principal), data: { user_id: user._id, revoked_grants: revokedGrants } });
     return (await users.findById(user._id)) ?? user;
   }
 
   /**
    * The principal's own password change (a signed-in user). A wrong current password is 422
-   * `validation_failed` on `current_password`; so is reusing the current password.
+   * `validation_failed` on `current_password`; so is reusing the current password. Every other sign-in
+   * of the user ends (other dashboard sessions, OAuth grants and their tokens, authorization-server
+   * sessions): the credential making the change (this dashboard session, or this app's grant) keeps
+   * working.
    */
   async changeOwnPassword(principal: Principal, input: ChangePasswordBody): Promise<void> {
     const { current_password, new_password } = input;
@@ -358,6 +409,9 @@ export class UserService {
     // Conditional on the hash that was verified: a concurrent change wins, this one is refused.
     if (!(await this.#repos.users.replacePasswordHash(user._id, user.password_hash, await hashPassword(new_password))))
       throw conflict('The password was changed by another request at the same time.');
-    await recordEvent(this.#repos, { accountId: user.account_id, type: 'user.password_changed', actor: actorOf(principal), data: { user_id: user._id } });
+    const keep =
+      principal.credential === 'session' ? { sessionPrefix: principal.credentialId } : principal.credential === 'access_token' ? { grantId: principal.credentialId } : {};
+    const revokedGrants = await this.#endSignIns(user._id, keep);
+    await recordEvent(this.#repos, { accountId: user.account_id, type: 'user.password_changed', actor: actorOf(principal), data: { user_id: user._id, revoked_grants: revokedGrants } });
   }
 }

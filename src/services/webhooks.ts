@@ -9,6 +9,7 @@ import type { WebhookDeliveryDoc } from '../repositories/webhookDeliveries.ts';
 import type { WebhookDoc, WebhookSecret } from '../repositories/webhooks.ts';
 import type { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';
 import { createOnce } from './createOnce.ts';
+import type { QuotaService } from './quotas.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { enqueueDelivery } from './webhookFanOut.ts';
 import { newWebhookSecret } from './webhookSigning.ts';
@@ -41,9 +42,11 @@ export class WebhookService {
   readonly #repos: WebhookRepos;
   readonly #secretBox: SecretBox;
   readonly #policy: TargetPolicy;
+  readonly #quotas: QuotaService;
 
-  constructor({ repos, secretBox, config }: { repos: WebhookRepos; secretBox: SecretBox; config: Pick<Config, 'webhookAllowLoopback'> }) {
+  constructor({ repos, secretBox, config, quotas }: { repos: WebhookRepos; secretBox: SecretBox; config: Pick<Config, 'webhookAllowLoopback'>; quotas: QuotaService }) {
     this.#repos = repos;
+    this.#quotas = quotas;
     this.#secretBox = secretBox;
     this.#policy = { allowLoopback: config.webhookAllowLoopback };
   }
@@ -55,20 +58,20 @@ export class WebhookService {
    */
   async create(principal: Principal, input: CreateWebhookBody, id?: string): Promise<{ webhook: WebhookDoc; secret: string | null }> {
     await this.#assertTarget(input.url);
+    const webhookId = id ?? newId('whk');
     const { doc } = await createOnce<{ webhook: WebhookDoc; secret: string | null }>(
       id,
       async (existing) => {
         const webhook = await this.#repos.webhooks.findInAccount(principal.accountId, existing);
         return webhook ? { webhook, secret: null } : null;
       },
-      () => this.#insert(principal, input, id),
+      () => this.#quotas.withSlot(principal, 'webhooks', webhookId, () => this.#insert(principal, input, webhookId)),
     );
     return doc;
   }
 
-  async #insert(principal: Principal, input: CreateWebhookBody, reservedId: string | undefined): Promise<{ webhook: WebhookDoc; secret: string }> {
+  async #insert(principal: Principal, input: CreateWebhookBody, id: string): Promise<{ webhook: WebhookDoc; secret: string }> {
     const now = new Date();
-    const id = reservedId ?? newId('whk', now.getTime());
     const secret = newWebhookSecret();
     const webhook: WebhookDoc = {
       _id: id,
@@ -117,6 +120,7 @@ export class WebhookService {
   async delete(principal: Principal, id: string): Promise<WebhookDoc> {
     const webhook = await this.#repos.webhooks.delete(principal.accountId, id);
     if (!webhook) throw notFound('No such webhook.');
+    await this.#quotas.release('webhooks', webhook._id);
     await this.#repos.webhookQueue.removeForWebhook(webhook._id);
     await this.#repos.webhookDeliveries.deleteForWebhook(webhook._id);
     await recordEvent(this.#repos, { accountId: webhook.account_id, type: 'webhook.deleted', actor: actorOf(principal), data: eventData(webhook) });

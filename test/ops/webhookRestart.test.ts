@@ -12,6 +12,7 @@ import { WebhookService } from '../../src/services/webhooks.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 import { spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
 
 /**
  * The delivery queue survives the service: `npm start` processes are killed (SIGKILL) with a delivery
@@ -28,7 +29,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-hooks-data-'));
   const keys = await loadOrCreateKeys(keysDir);
   // Registered as the API would (same service, same secret box); the queue is then the only link to the processes.
-  webhooks = new WebhookService({ repos: database.repos, secretBox: createSecretBox(keys.data), config: { webhookAllowLoopback: true } });
+  webhooks = new WebhookService({ repos: database.repos, secretBox: createSecretBox(keys.data), config: { webhookAllowLoopback: true }, quotas: new QuotaService(database.repos.quotaSlots, NO_QUOTAS) });
 });
 afterEach(async () => {
   for (const proc of started.splice(0)) {

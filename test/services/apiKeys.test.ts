@@ -13,6 +13,7 @@ import { ApiKeyService } from '../../src/services/apiKeys.ts';
 import { ProjectService } from '../../src/services/projects.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
+import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
 
 const t = useTestDatabase();
 let projects: ProjectService;
@@ -40,8 +41,9 @@ const rotate = async (projectId: string, id: string, input: z.input<typeof Rotat
   await apiKeys.rotate(who, projectId, id, parseInput(RotateApiKeyBody, input));
 
 beforeAll(async () => {
-  projects = new ProjectService(t.repos);
-  apiKeys = new ApiKeyService({ ...t.repos, changes, projects });
+  const quotas = new QuotaService(t.repos.quotaSlots, NO_QUOTAS);
+  projects = new ProjectService(t.repos, quotas);
+  apiKeys = new ApiKeyService({ ...t.repos, changes, projects, quotas });
   project = await newProject();
 });
 afterAll(() => {

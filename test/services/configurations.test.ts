@@ -10,6 +10,7 @@ import { ConfigurationService } from '../../src/services/configurations.ts';
 import { ProjectService } from '../../src/services/projects.ts';
 import { createSecretBox, type DataKeys, type SecretBox } from '../../src/keys/secretBox.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
+import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
 
 const t = useTestDatabase();
 let projects: ProjectService;
@@ -33,7 +34,7 @@ const update = async (projectId: string, id: string, input: z.input<typeof Updat
 const revealed = async (service: ConfigurationService, projectId: string, id: string) => presentConfiguration(await service.get(principal, projectId, id, { reveal: true })).value;
 
 beforeAll(async () => {
-  projects = new ProjectService(t.repos);
+  projects = new ProjectService(t.repos, new QuotaService(t.repos.quotaSlots, NO_QUOTAS));
   configurations = withBox(createSecretBox(keys));
   project = await newProject();
 });

@@ -12,6 +12,7 @@ import { ProjectService } from '../../src/services/projects.ts';
 import { createSecretBox, readDataKeysSync, type SecretBox } from '../../src/keys/secretBox.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 import { runNode } from '../support/processes.ts';
+import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
 
 const t = useTestDatabase();
 let keysDir: string;
@@ -32,7 +33,7 @@ describe('slipway configs reencrypt', () => {
     const keys = await loadOrCreateKeys(keysDir);
     const before = keys.data.current;
     const principal = systemPrincipal(newId('acct'));
-    const projects = new ProjectService(repos);
+    const projects = new ProjectService(repos, new QuotaService(repos.quotaSlots, NO_QUOTAS));
     const service = (secretBox: SecretBox) => new ConfigurationService({ ...repos, secretBox, projects });
     const project = (await projects.create(principal, { name: 'reencrypt' }))._id;
     const doc = await service(createSecretBox(keys.data)).create(principal, project, { environment: 'production', key: 'TOKEN', value: 'tok-123', secret: true });

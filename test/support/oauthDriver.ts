@@ -58,6 +58,8 @@ export interface AuthorizeOptions {
   password: string;
   /** Sent as X-Request-Id on every request (tests use it to find their log lines). */
   requestId?: string;
+  /** Sees every page the authorization server shows on the way (login, consent). */
+  onPage?: (html: string, url: URL) => void;
 }
 
 export interface TokenResponse {
@@ -138,6 +140,7 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
     }
     const html = await response.text();
     if (response.status !== 200) throw new AuthorizeError(`unexpected ${response.status} from ${url.pathname}: ${html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 200)}`, response.status);
+    options.onPage?.(html, url);
     const login = formAction(html, /name="password"/, url.href);
     const allow = formAction(html, />\s*Allow\s*</, url.href);
     if (login && !submittedLogin) {

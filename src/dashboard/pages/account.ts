@@ -10,16 +10,20 @@ import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';
 import { formProblem, refusal, str, textField, type FormState } from '../forms.ts';
 import { html } from '../../lib/html.ts';
 import { csrfField, dateTime } from '../layout.ts';
+import type { QuotaKind } from '../../repositories/quotaSlots.ts';
 
 const ACCOUNT_PATH = '/dashboard/account';
+
+const QUOTA_LABELS: Record<QuotaKind, string> = { projects: 'Projects', oauth_clients: 'OAuth apps', api_keys: 'Active API keys', webhooks: 'Webhooks', users: 'Users' };
 
 /** Account: who you are, and changing your own password (which signs out your other sessions). */
 export function registerAccountPage(router: Router, deps: DashboardDeps): void {
   const { config, sessions } = deps;
 
-  function render(ctx: Context, form?: FormState, status = 200) {
+  async function render(ctx: Context, form?: FormState, status = 200) {
     const state = dash(ctx);
     const { user } = state;
+    const usage = await deps.services.quotas.usage(state.principal);
     sendPage(ctx, config, {
       title: 'Account',
       active: 'account',
@@ -34,6 +38,17 @@ export function registerAccountPage(router: Router, deps: DashboardDeps): void {
 <dt>Account</dt><dd><code>${user.account_id}</code></dd>
 <dt>Member since</dt><dd>${dateTime(user.created_at)}</dd>
 </dl>
+</section>
+<section class="panel" aria-labelledby="quotas-title">
+<h2 id="quotas-title">Quotas</h2>
+<div class="table-wrap"><table class="list">
+<thead><tr><th scope="col">Resource</th><th scope="col">Used</th><th scope="col">Limit</th></tr></thead>
+<tbody>
+${usage.map((q) => html`<tr data-quota="${q.kind}"><td>${QUOTA_LABELS[q.kind]}</td><td>${q.used}</td><td>${q.limit}</td></tr>`)}
+<tr data-quota="requests_per_hour"><td>API requests per hour (all credentials)</td><td>—</td><td>${config.accountRequestsPerHour}</td></tr>
+</tbody>
+</table></div>
+<p class="hint">Set by the operator. Past a quota, creating is refused with <code>quota_exceeded</code>; past the request budget, requests get <code>rate_limited</code>.</p>
 </section>
 <section class="panel" aria-labelledby="password-title">
 <h2 id="password-title">Change password</h2>
@@ -51,7 +66,7 @@ ${textField({ form: 'pw', name: 'confirm_password', label: 'Confirm new password
     });
   }
 
-  router.get('/account', (ctx) => render(ctx));
+  router.get('/account', async (ctx) => await render(ctx));
 
   router.post('/account/password', async (ctx) => {
     const state = dash(ctx);
@@ -63,9 +78,10 @@ ${textField({ form: 'pw', name: 'confirm_password', label: 'Confirm new password
     } catch (err) {
       const refused = refusal(err, { fields: ['current_password', 'new_password', 'confirm_password'] });
       if (!refused) throw err;
-      return render(ctx, { values: {}, ...refused }, refused.status);
+      return await render(ctx, { values: {}, ...refused }, refused.status);
     }
-    // Every session of the user ends (anyone who knew the old password is out); this browser gets a new one.
+    // The service ended the user's other sessions and grants (anyone who knew the old password is out);
+    // this browser's session is replaced by a new one too.
     await sessions.revokeForUser(state.user._id);
     const { token } = await sessions.create(state.user._id, state.user.account_id);
     ctx.cookies.set(SESSION_COOKIE, token, { ...sessionCookieOptions(config), maxAge: SESSION_ABSOLUTE_MS });

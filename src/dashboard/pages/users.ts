@@ -29,7 +29,7 @@ const ALREADY_SUBMITTED = `That form was already submitted. A setup link is show
  * owner) are the service's.
  */
 export function registerUserPages(router: Router, deps: DashboardDeps): void {
-  const { config, sessions, repos } = deps;
+  const { config, repos } = deps;
   const { users } = deps.services;
 
   const manage = (ctx: Context): DashboardState => dashWith(ctx, 'admin');
@@ -155,9 +155,9 @@ ${secretReveal('setup-link', `Setup link for ${user.email}`, setupLinkUrl(config
   router.post('/settings/users/:id/role', async (ctx) => {
     const state = manage(ctx);
     try {
+      // The new role applies to their next request on this instance (the service drops their cached
+      // sessions; other instances: within 30 s).
       const user = await users.update(state.principal, ctx.params.id!, parseInput(UpdateUserBody, { role: str(state.form, 'role') }));
-      // The new role applies to their next request on this instance (other instances: within 30 s).
-      sessions.forgetUser(user._id);
       seeOther(ctx, config, USERS_PATH, { kind: 'success', text: `${user.email} is now ${user.role}.` });
     } catch (err) {
       const refused = refusal(err, { fields: [] });

@@ -8,7 +8,7 @@ import { ApiRouter } from '../../http/apiRouter.ts';
 import { createIdempotent } from '../../http/idempotency.ts';
 import { addExamples } from '../../http/docsExamples.ts';
 import { createApiRegistry, generateDocument } from '../../http/openapi.ts';
-import { anonymousBucket, createApiRateLimiter } from '../../http/rateLimit.ts';
+import { anonymousBucket, createAccountRateLimiter, createApiRateLimiter } from '../../http/rateLimit.ts';
 import type { Repositories } from '../../repositories/index.ts';
 import { registerApiKeyRoutes } from './apiKeys/index.ts';
 import { registerConfigurationRoutes } from './configurations/index.ts';
@@ -36,7 +36,8 @@ export function createV1Api({ config, repos, services, authenticators }: { confi
   const registry = createApiRegistry(config);
   const api = new ApiRouter(registry, '/v1');
   const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour);
-  const authenticate = createAuthenticate({ authenticators, rateLimit });
+  const accountRateLimit = createAccountRateLimiter(repos.rateLimits, config.accountRequestsPerHour);
+  const authenticate = createAuthenticate({ authenticators, rateLimit, accountRateLimit });
   const idempotent = createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000 });
   const deps: V1Deps = { config, authenticate, idempotent, services };
 

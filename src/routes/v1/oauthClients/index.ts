@@ -49,6 +49,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
         schema: RegisteredClient,
         headers: { Location: { description: 'URL of the new client.', schema: { type: 'string' } } },
       },
+      errors: ['quota_exceeded'],
     },
     authenticate,
     notForApiKeys,

@@ -34,7 +34,7 @@ export function registerProjectRoutes(api: ApiRouter, { authenticate, idempotent
       description: 'Starts `active`. Names are unique in the account ignoring case. An API key belongs to one project and cannot create projects (`forbidden`).',
       tags,
       success: { status: 201, description: 'The new project.', schema: Project, headers: { Location: { description: 'URL of the new project.', schema: { type: 'string' } } } },
-      errors: ['conflict', 'forbidden'],
+      errors: ['conflict', 'forbidden', 'quota_exceeded'],
     },
     authenticate,
     allowPrincipals('user', 'client'),

@@ -58,7 +58,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       operationId: 'changeOwnPassword',
       summary: 'Change your own password',
       description:
-        'Needs the current password (a wrong one, or a new password equal to it, is `validation_failed`). Any scope will do, so a viewer can change their own password too: the current password is the proof. Other sessions and tokens stay valid.',
+        'Needs the current password (a wrong one, or a new password equal to it, is `validation_failed`). Any scope will do, so a viewer can change their own password too: the current password is the proof. Every other sign-in of the user ends at once: their other dashboard sessions, the grants of their apps (refresh and access tokens) and authorization-server sessions. The credential making the change (this session, or this app’s grant) keeps working.',
       tags,
       success: { status: 204, description: 'Changed.' },
       errors: ['conflict'],
@@ -91,7 +91,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       operationId: 'createUser',
       summary: 'Add a user to the account',
       description:
-        'With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner.',
+        'With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see Tenant isolation in the README).',
       tags,
       success: {
         status: 201,
@@ -99,7 +99,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
         schema: CreatedUser,
         headers: { Location: { description: 'URL of the new user.', schema: { type: 'string' } } },
       },
-      errors: ['conflict'],
+      errors: ['conflict', 'quota_exceeded'],
     },
     authenticate,
     notForApiKeys,

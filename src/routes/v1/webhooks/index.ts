@@ -73,6 +73,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
         schema: WebhookWithSecret,
         headers: { Location: { description: 'URL of the new webhook.', schema: { type: 'string' } } },
       },
+      errors: ['quota_exceeded'],
     },
     authenticate,
     notForApiKeys,

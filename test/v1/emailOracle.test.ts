@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ApiResponse } from '../support/api.ts';
+import { expectRefused, useApiServer } from '../support/fixtures.ts';
+import type { TestUser } from '../support/tokens.ts';
+
+/*
+ * Admin A cannot learn whether an e-mail is registered in account B: adding it answers as adding a
+ * free address does (status, body shape, headers), the added user behaves the same on every /v1 route
+ * and through the setup link, and B's user keeps signing in. 409 stays for an e-mail in A itself.
+ */
+const env = useApiServer();
+let adminA: string;
+let userB: TestUser;
+
+beforeAll(async () => {
+  const ownerA = await env.tokens.user('owner');
+  adminA = await env.tokens.accessToken(ownerA, 'admin');
+  userB = await env.tokens.user('developer');
+});
+
+const fresh = () => `free-${randomBytes(5).toString('hex')}@example.com`;
+
+/** What a caller can compare between two responses: status, header names, body keys and value types. */
+function shape(res: ApiResponse) {
+  const headers = [...res.headers.keys()].filter((h) => !['date', 'x-request-id', 'content-length', 'etag', 'location'].includes(h)).sort();
+  const body = Object.fromEntries(Object.entries(res.body as Record<string, unknown>).map(([k, v]) => [k, v === null ? 'null' : typeof v]));
+  return { status: res.status, headers, body, location: res.headers.get('location')?.replace(/usr_[A-Za-z0-9]+$/, 'usr_…') };
+}
+
+describe('adding a user whose e-mail signs in to another account', () => {
+  for (const withPassword of [true, false]) {
+    it(`answers as for a free e-mail, ${withPassword ? 'with a password' : 'with a setup link'}, and the user then behaves the same`, async () => {
+      const body = (email: string) => ({ email, name: 'New Person', role: 'developer', ...(withPassword ? { password: 'a long enough password' } : {}) });
+      const free = await env.api.post('/v1/users', { token: adminA, body: body(fresh()) });
+      const known = await env.api.post('/v1/users', { token: adminA, body: body(userB.email) });
+      expect(free.status).toBe(201);
+      expect(shape(known)).toEqual(shape(free));
+      expect(known.body.email).toBe(userB.email);
+      expect(known.body.role).toBe('developer');
+      expect(known.body.last_login_at).toBeNull();
+      if (!withPassword) {
+        expect(typeof known.body.setup_url).toBe('string');
+        // The setup link: the page opens and the password is set, as for any new user.
+        for (const created of [free, known]) {
+          const token = new URL(created.body.setup_url).searchParams.get('token')!;
+          expect((await env.server.services.users.findBySetupToken(token))?.user._id).toBe(created.body.id);
+          const done = await env.server.services.users.completeSetup(token, { password: 'chosen by the person' });
+          expect(done._id).toBe(created.body.id);
+        }
+      }
+
+      // Every route: listed, read, renamed, role changed, removed alike.
+      const listed = await env.api.get('/v1/users?per_page=100', { token: adminA });
+      const ids = listed.body.data.map((u: { id: string }) => u.id);
+      expect(ids).toContain(free.body.id);
+      expect(ids).toContain(known.body.id);
+      for (const created of [free, known]) {
+        expect((await env.api.get(`/v1/users/${created.body.id}`, { token: adminA })).status).toBe(200);
+        expect((await env.api.patch(`/v1/users/${created.body.id}`, { token: adminA, body: { name: 'Renamed', role: 'viewer' } })).status).toBe(200);
+      }
+      // The same e-mail again in A: 409 for both, the same answer.
+      const againFree = await env.api.post('/v1/users', { token: adminA, body: body(free.body.email) });
+      const againKnown = await env.api.post('/v1/users', { token: adminA, body: body(userB.email) });
+      expectRefused(againFree, 409, 'conflict');
+      expectRefused(againKnown, 409, 'conflict');
+      expect(againKnown.body.error.message).toBe(againFree.body.error.message);
+      for (const created of [free, known]) expect((await env.api.delete(`/v1/users/${created.body.id}`, { token: adminA })).status).toBe(204);
+
+      // B's user is untouched and still signs in with their own password.
+      const b = await env.tokens.forUser(userB, 'read', { clientId: await env.tokens.publicClient(userB.accountId, true) });
+      const me = await env.api.get('/v1/users/me', { token: b.access_token });
+      expect(me.status).toBe(200);
+      expect(me.body.id).toBe(userB.id);
+    });
+  }
+
+  it('many adds of the same e-mail at once in one account make exactly one user, whether the address is free or known elsewhere', async () => {
+    for (const email of [fresh(), userB.email]) {
+      const results = await Promise.all(Array.from({ length: 12 }, () => env.api.post('/v1/users', { token: adminA, body: { email, name: 'Racer', role: 'viewer', password: 'a long enough password' } })));
+      expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+      for (const r of results.filter((r) => r.status !== 201)) expectRefused(r, 409, 'conflict');
+      expect(await env.server.repos.users.collection.countDocuments({ email })).toBe(email === userB.email ? 2 : 1);
+      expect((await env.api.delete(`/v1/users/${results.find((r) => r.status === 201)!.body.id}`, { token: adminA })).status).toBe(204);
+    }
+  });
+
+  it('takes as long for a known e-mail as for a free one (measured, printed)', async () => {
+    // Interleaved, so load on the machine weighs on both alike.
+    const add = async (email: string) => {
+      const started = performance.now();
+      const res = await env.api.post('/v1/users', { token: adminA, body: { email, name: 'Timed', role: 'viewer' } });
+      const took = performance.now() - started;
+      expect(res.status).toBe(201);
+      expect((await env.api.delete(`/v1/users/${res.body.id}`, { token: adminA })).status).toBe(204);
+      return took;
+    };
+    const freeTimes: number[] = [];
+    const knownTimes: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      freeTimes.push(await add(fresh()));
+      knownTimes.push(await add(userB.email));
+    }
+    const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+    const [free, known] = [median(freeTimes), median(knownTimes)];
+    console.log(`POST /v1/users median: ${free.toFixed(1)} ms for a free e-mail, ${known.toFixed(1)} ms for an e-mail of another account`);
+  });
+
+  it('the operator is told: creating a user with an e-mail that signs in elsewhere is 409', async () => {
+    const err = await env.server.services.users.createByOperator({ email: userB.email, name: 'Dup', role: 'owner', password: 'a long enough password' }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('conflict');
+  });
+});
