@@ -17,6 +17,8 @@ const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const OVERRIDES = {
   oauthRefreshReuseGraceSeconds: GRACE_SECONDS,
   tokenRateLimitPerMinute: 1_000_000,
+  tokenFailuresPerSourcePerMinute: 1_000_000,
+  tokenFailuresPerClientAndSourcePerMinute: 1_000_000,
   revocationRefreshSeconds: 0.2,
   webhookPollIntervalMs: 60_000,
 };

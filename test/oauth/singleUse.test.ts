@@ -16,9 +16,14 @@ import { Tokens, type TestUser } from '../support/tokens.ts';
 const PARALLEL = 20;
 const ROUNDS = 8;
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-/** The token endpoint's per-client limit and login throttling are not what is tested here. */
+/**
+ * The token endpoint's per-client limit, its failure budgets (every round's 19 losers are failures from
+ * one source) and login throttling are not what is tested here.
+ */
 const OVERRIDES = {
   tokenRateLimitPerMinute: 1_000_000,
+  tokenFailuresPerSourcePerMinute: 1_000_000,
+  tokenFailuresPerClientAndSourcePerMinute: 1_000_000,
   loginPerEmailAndSourcePerMinute: 10_000,
   loginPerSourcePerMinute: 10_000,
   loginPerEmailPerMinute: 10_000,
