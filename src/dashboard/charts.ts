@@ -79,6 +79,45 @@ ${grid}${bars}
 </figure>`;
 }
 
+export interface UsageBar {
+  key: string;
+  label: string;
+  used: number;
+  limit: number;
+}
+
+/**
+ * Horizontal bars of use against a limit, one per row, each filled to its share (amber from 70 %, red
+ * from 90 %). The numbers are in the SVG's description and, for everyone, in the table the page shows
+ * beside it.
+ */
+export function usageBars(o: { id: string; title: string; bars: readonly UsageBar[] }): Html {
+  const rowHeight = 28;
+  const labelWidth = 150;
+  const barWidth = WIDTH - labelWidth - 130;
+  const height = o.bars.length * rowHeight + 4;
+  const share = (b: UsageBar) => (b.limit > 0 ? Math.min(1, b.used / b.limit) : 0);
+  const percent = (b: UsageBar) => `${(share(b) * 100).toFixed(share(b) < 0.1 && b.used > 0 ? 1 : 0)} %`;
+  const summary = o.bars.map((b) => `${b.label}: ${b.used} of ${b.limit} (${percent(b)})`).join('; ');
+  const rows = o.bars.map((b, i) => {
+    const y = i * rowHeight + 4;
+    const level = share(b) >= 0.9 ? 'high' : share(b) >= 0.7 ? 'mid' : 'low';
+    return html`<g data-usage="${b.key}" data-used="${b.used}" data-limit="${b.limit}">
+<text class="chart-label" x="0" y="${y + 15}">${b.label}</text>
+<rect class="meter-track" x="${labelWidth}" y="${y + 4}" width="${barWidth}" height="14" rx="3"></rect>
+<rect class="meter-fill meter-${level}" x="${labelWidth}" y="${y + 4}" width="${Math.max(b.used > 0 ? 2 : 0, share(b) * barWidth).toFixed(1)}" height="14" rx="3"></rect>
+<text class="chart-label" x="${labelWidth + barWidth + 10}" y="${y + 15}">${b.used} / ${b.limit} · ${percent(b)}</text>
+</g>`;
+  });
+  return html`<figure class="chart" id="${o.id}">
+<svg viewBox="0 0 ${WIDTH} ${height}" role="img" aria-labelledby="${o.id}-title ${o.id}-desc" preserveAspectRatio="xMinYMid meet">
+<title id="${o.id}-title">${o.title}</title>
+<desc id="${o.id}-desc">${summary}.</desc>
+${rows}
+</svg>
+</figure>`;
+}
+
 /** 1, 2, 5 × 10^n at or above `value`, so the axis reads in round numbers. */
 function niceMax(value: number): number {
   const power = 10 ** Math.floor(Math.log10(value));

@@ -144,3 +144,38 @@ describe('the project page chart', () => {
     expect(await page.locator('table[data-chart="deployments-per-day"] tbody tr').count()).toBe(30);
   });
 });
+
+describe('the Account page chart', () => {
+  it('draws each quota’s use as the API counts it, with its limit, in light and dark, with no axe-core violation', async () => {
+    const counts = {
+      projects: (await v1(server, '/v1/projects?per_page=1', { cookie })).body!.pagination.total as number,
+      users: (await v1(server, '/v1/users?per_page=1', { cookie })).body!.pagination.total as number,
+      webhooks: (await v1(server, '/v1/webhooks?per_page=1', { cookie })).body!.pagination.total as number,
+      oauth_clients: (await v1(server, '/v1/oauth_clients?per_page=1', { cookie })).body!.pagination.total as number,
+    };
+    expect(counts.projects).toBeGreaterThanOrEqual(1);
+    const limits = {
+      projects: server.config.quotaProjects,
+      users: server.config.quotaUsers,
+      webhooks: server.config.quotaWebhooks,
+      oauth_clients: server.config.quotaOauthClients,
+    };
+    await page.goto(`${server.url}/dashboard/account`);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      const drawn = await page.evaluate<Record<string, { used: number; limit: number; width: number }>>(
+        `Object.fromEntries([...document.querySelectorAll('figure#quota-usage g[data-usage]')].map((g) => [g.dataset.usage, { used: Number(g.dataset.used), limit: Number(g.dataset.limit), width: g.querySelector('.meter-fill').getBBox().width }]))`,
+      );
+      for (const [kind, used] of Object.entries(counts)) {
+        expect(drawn[kind], kind).toMatchObject({ used, limit: limits[kind as keyof typeof limits] });
+        // The bar is as long as the share of the limit used (at least a sliver when anything is used).
+        const track = 640 - 150 - 130;
+        expect(drawn[kind]!.width).toBeCloseTo(Math.max(used > 0 ? 2 : 0, (used / limits[kind as keyof typeof limits]) * track), 0);
+      }
+      const description = await page.locator('figure#quota-usage svg desc').textContent();
+      expect(description).toContain(`Projects: ${counts.projects} of ${limits.projects}`);
+      await screenshots(page, `chart-quotas-${colorScheme}`);
+    }
+    expect(await axeViolations(page)).toEqual([]);
+  });
+});

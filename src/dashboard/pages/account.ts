@@ -10,6 +10,7 @@ import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';
 import { formProblem, refusal, str, textField, type FormState } from '../forms.ts';
 import { html } from '../../lib/html.ts';
 import { csrfField, dateTime } from '../layout.ts';
+import { usageBars } from '../charts.ts';
 import type { QuotaKind } from '../../repositories/quotaSlots.ts';
 
 const ACCOUNT_PATH = '/dashboard/account';
@@ -41,6 +42,7 @@ export function registerAccountPage(router: Router, deps: DashboardDeps): void {
 </section>
 <section class="panel" aria-labelledby="quotas-title">
 <h2 id="quotas-title">Quotas</h2>
+${usageBars({ id: 'quota-usage', title: 'Use of each quota', bars: usage.map((q) => ({ key: q.kind, label: QUOTA_LABELS[q.kind], used: q.used, limit: q.limit })) })}
 <div class="table-wrap"><table class="list">
 <thead><tr><th scope="col">Resource</th><th scope="col">Used</th><th scope="col">Limit</th></tr></thead>
 <tbody>
