@@ -4,6 +4,8 @@ import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 /**
  * Who makes a delivery attempt: the instance that inserts `${deliveryId}#${seq}` first. An insert of a
  * unique `_id` is atomic on FerretDB 1.24 as on MongoDB, so of several instances exactly one wins.
+ * The same kind of lease bounds the attempts in flight to one endpoint: `${webhookId}#slot${n}`, one
+ * per attempt allowed at once (see WebhookDispatcher).
  */
 export interface WebhookLeaseDoc {
   _id: string;
@@ -31,6 +33,16 @@ export class WebhookLeaseRepository {
       if (isDuplicateKeyError(err)) return false;
       throw err;
     }
+  }
+
+  /**
+   * Takes over a lease whose holder died (its `expires_at` passed): removes that very lease (matched on
+   * its end, so a fresh lease someone took meanwhile stays) and claims it anew.
+   */
+  async takeOver(id: string, expired: WebhookLeaseDoc, ttlMs: number, now = new Date()): Promise<boolean> {
+    if (expired.expires_at > now) return false;
+    await this.collection.deleteOne({ _id: String(id), expires_at: expired.expires_at });
+    return await this.tryClaim(id, ttlMs, now);
   }
 
   async find(id: string): Promise<WebhookLeaseDoc | null> {
