@@ -82,6 +82,11 @@ export const ConfigSchema = z
     idempotencyTakeoverSeconds: z.coerce.number().min(0.1).max(3600),
     /** How long the driver looks for a reachable MongoDB before a request answers 503. */
     mongodbTimeoutMs: z.coerce.number().int().min(100).max(30_000),
+    /**
+     * How long connecting to MongoDB, and the driver's periodic check of it, may take before the database
+     * counts as down: long enough for a slow but live server (a busy database is not a dead one).
+     */
+    mongodbConnectTimeoutMs: z.coerce.number().int().min(500).max(120_000),
     // --- Browser apps and operators: CORS and metrics ---
     /**
      * Origins (scheme://host[:port]) allowed to call /v1 and the OAuth endpoints from a browser, in
@@ -168,6 +173,7 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   IDEMPOTENCY_WAIT_MS: 'idempotencyWaitMs',
   IDEMPOTENCY_TAKEOVER_SECONDS: 'idempotencyTakeoverSeconds',
   MONGODB_TIMEOUT_MS: 'mongodbTimeoutMs',
+  MONGODB_CONNECT_TIMEOUT_MS: 'mongodbConnectTimeoutMs',
   // Browser apps and operators: CORS and metrics
   CORS_ORIGINS: 'corsOrigins',
   CORS_REFRESH_SECONDS: 'corsRefreshSeconds',
