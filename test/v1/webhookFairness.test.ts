@@ -119,7 +119,9 @@ describe('an endpoint that keeps failing', () => {
     const total = failing.received.length;
     console.log(`[webhooks] a failing endpoint with 100 deliveries pending: ${firstHalf} attempts in the first 4 s, ${total - firstHalf} in the next 4 s`);
     expect(total).toBeGreaterThanOrEqual(CIRCUIT_FAILURES);
-    expect(total).toBeLessThanOrEqual(CIRCUIT_FAILURES + CONCURRENCY + 5);
+    // 5 failures, the one in flight beside the fifth, at most 4 probes in 8 s, and a little for two
+    // failures finishing at the same moment on the two instances and counted as one.
+    expect(total).toBeLessThanOrEqual(CIRCUIT_FAILURES + 1 + 4 + 4);
     expect(total - firstHalf).toBeLessThanOrEqual(2);
     expect(failing.maxOpen).toBeLessThanOrEqual(CONCURRENCY);
     expect(await first.repos.webhookCircuits.find(webhookId)).toMatchObject({ failures: expect.any(Number), open_until: expect.any(Date) });
@@ -129,7 +131,8 @@ describe('an endpoint that keeps failing', () => {
     // It recovers (answering slowly enough for attempts to overlap): the next probe closes the circuit.
     failing.answer = () => ({ status: 200, delayMs: 50 });
     const before = failing.received.length;
-    await waitFor('every delivery to succeed', async () => (await first.repos.webhookQueue.collection.countDocuments({ webhook_id: webhookId })) === 0, 30_000, 100);
+    // The next probe is due at most about 10 s after the last failed one (8 s ±25 % after 9 failures).
+    await waitFor('every delivery to succeed', async () => (await first.repos.webhookQueue.collection.countDocuments({ webhook_id: webhookId })) === 0, 90_000, 100);
     const succeeded = failing.received.slice(before).filter((q) => q.status === 200);
     expect(succeeded).toHaveLength(100);
     expect(new Set(succeeded.map((q) => q.headers['slipway-delivery']))).toEqual(new Set(deliveries));
@@ -138,6 +141,21 @@ describe('an endpoint that keeps failing', () => {
     // Each attempt made once, by one of the two instances: the log's attempts are the receiver's requests.
     await sleep(500);
     expect(attemptsLogged(webhookId)).toBe(failing.received.length);
+  }, 150_000);
+});
+
+describe('a paused endpoint that is changed', () => {
+  it('is tried at once: a new URL closes its circuit', async () => {
+    const r = await receiver(() => 500);
+    const webhookId = await endpoint(admin, r);
+    await ping(admin, webhookId, 10);
+    await waitFor('the circuit to open', async () => (await first.repos.webhookCircuits.find(webhookId))?.open_until, 20_000, 50);
+    r.answer = () => 200;
+    const patched = await api.patch(`/v1/webhooks/${webhookId}`, { token: admin, body: { url: `${r.url}/fixed` } });
+    expect(patched.status).toBe(200);
+    await waitFor('all 10 to be delivered', async () => (await first.repos.webhookQueue.collection.countDocuments({ webhook_id: webhookId })) === 0, 30_000, 50);
+    expect(r.received.filter((q) => q.status === 200)).toHaveLength(10);
+    expect(await first.repos.webhookCircuits.find(webhookId)).toBeNull();
   }, 60_000);
 });
 
@@ -153,7 +171,7 @@ describe('many endpoints with backlogs, two instances', () => {
     await ping(admin, lateId, 1);
     await waitFor('the newcomer', async () => late.received.length === 1, 5_000, 10);
     const ms = Math.round(performance.now() - started);
-    await waitFor('every backlog to be delivered', async () => busy.every((r) => r.received.length >= 40), 30_000, 50);
+    await waitFor('every backlog to be delivered', async () => busy.every((r) => r.received.length >= 40), 90_000, 50);
     await sleep(500);
     console.log(`[webhooks] 4 endpoints with 40 deliveries each (30 ms answers): the newcomer's delivery arrived after ${ms} ms; most at once per endpoint: ${busy.map((r) => r.maxOpen).join(', ')}`);
     busy.forEach((r, i) => {
@@ -166,5 +184,5 @@ describe('many endpoints with backlogs, two instances', () => {
     const byInstance = (server: TestServer) => server.logs.filter((line) => line.includes('"webhook delivery attempt"') && ids.some((id) => line.includes(id))).length;
     expect(byInstance(first)).toBeGreaterThan(0);
     expect(byInstance(second)).toBeGreaterThan(0);
-  }, 60_000);
+  }, 150_000);
 });
