@@ -144,32 +144,41 @@ export class WebhookDispatcher {
   /** Claims free places of the endpoint and, for each, the oldest due entry whose attempt it can claim. */
   async #startFor(webhookId: string, places: number, now: Date): Promise<void> {
     const held = this.#slots.get(webhookId) ?? new Set<number>();
-    // At most `places` entries are in flight anywhere, so twice that many holds enough free ones.
-    const candidates = (await this.#deps.repos.webhookQueue.dueFor(webhookId, now, 2 * places)).filter((e) => !this.#inFlight.has(e._id));
-    for (let slot = 0; slot < places && candidates.length > 0; slot++) {
+    // Read once a place is ours (an endpoint whose places other instances hold costs no read). At most
+    // `places` entries are in flight anywhere, so twice that many holds enough free ones.
+    let candidates: WebhookQueueEntry[] | undefined;
+    for (let slot = 0; slot < places && (candidates === undefined || candidates.length > 0); slot++) {
       if (this.#stopped || this.#inFlight.size >= MAX_IN_FLIGHT) return;
       if (held.has(slot) || !(await this.#claimSlot(webhookId, slot, now))) continue;
       let started = false;
-      while (!started && candidates.length > 0) {
-        const entry = candidates.shift()!;
-        const claimed = await this.#claimAttempt(entry, now);
-        if (!claimed) continue;
-        started = true;
-        held.add(slot);
-        this.#slots.set(webhookId, held);
-        const work = this.#run(claimed.entry, claimed.leaseId)
-          .catch((err: unknown) => this.#deps.logger.warn({ err, delivery_id: entry._id }, 'webhook delivery attempt failed'))
-          .finally(() => {
-            this.#inFlight.delete(entry._id);
-            held.delete(slot);
-            if (held.size === 0 && this.#slots.get(webhookId) === held) this.#slots.delete(webhookId);
-            // Freed after the attempt's own records; if this fails, the place is taken over once its lease ends.
-            return this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot)).catch(() => undefined);
-          });
-        this.#inFlight.set(entry._id, work);
+      try {
+        candidates ??= (await this.#deps.repos.webhookQueue.dueFor(webhookId, now, 2 * places)).filter((e) => !this.#inFlight.has(e._id));
+        while (!started && candidates.length > 0) {
+          const claimed = await this.#claimAttempt(candidates.shift()!, now);
+          if (!claimed) continue;
+          started = true;
+          this.#launch(webhookId, slot, held, claimed.entry, claimed.leaseId);
+        }
+      } finally {
+        if (!started) await this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot)).catch(() => undefined);
       }
-      if (!started) await this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot));
     }
+  }
+
+  /** Makes the attempt in the background, holding the endpoint's place `slot` until it is recorded. */
+  #launch(webhookId: string, slot: number, held: Set<number>, entry: WebhookQueueEntry, leaseId: string): void {
+    held.add(slot);
+    this.#slots.set(webhookId, held);
+    const work = this.#run(entry, leaseId)
+      .catch((err: unknown) => this.#deps.logger.warn({ err, delivery_id: entry._id }, 'webhook delivery attempt failed'))
+      .finally(() => {
+        this.#inFlight.delete(entry._id);
+        held.delete(slot);
+        if (held.size === 0 && this.#slots.get(webhookId) === held) this.#slots.delete(webhookId);
+        // Freed after the attempt's own records; if this fails, the place is taken over once its lease ends.
+        return this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot)).catch(() => undefined);
+      });
+    this.#inFlight.set(entry._id, work);
   }
 
   /** True when this instance now holds the place (a fresh lease, or one whose holder died). */
