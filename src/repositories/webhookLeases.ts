@@ -36,11 +36,15 @@ export class WebhookLeaseRepository {
   }
 
   /**
-   * Takes over a lease whose holder died (its `expires_at` passed): removes that very lease (matched on
-   * its end, so a fresh lease someone took meanwhile stays) and claims it anew.
+   * Takes over a lease whose holder died (its `expires_at` passed). Of all who found it ended, one
+   * wins: the one that inserts the ticket for that very lease (`${id}~<its end>`, a unique insert, as
+   * a delete filtered on the old value is not atomic on FerretDB 1.24). The winner removes the ended
+   * lease and claims it anew, which it may still lose to a plain claim made in between: one holder
+   * either way.
    */
   async takeOver(id: string, expired: WebhookLeaseDoc, ttlMs: number, now = new Date()): Promise<boolean> {
     if (expired.expires_at > now) return false;
+    if (!(await this.tryClaim(`${id}~${expired.expires_at.getTime()}`, ttlMs, now))) return false;
     await this.collection.deleteOne({ _id: String(id), expires_at: expired.expires_at });
     return await this.tryClaim(id, ttlMs, now);
   }
