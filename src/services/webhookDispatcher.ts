@@ -31,6 +31,8 @@ export interface DispatcherDeps {
   secretBox: SecretBox;
   /** Told of every attempt made by this instance (the metrics of src/http/metrics.ts). */
   onAttempt?: (outcome: DeliveryOutcome, seconds: number) => void;
+  /** Told when this instance pauses an endpoint (its circuit opens). */
+  onPause?: () => void;
 }
 
 /** Exponential backoff with ±25 % jitter: base · 2^(n−1), at most an hour. `n` is the attempt that just failed. */
@@ -238,7 +240,9 @@ export class WebhookDispatcher {
     const circuit = await repos.webhookCircuits.recordFailure(webhookId, now, (failures) =>
       failures >= threshold ? new Date(now.getTime() + retryDelayMs(config.webhookRetryBaseMs, failures - threshold + 1)) : null,
     );
-    if (circuit.failures === threshold) this.#deps.logger.warn({ webhook_id: webhookId, failures: circuit.failures, until: circuit.open_until }, 'webhook endpoint paused after failing attempts in a row');
+    if (circuit.failures !== threshold) return;
+    this.#deps.onPause?.();
+    this.#deps.logger.warn({ webhook_id: webhookId, failures: circuit.failures, until: circuit.open_until }, 'webhook endpoint paused after failing attempts in a row');
   }
 
   async #attempt(entry: WebhookQueueEntry): Promise<void> {

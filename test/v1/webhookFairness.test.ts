@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Api } from '../support/api.ts';
 import { useApiServer } from '../support/fixtures.ts';
+import { sample } from '../support/metrics.ts';
 import { waitFor } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -125,6 +126,9 @@ describe('an endpoint that keeps failing', () => {
     expect(total - firstHalf).toBeLessThanOrEqual(2);
     expect(failing.maxOpen).toBeLessThanOrEqual(CONCURRENCY);
     expect(await first.repos.webhookCircuits.find(webhookId)).toMatchObject({ failures: expect.any(Number), open_until: expect.any(Date) });
+    // Paused once (by whichever instance recorded the fifth failure), as the metrics of the two tell.
+    const paused = async (server: TestServer) => sample(await (await fetch(server.metricsUrl!)).text(), 'slipway_webhook_endpoints_paused_total');
+    expect((await paused(first)) + (await paused(second))).toBeGreaterThanOrEqual(1);
     // Every delivery is still pending, none given up.
     expect(await first.repos.webhookQueue.collection.countDocuments({ webhook_id: webhookId })).toBe(100);
 
