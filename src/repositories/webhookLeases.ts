@@ -53,8 +53,12 @@ export class WebhookLeaseRepository {
     return await this.collection.findOne({ _id: String(id) });
   }
 
-  async release(id: string): Promise<void> {
-    await this.collection.deleteOne({ _id: String(id) });
+  /**
+   * Ends a lease. With `expiresAt` (the end it was claimed with), only that very lease: a holder that
+   * outlived it (a stalled process) does not end the lease of whoever took over since.
+   */
+  async release(id: string, expiresAt?: Date): Promise<void> {
+    await this.collection.deleteOne({ _id: String(id), ...(expiresAt ? { expires_at: expiresAt } : {}) });
   }
 
   /** Leases left by instances that died, a day after they ended. */

@@ -159,16 +159,16 @@ export class WebhookDispatcher {
           const claimed = await this.#claimAttempt(candidates.shift()!, now);
           if (!claimed) continue;
           started = true;
-          this.#launch(webhookId, slot, held, claimed.entry, claimed.leaseId);
+          this.#launch(webhookId, slot, this.#slotEnd(now), held, claimed.entry, claimed.leaseId);
         }
       } finally {
-        if (!started) await this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot)).catch(() => undefined);
+        if (!started) await this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot), this.#slotEnd(now)).catch(() => undefined);
       }
     }
   }
 
   /** Makes the attempt in the background, holding the endpoint's place `slot` until it is recorded. */
-  #launch(webhookId: string, slot: number, held: Set<number>, entry: WebhookQueueEntry, leaseId: string): void {
+  #launch(webhookId: string, slot: number, slotEnd: Date, held: Set<number>, entry: WebhookQueueEntry, leaseId: string): void {
     held.add(slot);
     this.#slots.set(webhookId, held);
     const work = this.#run(entry, leaseId)
@@ -178,9 +178,14 @@ export class WebhookDispatcher {
         held.delete(slot);
         if (held.size === 0 && this.#slots.get(webhookId) === held) this.#slots.delete(webhookId);
         // Freed after the attempt's own records; if this fails, the place is taken over once its lease ends.
-        return this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot)).catch(() => undefined);
+        return this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot), slotEnd).catch(() => undefined);
       });
     this.#inFlight.set(entry._id, work);
+  }
+
+  /** The end a place claimed (or taken over) at `now` was given. */
+  #slotEnd(now: Date): Date {
+    return new Date(now.getTime() + leaseMs(this.#deps.config.webhookTimeoutMs));
   }
 
   /** True when this instance now holds the place (a fresh lease, or one whose holder died). */
