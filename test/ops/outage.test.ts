@@ -117,8 +117,9 @@ describe('database unreachable (kill -9)', () => {
     await waitFor('the service to be ready', async () => (await call('GET', '/readyz')).status === 200, 20_000, 200);
     await pause();
     try {
-      // Bound: the check's timeout, the 0.5 s between checks and the 1 s of server selection, plus slack.
-      const bound = CONNECT_TIMEOUT_MS + 2500;
+      // Bound: the check's timeout, the 0.5 s between checks and the 1 s of server selection, plus
+      // slack for a loaded machine (about 3.3 s measured alone).
+      const bound = CONNECT_TIMEOUT_MS + 5000;
       const figures: string[] = [];
       const answers = await Promise.all(
         (
