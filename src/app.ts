@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(apiCors({ origins: corsOrigins, ownOrigin: new URL(config.publicUrl).origin }));
   app.use(singleHeaders());
 
-  const system = createSystemRouter({ config, db: container.database.db, metrics, isShuttingDown: deps.isShuttingDown });
+  const system = createSystemRouter({ config, database: container.database, metrics, isShuttingDown: deps.isShuttingDown });
   app.use(system.routes());
   app.use(createAssetsRouter().routes());
 

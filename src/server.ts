@@ -71,6 +71,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     repos,
     secretBox,
     onAttempt: (outcome, seconds) => operatorMetrics.webhookDelivery(outcome, seconds),
+    onPause: () => operatorMetrics.webhookEndpointPaused(),
   });
   webhooks.start();
 

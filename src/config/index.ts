@@ -127,6 +127,10 @@ export const ConfigSchema = z
     webhookRetryWindowSeconds: z.coerce.number().min(0.1).max(7 * 86_400),
     /** One delivery attempt's limit: connecting, sending and reading the answer. */
     webhookTimeoutMs: z.coerce.number().int().min(50).max(30_000),
+    /** Attempts in flight to one endpoint at once, across all instances, so one slow endpoint cannot take every worker. */
+    webhookEndpointConcurrency: z.coerce.number().int().min(1).max(64),
+    /** Failed attempts in a row after which an endpoint's deliveries wait for one probe at a time, with exponential backoff. */
+    webhookCircuitFailures: z.coerce.number().int().min(1).max(1000),
     // Crash-safe writes and bounded outages.
     /**
      * How long a request waits for a concurrent request with the same `Idempotency-Key` to finish before
@@ -140,6 +144,11 @@ export const ConfigSchema = z
     idempotencyTakeoverSeconds: z.coerce.number().min(0.1).max(3600),
     /** How long the driver looks for a reachable MongoDB before a request answers 503. */
     mongodbTimeoutMs: z.coerce.number().int().min(100).max(30_000),
+    /**
+     * How long connecting to MongoDB, and the driver's periodic check of it, may take before the database
+     * counts as down: long enough for a slow but live server (a busy database is not a dead one).
+     */
+    mongodbConnectTimeoutMs: z.coerce.number().int().min(500).max(120_000),
     // --- Browser apps and operators: CORS and metrics ---
     /**
      * Origins (scheme://host[:port]) allowed to call /v1 and the OAuth endpoints from a browser, in
@@ -243,10 +252,13 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   WEBHOOK_RETRY_BASE_MS: 'webhookRetryBaseMs',
   WEBHOOK_RETRY_WINDOW_SECONDS: 'webhookRetryWindowSeconds',
   WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
+  WEBHOOK_ENDPOINT_CONCURRENCY: 'webhookEndpointConcurrency',
+  WEBHOOK_CIRCUIT_FAILURES: 'webhookCircuitFailures',
   // Crash-safe writes and bounded outages.
   IDEMPOTENCY_WAIT_MS: 'idempotencyWaitMs',
   IDEMPOTENCY_TAKEOVER_SECONDS: 'idempotencyTakeoverSeconds',
   MONGODB_TIMEOUT_MS: 'mongodbTimeoutMs',
+  MONGODB_CONNECT_TIMEOUT_MS: 'mongodbConnectTimeoutMs',
   // Browser apps and operators: CORS and metrics
   CORS_ORIGINS: 'corsOrigins',
   CORS_REFRESH_SECONDS: 'corsRefreshSeconds',

@@ -57,7 +57,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   const { uri, embedded } = await resolveDatabase(config, logger);
   let database: Database;
   try {
-    database = await connectDatabase(uri, config.mongodbDb, config.mongodbTimeoutMs);
+    database = await connectDatabase(uri, config.mongodbDb, { timeoutMs: config.mongodbTimeoutMs, connectTimeoutMs: config.mongodbConnectTimeoutMs });
   } catch (err) {
     await embedded?.stop();
     throw err;

@@ -76,6 +76,12 @@ export const metrics = {
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
+  /** For the webhook sender: endpoints paused as a whole after failing attempts in a row (circuit opened). */
+  webhookEndpointsPaused: new Counter({
+    name: 'slipway_webhook_endpoints_paused_total',
+    help: 'Webhook endpoints paused after WEBHOOK_CIRCUIT_FAILURES failed attempts in a row',
+    registers: [registry],
+  }),
   /** For the webhook sender: how long each delivery attempt took, labelled by its outcome. */
   webhookDeliveryDuration: new Histogram({
     name: 'slipway_webhook_delivery_duration_seconds',
@@ -102,6 +108,9 @@ export const metrics = {
   webhookDelivery(outcome: WebhookOutcome, seconds: number): void {
     this.webhookDeliveries.inc({ outcome });
     this.webhookDeliveryDuration.observe({ outcome }, seconds);
+  },
+  webhookEndpointPaused(): void {
+    this.webhookEndpointsPaused.inc();
   },
 };
 

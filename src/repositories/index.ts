@@ -20,6 +20,7 @@ import { RevokedGrantRepository } from './revokedGrants.ts';
 import { SessionRepository } from './sessions.ts';
 import { UserRepository } from './users.ts';
 import { UserSetupTokenRepository } from './userSetupTokens.ts';
+import { WebhookCircuitRepository } from './webhookCircuits.ts';
 import { WebhookDeliveryRepository } from './webhookDeliveries.ts';
 import { WebhookLeaseRepository } from './webhookLeases.ts';
 import { WebhookQueueRepository } from './webhookQueue.ts';
@@ -55,6 +56,7 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     webhookDeliveries: new WebhookDeliveryRepository(db),
     webhookQueue: new WebhookQueueRepository(db),
     webhookLeases: new WebhookLeaseRepository(db),
+    webhookCircuits: new WebhookCircuitRepository(db),
   };
 }
 

@@ -4,6 +4,8 @@ import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 /**
  * Who makes a delivery attempt: the instance that inserts `${deliveryId}#${seq}` first. An insert of a
  * unique `_id` is atomic on FerretDB 1.24 as on MongoDB, so of several instances exactly one wins.
+ * The same kind of lease bounds the attempts in flight to one endpoint: `${webhookId}#slot${n}`, one
+ * per attempt allowed at once (see WebhookDispatcher).
  */
 export interface WebhookLeaseDoc {
   _id: string;
@@ -33,12 +35,30 @@ export class WebhookLeaseRepository {
     }
   }
 
+  /**
+   * Takes over a lease whose holder died (its `expires_at` passed). Of all who found it ended, one
+   * wins: the one that inserts the ticket for that very lease (`${id}~<its end>`, a unique insert, as
+   * a delete filtered on the old value is not atomic on FerretDB 1.24). The winner removes the ended
+   * lease and claims it anew, which it may still lose to a plain claim made in between: one holder
+   * either way.
+   */
+  async takeOver(id: string, expired: WebhookLeaseDoc, ttlMs: number, now = new Date()): Promise<boolean> {
+    if (expired.expires_at > now) return false;
+    if (!(await this.tryClaim(`${id}~${expired.expires_at.getTime()}`, ttlMs, now))) return false;
+    await this.collection.deleteOne({ _id: String(id), expires_at: expired.expires_at });
+    return await this.tryClaim(id, ttlMs, now);
+  }
+
   async find(id: string): Promise<WebhookLeaseDoc | null> {
     return await this.collection.findOne({ _id: String(id) });
   }
 
-  async release(id: string): Promise<void> {
-    await this.collection.deleteOne({ _id: String(id) });
+  /**
+   * Ends a lease. With `expiresAt` (the end it was claimed with), only that very lease: a holder that
+   * outlived it (a stalled process) does not end the lease of whoever took over since.
+   */
+  async release(id: string, expiresAt?: Date): Promise<void> {
+    await this.collection.deleteOne({ _id: String(id), ...(expiresAt ? { expires_at: expiresAt } : {}) });
   }
 
   /** Leases left by instances that died, a day after they ended. */

@@ -28,7 +28,9 @@ export class WebhookQueueRepository {
   }
 
   async ensureIndexes(): Promise<void> {
+    // Which endpoints have due work (endpointsDue), then each endpoint's oldest due entries (dueFor).
     await this.collection.createIndex({ due_at: 1 }, { name: 'due_at' });
+    await this.collection.createIndex({ webhook_id: 1, due_at: 1 }, { name: 'webhook_due' });
   }
 
   /** False when the delivery is already queued. */
@@ -42,8 +44,18 @@ export class WebhookQueueRepository {
     }
   }
 
-  async due(now: Date, limit: number): Promise<WebhookQueueEntry[]> {
-    return await this.collection.find({ due_at: { $lte: now } }).sort({ due_at: 1 }).limit(limit).toArray();
+  /** The endpoints that have at least one entry due by `now` (one id each, however long their backlog). */
+  async endpointsDue(now: Date): Promise<string[]> {
+    return (await this.collection.distinct('webhook_id', { due_at: { $lte: now } })).map(String);
+  }
+
+  /** One endpoint's entries due by `now`, oldest first. */
+  async dueFor(webhookId: string, now: Date, limit: number): Promise<WebhookQueueEntry[]> {
+    return await this.collection
+      .find({ webhook_id: String(webhookId), due_at: { $lte: now } })
+      .sort({ due_at: 1 })
+      .limit(limit)
+      .toArray();
   }
 
   async findById(id: string): Promise<WebhookQueueEntry | null> {

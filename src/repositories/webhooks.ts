@@ -62,6 +62,13 @@ export class WebhookRepository {
     return await this.collection.findOne({ _id: id });
   }
 
+  /** The status of each of these endpoints that exists (for the dispatcher's look at the queue). */
+  async statuses(ids: string[]): Promise<Map<string, WebhookStatus>> {
+    if (ids.length === 0) return new Map();
+    const docs = await this.collection.find({ _id: { $in: ids.map(String) } }, { projection: { _id: 1, status: 1 } }).toArray();
+    return new Map(docs.map((doc) => [doc._id, doc.status]));
+  }
+
   async findInAccount(accountId: string, id: string): Promise<WebhookDoc | null> {
     if (typeof id !== 'string') return null;
     return await this.collection.findOne({ _id: id, account_id: String(accountId) });

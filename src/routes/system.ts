@@ -1,13 +1,12 @@
 import Router from '@koa/router';
-import type { Db } from 'mongodb';
 import type { Config } from '../config/index.ts';
-import { pingDatabase } from '../db/mongo.ts';
+import { pingDatabase, type Database } from '../db/mongo.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { metricsAuthorized, metricsExposure } from '../http/metricsEndpoint.ts';
 import { SCOPE_ORDER } from '../domain/principal.ts';
 
 /** Endpoints outside /v1 that need no credentials. */
-export function createSystemRouter({ config, db, metrics, isShuttingDown }: { config: Config; db: Db; metrics: Metrics; isShuttingDown: () => boolean }) {
+export function createSystemRouter({ config, database, metrics, isShuttingDown }: { config: Config; database: Database; metrics: Metrics; isShuttingDown: () => boolean }) {
   const router = new Router();
 
   router.get('/healthz', (ctx) => {
@@ -15,11 +14,14 @@ export function createSystemRouter({ config, db, metrics, isShuttingDown }: { co
     ctx.body = { status: 'ok' };
   });
 
+  // Ready while the database answers, or is merely slow: a ping still unanswered after 2 s counts as
+  // down only when the driver no longer holds the server for reachable (the same judgement as requests).
   router.get('/readyz', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    const database = !isShuttingDown() && (await pingDatabase(db));
-    ctx.status = database ? 200 : 503;
-    ctx.body = { status: database ? 'ok' : 'unavailable', checks: { database: database ? 'ok' : 'unreachable' } };
+    const ping = isShuttingDown() ? 'failed' : await pingDatabase(database.db);
+    const check = ping === 'ok' ? 'ok' : ping === 'timeout' && database.reachable() ? 'slow' : 'unreachable';
+    ctx.status = check === 'unreachable' ? 503 : 200;
+    ctx.body = { status: check === 'unreachable' ? 'unavailable' : 'ok', checks: { database: check } };
   });
 
   // Only behind the metrics token here; with a separate listener (or neither setting), 404.

@@ -2,7 +2,9 @@ import type { Config } from '../config/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { DeliveryAttempt } from '../repositories/webhookDeliveries.ts';
+import type { WebhookCircuitDoc } from '../repositories/webhookCircuits.ts';
 import type { WebhookQueueEntry } from '../repositories/webhookQueue.ts';
+import type { WebhookStatus } from '../repositories/webhooks.ts';
 import { recordEvent } from './events.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import { signingSecrets } from './webhooks.ts';
@@ -13,9 +15,11 @@ import { checkTarget, TargetRefused } from './webhookTargets.ts';
 /** Longer than any attempt (twice its timeout, plus time for the database writes): a lease outlives its holder only when the holder died. */
 const leaseMs = (timeoutMs: number) => 2 * timeoutMs + 5_000;
 const MAX_DELAY_MS = 3600_000;
-const BATCH = 50;
-/** Attempts at once per instance: enough that a few slow receivers do not hold up the rest, few enough to leave the database to the API. */
-const MAX_IN_FLIGHT = 8;
+/**
+ * Attempts at once per instance, over all endpoints: enough for many slow receivers (each endpoint has
+ * at most WEBHOOK_ENDPOINT_CONCURRENCY of them), few enough to leave the database to the API.
+ */
+const MAX_IN_FLIGHT = 32;
 
 /** How one delivery attempt ended, for metrics: `gave_up` is a failure that ended its retry window. */
 export type DeliveryOutcome = 'success' | 'failure' | 'timeout' | 'gave_up';
@@ -27,6 +31,8 @@ export interface DispatcherDeps {
   secretBox: SecretBox;
   /** Told of every attempt made by this instance (the metrics of src/http/metrics.ts). */
   onAttempt?: (outcome: DeliveryOutcome, seconds: number) => void;
+  /** Told when this instance pauses an endpoint (its circuit opens). */
+  onPause?: () => void;
 }
 
 /** Exponential backoff with ±25 % jitter: base · 2^(n−1), at most an hour. `n` is the attempt that just failed. */
@@ -35,16 +41,38 @@ export function retryDelayMs(baseMs: number, attempt: number, random = Math.rand
   return Math.round(delay * (0.75 + random * 0.5));
 }
 
+/** The lease that is one of the endpoint's `n` places for an attempt in flight. */
+const slotLeaseId = (webhookId: string, slot: number) => `${webhookId}#slot${slot}`;
+
 /**
- * Makes the delivery attempts of the queue in MongoDB (PRODUCT §7). Every instance runs one. Each
- * poll reads the due entries; an attempt is made by whichever instance inserts its lease
- * (`${delivery}#${seq}`) first, and the holder then records the result and moves the entry on to the
- * next `seq` (or removes it), so with any number of instances each attempt is made once. An entry whose
- * holder died (lease expired, entry unchanged) is moved on after the lease ends and retried.
+ * Makes the delivery attempts of the queue in MongoDB (PRODUCT §7). Every instance runs one.
+ *
+ * Fair to every endpoint: each poll lists the endpoints that have due work (one id each, however long
+ * their backlog) and visits them in turn, starting after the one it served last, taking each
+ * endpoint's oldest due entries only while the endpoint has a free place: at most
+ * WEBHOOK_ENDPOINT_CONCURRENCY attempts are in flight to one endpoint, across all instances (a place
+ * is a lease, `${webhook}#slot${n}`). So an endpoint that hangs or has a long backlog holds its own
+ * places and never the others'.
+ *
+ * An endpoint whose attempts keep failing (WEBHOOK_CIRCUIT_FAILURES in a row) is paused as a whole (its
+ * circuit opens, `webhook_circuits`): its deliveries wait, untried, until the circuit's time; then one
+ * attempt (its oldest due delivery) probes it. A failed probe pauses it again for twice as long (the
+ * retry schedule: base · 2^(n−1), at most an hour); a success closes the circuit and everything flows.
+ *
+ * Each attempt is made once: it is made by whichever instance inserts its lease (`${delivery}#${seq}`)
+ * first, and the holder then records the result and moves the entry on to the next `seq` (or removes
+ * it). An entry whose holder died (lease expired, entry unchanged) is moved on after the lease ends
+ * and retried; a place whose holder died is taken over once its lease ended.
  */
 export class WebhookDispatcher {
   readonly #deps: DispatcherDeps;
   readonly #inFlight = new Map<string, Promise<void>>();
+  /** Per endpoint, the places (slot numbers) this instance holds. */
+  readonly #slots = new Map<string, Set<number>>();
+  /** Endpoints that may have a circuit record: a success there closes it (others write nothing). */
+  readonly #failing = new Set<string>();
+  /** The endpoint served last: the next poll starts after it. */
+  #cursor = '';
   #timer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
   #stopped = false;
@@ -72,7 +100,7 @@ export class WebhookDispatcher {
     this.#timer.unref();
   }
 
-  /** One look at the queue: starts an attempt for every due entry this instance can claim. */
+  /** One look at the queue: starts an attempt for every due entry this instance can claim, endpoint by endpoint. */
   async poll(): Promise<void> {
     if (this.#polling || this.#stopped) return;
     this.#polling = this.#poll().finally(() => (this.#polling = undefined));
@@ -80,42 +108,146 @@ export class WebhookDispatcher {
   }
 
   async #poll(): Promise<void> {
+    const { repos, logger } = this.#deps;
     try {
       const now = new Date();
-      for (const entry of await this.#deps.repos.webhookQueue.due(now, BATCH)) {
+      const due = (await repos.webhookQueue.endpointsDue(now)).sort();
+      if (due.length === 0) return;
+      const [statuses, circuits] = await Promise.all([repos.webhooks.statuses(due), repos.webhookCircuits.findMany(due)]);
+      for (const id of circuits.keys()) this.#failing.add(id);
+      // Round robin: start after the endpoint served last, so every endpoint gets its turn first in some poll.
+      const next = due.findIndex((id) => id > this.#cursor);
+      const order = next <= 0 ? due : [...due.slice(next), ...due.slice(0, next)];
+      for (const webhookId of order) {
         if (this.#stopped || this.#inFlight.size >= MAX_IN_FLIGHT) break;
-        if (this.#inFlight.has(entry._id)) continue;
-        const work = this.#claim(entry, now)
-          .catch((err: unknown) => this.#deps.logger.warn({ err, delivery_id: entry._id }, 'webhook delivery attempt failed'))
-          .finally(() => this.#inFlight.delete(entry._id));
-        this.#inFlight.set(entry._id, work);
+        const places = this.#places(statuses.has(webhookId) ? statuses.get(webhookId)! : null, circuits.get(webhookId), now);
+        if ((this.#slots.get(webhookId)?.size ?? 0) >= places) continue;
+        try {
+          await this.#startFor(webhookId, places, now);
+        } catch (err) {
+          logger.warn({ err, webhook_id: webhookId }, 'webhook queue poll failed');
+        }
+        this.#cursor = webhookId;
       }
     } catch (err) {
-      this.#deps.logger.warn({ err }, 'webhook queue poll failed');
+      logger.warn({ err }, 'webhook queue poll failed');
     }
   }
 
-  async #claim(entry: WebhookQueueEntry, now: Date): Promise<void> {
+  /** How many attempts may be in flight to the endpoint now. */
+  #places(status: WebhookStatus | null, circuit: WebhookCircuitDoc | undefined, now: Date): number {
+    // Gone or disabled: its entries are ended without a request, as fast as they come.
+    if (status !== 'enabled') return this.#deps.config.webhookEndpointConcurrency;
+    if (!circuit?.open_until) return this.#deps.config.webhookEndpointConcurrency;
+    // Open: nothing until its time; then one probe at a time.
+    return circuit.open_until > now ? 0 : 1;
+  }
+
+  /** Claims free places of the endpoint and, for each, the oldest due entry whose attempt it can claim. */
+  async #startFor(webhookId: string, places: number, now: Date): Promise<void> {
+    const held = this.#slots.get(webhookId) ?? new Set<number>();
+    // Read once a place is ours (an endpoint whose places other instances hold costs no read). At most
+    // `places` entries are in flight anywhere, so twice that many holds enough free ones.
+    let candidates: WebhookQueueEntry[] | undefined;
+    for (let slot = 0; slot < places && (candidates === undefined || candidates.length > 0); slot++) {
+      if (this.#stopped || this.#inFlight.size >= MAX_IN_FLIGHT) return;
+      if (held.has(slot) || !(await this.#claimSlot(webhookId, slot, now))) continue;
+      let started = false;
+      try {
+        candidates ??= (await this.#deps.repos.webhookQueue.dueFor(webhookId, now, 2 * places)).filter((e) => !this.#inFlight.has(e._id));
+        while (!started && candidates.length > 0) {
+          const claimed = await this.#claimAttempt(candidates.shift()!, now);
+          if (!claimed) continue;
+          started = true;
+          this.#launch(webhookId, slot, this.#slotEnd(now), held, claimed.entry, claimed.leaseId);
+        }
+      } finally {
+        if (!started) await this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot), this.#slotEnd(now)).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Makes the attempt in the background, holding the endpoint's place `slot` until it is recorded. */
+  #launch(webhookId: string, slot: number, slotEnd: Date, held: Set<number>, entry: WebhookQueueEntry, leaseId: string): void {
+    held.add(slot);
+    this.#slots.set(webhookId, held);
+    const work = this.#run(entry, leaseId)
+      .catch((err: unknown) => this.#deps.logger.warn({ err, delivery_id: entry._id }, 'webhook delivery attempt failed'))
+      .finally(() => {
+        this.#inFlight.delete(entry._id);
+        held.delete(slot);
+        if (held.size === 0 && this.#slots.get(webhookId) === held) this.#slots.delete(webhookId);
+        // Freed after the attempt's own records; if this fails, the place is taken over once its lease ends.
+        return this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot), slotEnd).catch(() => undefined);
+      });
+    this.#inFlight.set(entry._id, work);
+  }
+
+  /** The end a place claimed (or taken over) at `now` was given. */
+  #slotEnd(now: Date): Date {
+    return new Date(now.getTime() + leaseMs(this.#deps.config.webhookTimeoutMs));
+  }
+
+  /** True when this instance now holds the place (a fresh lease, or one whose holder died). */
+  async #claimSlot(webhookId: string, slot: number, now: Date): Promise<boolean> {
+    const { webhookLeases } = this.#deps.repos;
+    const id = slotLeaseId(webhookId, slot);
+    const ttl = leaseMs(this.#deps.config.webhookTimeoutMs);
+    if (await webhookLeases.tryClaim(id, ttl, now)) return true;
+    const lease = await webhookLeases.find(id);
+    return lease !== null && lease.expires_at <= now && (await webhookLeases.takeOver(id, lease, ttl, now));
+  }
+
+  /** The entry as it is now, with its attempt's lease held by this instance; null when the attempt is not this instance's to make. */
+  async #claimAttempt(entry: WebhookQueueEntry, now: Date): Promise<{ entry: WebhookQueueEntry; leaseId: string } | null> {
     const { webhookLeases, webhookQueue } = this.#deps.repos;
     const leaseId = `${entry._id}#${entry.seq}`;
     if (!(await webhookLeases.tryClaim(leaseId, leaseMs(this.#deps.config.webhookTimeoutMs), now))) {
       const lease = await webhookLeases.find(leaseId);
       if (lease && lease.expires_at <= now) await webhookQueue.skipClaim(entry._id, entry.seq);
-      return;
+      return null;
     }
+    // What the poll saw may be stale: another instance may have made this attempt and moved on.
+    const current = await webhookQueue.findById(entry._id).catch(async (err: unknown) => {
+      await webhookLeases.release(leaseId).catch(() => undefined);
+      throw err;
+    });
+    if (!current || current.seq !== entry.seq || current.due_at > new Date()) {
+      await webhookLeases.release(leaseId);
+      return null;
+    }
+    return { entry: current, leaseId };
+  }
+
+  async #run(entry: WebhookQueueEntry, leaseId: string): Promise<void> {
+    const { webhookLeases, webhookQueue } = this.#deps.repos;
     let done = false;
     try {
-      // What the poll saw may be stale: another instance may have made this attempt and moved on.
-      const current = await webhookQueue.findById(entry._id);
-      done = true;
-      if (!current || current.seq !== entry.seq || current.due_at > new Date()) return;
-      done = false;
-      await this.#attempt(current);
+      await this.#attempt(entry);
       done = true;
     } finally {
       // A failed attempt (database trouble) keeps its lease until it expires, then the entry is retried.
       if (done || !(await webhookQueue.findById(entry._id).catch(() => null))) await webhookLeases.release(leaseId);
     }
+  }
+
+  /** Counts the attempt toward the endpoint's circuit: a failure may open it, a success closes it. */
+  async #recordHealth(webhookId: string, ok: boolean, now: Date): Promise<void> {
+    const { config, repos } = this.#deps;
+    if (ok) {
+      if (!this.#failing.has(webhookId)) return;
+      await repos.webhookCircuits.reset(webhookId);
+      this.#failing.delete(webhookId);
+      return;
+    }
+    this.#failing.add(webhookId);
+    const threshold = config.webhookCircuitFailures;
+    const circuit = await repos.webhookCircuits.recordFailure(webhookId, now, (failures) =>
+      failures >= threshold ? new Date(now.getTime() + retryDelayMs(config.webhookRetryBaseMs, failures - threshold + 1)) : null,
+    );
+    if (circuit.failures !== threshold) return;
+    this.#deps.onPause?.();
+    this.#deps.logger.warn({ webhook_id: webhookId, failures: circuit.failures, until: circuit.open_until }, 'webhook endpoint paused after failing attempts in a row');
   }
 
   async #attempt(entry: WebhookQueueEntry): Promise<void> {
@@ -154,22 +286,24 @@ export class WebhookDispatcher {
     const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
     const report = (outcome: DeliveryOutcome) => this.#deps.onAttempt?.(outcome, result.duration_ms / 1000);
     const failure: DeliveryOutcome = result.status_code === null && result.error?.startsWith('timed out') ? 'timeout' : 'failure';
-    if (ok) {
-      report('success');
-      await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'succeeded', next_attempt_at: null, succeeded_at: new Date() });
-      return await repos.webhookQueue.remove(entry._id);
-    }
-
     const next = new Date(Date.now() + retryDelayMs(config.webhookRetryBaseMs, attemptNumber));
     const windowEnd = entry.window_started_at.getTime() + config.webhookRetryWindowSeconds * 1000;
-    if (next.getTime() <= windowEnd) {
-      report(failure);
+    const gaveUp = !ok && next.getTime() > windowEnd;
+    report(ok ? 'success' : gaveUp ? 'gave_up' : failure);
+    if (ok) {
+      await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'succeeded', next_attempt_at: null, succeeded_at: new Date() });
+      await repos.webhookQueue.remove(entry._id);
+    } else if (!gaveUp) {
       await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'pending', next_attempt_at: next });
-      return await repos.webhookQueue.reschedule(entry._id, entry.seq, next);
+      await repos.webhookQueue.reschedule(entry._id, entry.seq, next);
+    } else {
+      await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'failed', next_attempt_at: null });
+      await repos.webhookQueue.remove(entry._id);
     }
-    report('gave_up');
-    await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'failed', next_attempt_at: null });
-    await repos.webhookQueue.remove(entry._id);
+    // After the delivery's own record (what must not be lost), and before its place is freed, so a
+    // circuit that opens here holds back the next attempt.
+    await this.#recordHealth(webhook._id, ok, new Date()).catch((err: unknown) => logger.warn({ err, webhook_id: webhook._id }, 'webhook endpoint health not recorded'));
+    if (!gaveUp) return;
     // A whole retry window of failures, and nothing delivered to the endpoint meanwhile: disable it.
     if (await repos.webhookDeliveries.succeededSince(webhook._id, entry.window_started_at)) return;
     const disabled = await repos.webhooks.disable(webhook._id, new Date());

@@ -5,6 +5,7 @@ import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import { newId } from '../lib/ids.ts';
 import { presentEvent } from '../presenters/events.ts';
+import type { WebhookCircuitRepository } from '../repositories/webhookCircuits.ts';
 import type { WebhookDeliveryDoc } from '../repositories/webhookDeliveries.ts';
 import type { WebhookDoc, WebhookSecret } from '../repositories/webhooks.ts';
 import type { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';
@@ -18,7 +19,7 @@ import { checkTarget, TargetRefused, type TargetPolicy } from './webhookTargets.
 /** How long a rotated-out secret keeps signing beside the new one, so receivers can roll over. */
 export const SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 
-export type WebhookRepos = EventLogDeps;
+export type WebhookRepos = EventLogDeps & { webhookCircuits: WebhookCircuitRepository };
 
 const secretAad = (webhookId: string) => `webhook-secret:${webhookId}`;
 
@@ -111,6 +112,8 @@ export class WebhookService {
     if (input.status !== undefined) set.status = input.status;
     const updated = await this.#repos.webhooks.update(principal.accountId, id, set);
     if (!updated) throw notFound('No such webhook.');
+    // A new address or a re-enabled endpoint is tried at once, not after a pause earned by the old one.
+    if (set.url !== undefined || set.status !== undefined) await this.#repos.webhookCircuits.reset(id);
     const changes = Object.keys(input);
     await recordEvent(this.#repos, { accountId: updated.account_id, type: 'webhook.updated', actor: actorOf(principal), data: { ...eventData(updated), changes } });
     return updated;
@@ -122,6 +125,7 @@ export class WebhookService {
     if (!webhook) throw notFound('No such webhook.');
     await this.#quotas.release('webhooks', webhook._id);
     await this.#repos.webhookQueue.removeForWebhook(webhook._id);
+    await this.#repos.webhookCircuits.reset(webhook._id);
     await this.#repos.webhookDeliveries.deleteForWebhook(webhook._id);
     await recordEvent(this.#repos, { accountId: webhook.account_id, type: 'webhook.deleted', actor: actorOf(principal), data: eventData(webhook) });
     return webhook;

@@ -10,13 +10,17 @@ export interface Received {
   status: number | null;
 }
 
-/** A status to answer (with headers), or 'hang' to keep the request open until the receiver closes. */
-export type Answer = number | { status: number; headers: Record<string, string> } | 'hang';
+/** A status to answer (with headers, after `delayMs`), or 'hang' to keep the request open until the receiver closes. */
+export type Answer = number | { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 export interface Receiver {
   url: string;
   port: number;
   received: Received[];
+  /** Requests open now (arrived, not answered and not abandoned by the sender). */
+  open: number;
+  /** The most requests that were ever open at once. */
+  maxOpen: number;
   /** Decides each answer from the request's position (0-based) among those received; default 200. */
   answer: (index: number, request: Received) => Answer;
   close(): Promise<void>;
@@ -25,8 +29,12 @@ export interface Receiver {
 /** A webhook receiver: a real node:http server on a loopback port recording every request. */
 export async function startReceiver(answer: Receiver['answer'] = () => 200): Promise<Receiver> {
   const hanging = new Set<http.ServerResponse>();
-  const receiver = { received: [] as Received[], answer } as Receiver;
+  const receiver = { received: [] as Received[], answer, open: 0, maxOpen: 0 } as Receiver;
   const server = http.createServer((req, res) => {
+    receiver.open += 1;
+    receiver.maxOpen = Math.max(receiver.maxOpen, receiver.open);
+    // Over when the answer is sent or the sender gives up (a timed-out attempt closes the connection).
+    res.once('close', () => (receiver.open -= 1));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -37,9 +45,11 @@ export async function startReceiver(answer: Receiver['answer'] = () => 200): Pro
         hanging.add(res);
         return;
       }
-      const { status, headers } = typeof decided === 'number' ? { status: decided, headers: {} } : decided;
+      const { status, headers, delayMs = 0 } = typeof decided === 'number' ? { status: decided } : decided;
       entry.status = status;
-      res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok');
+      const send = () => res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end('ok');
+      if (delayMs > 0) setTimeout(send, delayMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
