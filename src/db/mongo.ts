@@ -50,6 +50,16 @@ export async function connectDatabase(uri: string, dbName: string, timeouts: Dat
     retryReads: false,
     retryWrites: false,
     maxPoolSize: 50,
+    // Durable and consistent across a replica-set failover (docs/OPERATIONS.md): a write acknowledged to a
+    // client (a token, a single-use claim, a revocation, an idempotency record) is on a majority of
+    // members and in their journals, so a new primary cannot roll it back; reads see only such writes,
+    // and come from the primary, so a read follows the write before it. A standalone server or the
+    // embedded FerretDB treats these as plain acknowledged writes and reads. MONGODB_URI may set others.
+    ...unlessInUri(uri, {
+      writeConcern: { w: 'majority', journal: true },
+      readConcern: { level: 'majority' },
+      readPreference: 'primary',
+    }),
     appName: 'slipway',
     // Command monitoring feeds the database latency metric (see watchDatabaseCommands).
     monitorCommands: true,
@@ -59,6 +69,22 @@ export async function connectDatabase(uri: string, dbName: string, timeouts: Dat
   await client.connect();
   const db = client.db(dbName);
   return { client, db, reachable: () => reachable, close: () => client.close() };
+}
+
+/** The URI's own options, by lower-cased name (`w`, `journal`, `readconcernlevel`, `readpreference`, …). */
+function uriOptionNames(uri: string): Set<string> {
+  const query = uri.split('?')[1] ?? '';
+  return new Set(query.split('&').filter(Boolean).map((pair) => decodeURIComponent(pair.split('=')[0]!).toLowerCase()));
+}
+
+/** Our defaults for durability and consistency, each left out where MONGODB_URI states its own. */
+function unlessInUri(uri: string, defaults: { writeConcern: { w: 'majority'; journal: boolean }; readConcern: { level: 'majority' }; readPreference: 'primary' }) {
+  const named = uriOptionNames(uri);
+  const options: Partial<typeof defaults> = {};
+  if (!named.has('w') && !named.has('journal') && !named.has('wtimeoutms')) options.writeConcern = defaults.writeConcern;
+  if (!named.has('readconcernlevel')) options.readConcern = defaults.readConcern;
+  if (!named.has('readpreference')) options.readPreference = defaults.readPreference;
+  return options;
 }
 
 /** What a ping found: an answer, an error (no server), or no answer yet after the timeout. */
