@@ -14,6 +14,7 @@ const (
 	CodeInvalidToken         = "invalid_token"
 	CodeInsufficientScope    = "insufficient_scope"
 	CodeForbidden            = "forbidden"
+	CodeQuotaExceeded        = "quota_exceeded"
 	CodeNotFound             = "not_found"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeRequestTimeout       = "request_timeout"
@@ -31,4 +32,4 @@ const (
 )
 
 // APIErrorCodes lists every code the API's error responses may carry.
-var APIErrorCodes = []string{CodeInvalidRequest, CodeUnauthorized, CodeInvalidToken, CodeInsufficientScope, CodeForbidden, CodeNotFound, CodeMethodNotAllowed, CodeRequestTimeout, CodeConflict, CodeInvalidTransition, CodeProjectNotActive, CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed, CodeIdempotencyKeyReused, CodeRateLimited, CodeHeadersTooLarge, CodeInternalError, CodeServiceUnavailable}
+var APIErrorCodes = []string{CodeInvalidRequest, CodeUnauthorized, CodeInvalidToken, CodeInsufficientScope, CodeForbidden, CodeQuotaExceeded, CodeNotFound, CodeMethodNotAllowed, CodeRequestTimeout, CodeConflict, CodeInvalidTransition, CodeProjectNotActive, CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed, CodeIdempotencyKeyReused, CodeRateLimited, CodeHeadersTooLarge, CodeInternalError, CodeServiceUnavailable}

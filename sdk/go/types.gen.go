@@ -1401,7 +1401,7 @@ type CreateProjectDeployTarget string
 
 // CreateUser defines model for CreateUser.
 type CreateUser struct {
-	// Email Unique; stored lower-case. At most 254 characters after trimming.
+	// Email Unique in the account; stored lower-case. At most 254 characters after trimming.
 	Email string `json:"email"`
 
 	// Name 1–100 characters after trimming.
@@ -1419,7 +1419,7 @@ type CreateUserRole string
 
 // CreateWebhook defines model for CreateWebhook.
 type CreateWebhook struct {
-	// Description Free text, at most 500 characters.
+	// Description Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
 	Description nullable.Nullable[string] `json:"description,omitempty"`
 
 	// Events The event types delivered.
@@ -1673,7 +1673,7 @@ type ProjectList struct {
 
 // RegisterOAuthClient defines model for RegisterOAuthClient.
 type RegisterOAuthClient struct {
-	// ClientName 1–100 characters after trimming.
+	// ClientName 1–100 characters after trimming. Shown on the consent page, so it may not contain "Slipway" (in any case, spacing, punctuation or look-alike letters) nor equal the name of one of our own apps.
 	ClientName string `json:"client_name"`
 
 	// FirstParty Always false here: first-party clients (no consent page) are registered by the operator with the CLI.
@@ -1791,7 +1791,7 @@ type UpdateUserRole string
 
 // UpdateWebhook defines model for UpdateWebhook.
 type UpdateWebhook struct {
-	// Description Free text, at most 500 characters.
+	// Description Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
 	Description nullable.Nullable[string] `json:"description,omitempty"`
 
 	// Events The event types delivered.

@@ -14,6 +14,7 @@ export const SERVER_ERROR_CODES = {
   InvalidToken: 'invalid_token',
   InsufficientScope: 'insufficient_scope',
   Forbidden: 'forbidden',
+  QuotaExceeded: 'quota_exceeded',
   NotFound: 'not_found',
   MethodNotAllowed: 'method_not_allowed',
   RequestTimeout: 'request_timeout',

@@ -249,7 +249,7 @@ export interface paths {
         put?: never;
         /**
          * Add a user to the account
-         * @description With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner.
+         * @description With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see Tenant isolation in the README).
          *
          *     Only for user and client credentials.
          */
@@ -293,7 +293,7 @@ export interface paths {
         put?: never;
         /**
          * Change your own password
-         * @description Needs the current password (a wrong one, or a new password equal to it, is `validation_failed`). Any scope will do, so a viewer can change their own password too: the current password is the proof. Other sessions and tokens stay valid.
+         * @description Needs the current password (a wrong one, or a new password equal to it, is `validation_failed`). Any scope will do, so a viewer can change their own password too: the current password is the proof. Every other sign-in of the user ends at once: their other dashboard sessions, the grants of their apps (refresh and access tokens) and authorization-server sessions. The credential making the change (this session, or this app’s grant) keeps working.
          *
          *     Only for user credentials.
          */
@@ -642,7 +642,7 @@ export interface components {
                  * @description Stable machine-readable code.
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "invalid_transition" | "project_not_active" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "invalid_transition" | "project_not_active" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
                 /** @description Human-readable description; may change. */
                 message: string;
                 /** @description The HTTP status of the response. */
@@ -1178,7 +1178,7 @@ export interface components {
         };
         CreateUser: {
             /**
-             * @description Unique; stored lower-case. At most 254 characters after trimming.
+             * @description Unique in the account; stored lower-case. At most 254 characters after trimming.
              * @example ada@example.com
              */
             email: string;
@@ -1291,7 +1291,7 @@ export interface components {
         };
         RegisterOAuthClient: {
             /**
-             * @description 1–100 characters after trimming.
+             * @description 1–100 characters after trimming. Shown on the consent page, so it may not contain "Slipway" (in any case, spacing, punctuation or look-alike letters) nor equal the name of one of our own apps.
              * @example Release dashboard
              */
             client_name: string;
@@ -1806,7 +1806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            /** @description Not allowed: `forbidden`, `insufficient_scope`, `quota_exceeded` */
             403: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -4768,7 +4768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            /** @description Not allowed: `forbidden`, `insufficient_scope`, `quota_exceeded` */
             403: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -5816,7 +5816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            /** @description Not allowed: `forbidden`, `insufficient_scope`, `quota_exceeded` */
             403: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -7207,7 +7207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            /** @description Not allowed: `forbidden`, `insufficient_scope`, `quota_exceeded` */
             403: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -8331,7 +8331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            /** @description Not allowed: `forbidden`, `insufficient_scope`, `quota_exceeded` */
             403: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */

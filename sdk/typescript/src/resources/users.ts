@@ -37,7 +37,9 @@ export class Users extends Resource {
    *
    * With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a
    * one-time link (24 h) where the user chooses a password; it is shown in this response only. Only
-   * an owner may add an owner. Only for user and client credentials.
+   * an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is
+   * used in another account is never revealed: it is added like any other (see Tenant isolation in
+   * the README). Only for user and client credentials.
    *
    * `POST /v1/users` (safe to retry: sends an `Idempotency-Key`)
    */
@@ -62,7 +64,10 @@ export class Users extends Resource {
    *
    * Needs the current password (a wrong one, or a new password equal to it, is
    * `validation_failed`). Any scope will do, so a viewer can change their own password too: the
-   * current password is the proof. Other sessions and tokens stay valid. Only for user credentials.
+   * current password is the proof. Every other sign-in of the user ends at once: their other
+   * dashboard sessions, the grants of their apps (refresh and access tokens) and
+   * authorization-server sessions. The credential making the change (this session, or this app’s
+   * grant) keeps working. Only for user credentials.
    *
    * `POST /v1/users/me/password`
    */

@@ -22,6 +22,7 @@ class ErrorCode(str, Enum):
     INVALID_TOKEN = 'invalid_token'
     INSUFFICIENT_SCOPE = 'insufficient_scope'
     FORBIDDEN = 'forbidden'
+    QUOTA_EXCEEDED = 'quota_exceeded'
     NOT_FOUND = 'not_found'
     METHOD_NOT_ALLOWED = 'method_not_allowed'
     REQUEST_TIMEOUT = 'request_timeout'

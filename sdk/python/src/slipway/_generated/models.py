@@ -43,7 +43,7 @@ class Error1(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    code: Literal['invalid_request', 'unauthorized', 'invalid_token', 'insufficient_scope', 'forbidden', 'not_found', 'method_not_allowed', 'request_timeout', 'conflict', 'invalid_transition', 'project_not_active', 'payload_too_large', 'unsupported_media_type', 'validation_failed', 'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable']
+    code: Literal['invalid_request', 'unauthorized', 'invalid_token', 'insufficient_scope', 'forbidden', 'quota_exceeded', 'not_found', 'method_not_allowed', 'request_timeout', 'conflict', 'invalid_transition', 'project_not_active', 'payload_too_large', 'unsupported_media_type', 'validation_failed', 'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable']
     """
     Stable machine-readable code.
     """
@@ -675,7 +675,7 @@ class CreateUser(BaseModel):
         ),
     ]
     """
-    Unique; stored lower-case. At most 254 characters after trimming.
+    Unique in the account; stored lower-case. At most 254 characters after trimming.
     """
     name: Annotated[
         str,
@@ -820,7 +820,7 @@ class RegisterOAuthClient(BaseModel):
         ),
     ]
     """
-    1–100 characters after trimming.
+    1–100 characters after trimming. Shown on the consent page, so it may not contain "Slipway" (in any case, spacing, punctuation or look-alike letters) nor equal the name of one of our own apps.
     """
     redirect_uris: Annotated[
         list[RedirectUri] | None,
@@ -995,10 +995,14 @@ class CreateWebhook(BaseModel):
     The event types delivered.
     """
     description: Annotated[
-        str | None, Field(examples=['Release notifications'], max_length=500)
+        str | None,
+        Field(
+            examples=['Release notifications'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*(?:[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f](?:[^\\u0000-\\u001f\\u007f-\\u009f]{0,498}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f])?)?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
     ] = None
     """
-    Free text, at most 500 characters.
+    Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
     """
     status: Literal['enabled', 'disabled'] | None = None
     """
@@ -1029,10 +1033,14 @@ class UpdateWebhook(BaseModel):
     The event types delivered.
     """
     description: Annotated[
-        str | None, Field(examples=['Release notifications'], max_length=500)
+        str | None,
+        Field(
+            examples=['Release notifications'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*(?:[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f](?:[^\\u0000-\\u001f\\u007f-\\u009f]{0,498}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f])?)?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
     ] = None
     """
-    Free text, at most 500 characters.
+    Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
     """
     status: Literal['enabled', 'disabled'] | None = None
     """

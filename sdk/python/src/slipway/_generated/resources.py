@@ -266,7 +266,7 @@ class Users:
     def create(self, *, email: str, name: str, role: Literal['viewer', 'developer', 'admin', 'owner'], password: str = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> CreatedUser:
         """Add a user to the account.
 
-        With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner.
+        With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see Tenant isolation in the README).
 
         Only for user and client credentials.
         """
@@ -284,7 +284,7 @@ class Users:
     def change_password(self, *, current_password: str, new_password: str, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> None:
         """Change your own password.
 
-        Needs the current password (a wrong one, or a new password equal to it, is `validation_failed`). Any scope will do, so a viewer can change their own password too: the current password is the proof. Other sessions and tokens stay valid.
+        Needs the current password (a wrong one, or a new password equal to it, is `validation_failed`). Any scope will do, so a viewer can change their own password too: the current password is the proof. Every other sign-in of the user ends at once: their other dashboard sessions, the grants of their apps (refresh and access tokens) and authorization-server sessions. The credential making the change (this session, or this app’s grant) keeps working.
 
         Only for user credentials.
         """
