@@ -33,6 +33,9 @@ const (
 	CodeInvalidResponse = "invalid_response"
 	// CodeStateMismatch: Exchange got a callback whose state is not the request's (errors.Is(err, ErrStateMismatch)).
 	CodeStateMismatch = "state_mismatch"
+	// CodeInvalidSignature: ConstructWebhookEvent got a delivery whose Slipway-Signature does not match
+	// (errors.Is(err, ErrInvalidSignature)).
+	CodeInvalidSignature = "invalid_signature"
 )
 
 // CodeHTTPStatus is the code of an error response without Slipway's JSON error body (a proxy's

@@ -67,14 +67,20 @@ func verifyWebhookSignatureAt(payload []byte, header, secret string, tolerance t
 	return ErrInvalidSignature
 }
 
-// ConstructWebhookEvent verifies a delivery (see VerifyWebhookSignature) and decodes its Event.
+// ConstructWebhookEvent verifies a delivery (see VerifyWebhookSignature) and decodes its Event. Its
+// failures are *Error: CodeInvalidSignature (errors.Is(err, ErrInvalidSignature): not a delivery from
+// Slipway, answer 400) or, for a correctly signed body that is not an event, CodeInvalidResponse
+// wrapping the decoding error.
 func ConstructWebhookEvent(payload []byte, header, secret string, tolerance time.Duration) (*Event, error) {
 	if err := VerifyWebhookSignature(payload, header, secret, tolerance); err != nil {
-		return nil, err
+		return nil, &Error{Code: CodeInvalidSignature, Message: "the Slipway-Signature header does not match this payload and secret, or is too old", err: err}
 	}
 	var event Event
 	if err := json.Unmarshal(payload, &event); err != nil {
-		return nil, err
+		return nil, &Error{Code: CodeInvalidResponse, Message: "the webhook delivery is signed but its body is not an event: " + err.Error(), err: err}
+	}
+	if event.ID == "" || event.Type == "" {
+		return nil, &Error{Code: CodeInvalidResponse, Message: "the webhook delivery is signed but its body has no event id or type"}
 	}
 	return &event, nil
 }

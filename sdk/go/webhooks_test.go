@@ -75,7 +75,17 @@ func TestConstructWebhookEvent(t *testing.T) {
 	if event.Type != "deployment.status_changed" || event.Data["to"] != "succeeded" {
 		t.Fatalf("event = %+v", event)
 	}
-	if _, err := slipway.ConstructWebhookEvent([]byte(body), header, "whsec_other", 0); !errors.Is(err, slipway.ErrInvalidSignature) {
+	_, err = slipway.ConstructWebhookEvent([]byte(body), header, "whsec_other", 0)
+	var apiErr *slipway.Error
+	if !errors.Is(err, slipway.ErrInvalidSignature) || !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeInvalidSignature {
 		t.Fatalf("another secret: %v", err)
+	}
+	// Correctly signed, but not an event: the SDK's own error, never a bare decoding error.
+	for _, other := range []string{`[1,2]`, `{"id":"evt_x"}`, `not json`} {
+		h := fmt.Sprintf("t=%d,v1=%s", now, sign(whSecret, now, other))
+		_, err := slipway.ConstructWebhookEvent([]byte(other), h, whSecret, 0)
+		if !errors.As(err, &apiErr) || apiErr.Code != slipway.CodeInvalidResponse {
+			t.Fatalf("%s: %v", other, err)
+		}
 	}
 }
