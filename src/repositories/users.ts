@@ -39,6 +39,7 @@ export class UserRepository {
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
     await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_users' });
+    await this.collection.createIndex({ account_id: 1, role: 1 }, { name: 'account_role' });
   }
 
   async insert(doc: UserDoc): Promise<void> {

@@ -29,6 +29,7 @@ export class WebhookQueueRepository {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ due_at: 1 }, { name: 'due_at' });
+    await this.collection.createIndex({ webhook_id: 1 }, { name: 'webhook_id' });
   }
 
   /** False when the delivery is already queued. */
