@@ -15,6 +15,9 @@
  *   BENCH_NODE_OPTIONS    NODE_OPTIONS for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_SERVER_FLAGS    node flags of the server instead of those of `npm start` (package.json), e.g.
  *                         "--max-semi-space-size=2", or "" for none
+ *   BENCH_SCALING=1       the scaling table instead (bench/scaling.ts): the same requests while the
+ *                         collections hold 10^3, 10^4 and 10^5 documents, side by side
+ *   BENCH_SCALING_SIZES   its column sizes (default 1000,10000,100000)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,6 +30,7 @@ import { mib } from './lib/memory.ts';
 import { failures, formatTable } from './lib/report.ts';
 import { seed, type Seed } from './lib/seed.ts';
 import { serverNodeFlags, startServerProcess, type ServerProcess } from './lib/server.ts';
+import { runScaling } from './scaling.ts';
 import type { ScenarioResult } from './lib/types.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 
@@ -122,7 +126,9 @@ async function main(): Promise<number> {
 
     const results: ScenarioResult[] = [];
     const broken: string[] = [];
-    for (const scenario of scenarios) {
+    const scaling = process.env.BENCH_SCALING === '1' ? await runScaling(ctx, options) : undefined;
+    if (scaling) for (const row of scaling.results.values()) results.push(...row);
+    for (const scenario of scaling ? [] : scenarios) {
       progress(`${scenario.title}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured, ${options.connections} connections`);
       try {
         results.push(await runScenario(scenario, ctx, options));
@@ -142,7 +148,10 @@ async function main(): Promise<number> {
     console.log(`  token endpoint limit raised to ${BENCH_TOKEN_RATE_LIMIT}/min per client (TOKEN_RATE_LIMIT_PER_MINUTE)`);
     console.log(`  /v1 limit raised to ${BENCH_API_RATE_LIMIT}/hour per credential (API_RATE_LIMIT_PER_HOUR; every request is still counted in MongoDB)`);
     console.log('');
-    if (results.length) console.log(formatTable(results));
+    if (scaling) {
+      console.log(scaling.table);
+      console.log(`seeding (every dataset, insertMany of 1,000): ${[...scaling.seedSeconds].map(([n, sec]) => `to ${n.toLocaleString('en')} in ${sec.toFixed(1)} s`).join(', ')}`);
+    } else if (results.length) console.log(formatTable(results));
     const comparisons = formatComparisons(scenarios, results);
     if (comparisons.length) console.log(['', 'ours / baseline:', ...comparisons.map((l) => `  ${l}`)].join('\n'));
     console.log('');

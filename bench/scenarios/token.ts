@@ -108,7 +108,7 @@ export const refreshPublicRotating: Scenario = {
  * One request whose body carries the connection's current refresh token: each response's new token is
  * sent by that connection's next request; a connection starts its chain with a token from `pool`.
  */
-function rotatingRefresh(clientId: string, pool: string[]): Request {
+export function rotatingRefresh(clientId: string, pool: string[]): Request {
   let handoff: string | undefined;
   return {
     method: 'POST',

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, PROJECT_ROOT, loadConfig, type Config } from '../config/index.ts';
-import { EmbeddedDatabaseUnavailable, FERRETDB_VERSION, ensureFerretdbBinary } from '../db/embeddedFerretdb.ts';
+import { EmbeddedDatabaseUnavailable, FERRETDB_VERSION, ensureFerretdbBinary, ferretdbPatchSet, ferretdbSourceDir } from '../db/embeddedFerretdb.ts';
 import { AppError, notFound } from '../errors.ts';
 import { retireSigningKey, rotateCookieKeys, rotateDataKey, rotateSigningKey, loadOrCreateKeys } from '../keys/keystore.ts';
 import { createLogger } from '../logger.ts';
@@ -414,7 +414,19 @@ function operationsCommands(program: Command): void {
     const { logger, progress } = progressLogger();
     const started = Date.now();
     const binary = await withHeartbeat(ensureFerretdbBinary(config.rootDir, FERRETDB_VERSION, logger, config.toolsDir), (s) => progress(`still building FerretDB ${FERRETDB_VERSION} (${s} s)…`));
-    output(o.json, { ok: true, binary, version: FERRETDB_VERSION, seconds: Math.round((Date.now() - started) / 1000) }, `embedded database ready: ${binary}`);
+    const patches = ferretdbPatchSet(config.rootDir);
+    output(
+      o.json,
+      {
+        ok: true,
+        binary,
+        version: FERRETDB_VERSION,
+        patches: patches.files.map((f) => path.basename(f)),
+        source: ferretdbSourceDir(config.toolsDir, FERRETDB_VERSION, patches),
+        seconds: Math.round((Date.now() - started) / 1000),
+      },
+      `embedded database ready: ${binary}`,
+    );
   });
 
   const configs = program.command('configs').description('configuration values');

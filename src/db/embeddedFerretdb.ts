@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess, execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, cp, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -28,8 +29,40 @@ export class EmbeddedDatabaseUnavailable extends Error {
 /** The FerretDB release the embedded database is built from; tools/ferretdb/go.mod pins the same version. */
 export const FERRETDB_VERSION = 'v1.24.2';
 
-export function ferretdbBinaryPath(toolsDir: string, version: string): string {
-  return path.join(toolsDir, 'bin', `ferretdb-${version}`);
+/**
+ * Slipway's patches to FerretDB (tools/ferretdb/patches/*.patch, applied in name order before compiling):
+ * `_id` lookups use the `_id` index, equalities on indexed fields are pushed down to SQLite, and so are
+ * sort, skip, limit and count when one index covers the filter and the sort. Each file says what and why.
+ */
+export interface FerretdbPatchSet {
+  files: string[];
+  /** The first 12 hex digits of the SHA-256 of the patches' names and contents: part of the binary's name. */
+  id: string;
+}
+
+export function ferretdbPatchSet(rootDir: string): FerretdbPatchSet {
+  const dir = path.join(rootDir, 'tools', 'ferretdb', 'patches');
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.patch'))
+    .sort()
+    .map((f) => path.join(dir, f));
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(path.basename(file)).update('\0').update(readFileSync(file)).update('\0');
+  return { files, id: hash.digest('hex').slice(0, 12) };
+}
+
+/** `ferretdb-<version>-slipway.<patch set id>`: a build of other (or no) patches is never reused. */
+export function ferretdbBuildName(version: string, patches: FerretdbPatchSet): string {
+  return `ferretdb-${version}-slipway.${patches.id}`;
+}
+
+export function ferretdbBinaryPath(toolsDir: string, version: string, patches: FerretdbPatchSet): string {
+  return path.join(toolsDir, 'bin', ferretdbBuildName(version, patches));
+}
+
+/** The patched source the binary is compiled from (kept: scripts/ferretdb-go-test.sh runs its tests). */
+export function ferretdbSourceDir(toolsDir: string, version: string, patches: FerretdbPatchSet): string {
+  return path.join(toolsDir, 'src', ferretdbBuildName(version, patches));
 }
 
 async function hasGo(): Promise<boolean> {
@@ -46,7 +79,8 @@ async function hasGo(): Promise<boolean> {
  * (default `<rootDir>/.tools`). The pinned module (tools/ferretdb) is read from `rootDir`.
  */
 export async function ensureFerretdbBinary(rootDir: string, version: string, logger?: Logger, toolsDir = path.join(rootDir, '.tools')): Promise<string> {
-  const binary = ferretdbBinaryPath(toolsDir, version);
+  const patches = ferretdbPatchSet(rootDir);
+  const binary = ferretdbBinaryPath(toolsDir, version, patches);
   if (existsSync(binary)) return binary;
   if (!(await hasGo())) throw new EmbeddedDatabaseUnavailable('No MONGODB_URI is set and `go` is not on PATH.');
 
@@ -66,13 +100,14 @@ export async function ensureFerretdbBinary(rootDir: string, version: string, log
   if (!downloaded.Dir || downloaded.Version !== version) {
     throw new Error(`could not download FerretDB ${version}: ${downloaded.Error ?? `got ${downloaded.Version}`}`);
   }
-  const srcDir = path.join(toolsDir, 'src', `ferretdb-${version}`);
-  logger?.info({ step: '2/3' }, 'preparing the FerretDB source');
+  const srcDir = ferretdbSourceDir(toolsDir, version, patches);
+  logger?.info({ step: '2/3', patches: patches.files.map((f) => path.basename(f)) }, 'preparing the FerretDB source and applying Slipway\'s patches');
   await rm(srcDir, { recursive: true, force: true });
   await mkdir(path.dirname(srcDir), { recursive: true });
   await cp(downloaded.Dir, srcDir, { recursive: true });
   await chmod(srcDir, 0o755);
   await run('chmod', ['-R', 'u+w', srcDir]);
+  await applyPatches(srcDir, patches);
   // Module archives do not carry the generated version file that FerretDB's own release build writes
   // (its build/version package documents writing it by hand).
   await writeFile(path.join(srcDir, 'build', 'version', 'version.txt'), `${version}\n`);
@@ -87,6 +122,24 @@ export async function ensureFerretdbBinary(rootDir: string, version: string, log
   await rename(tmp, binary);
   logger?.info({ version, seconds: Math.round((Date.now() - started) / 1000) }, 'embedded database built');
   return binary;
+}
+
+/**
+ * Applies each patch with `git apply`, checking first that it applies cleanly. The source may sit inside
+ * a git checkout (`.tools/` of this one): GIT_CEILING_DIRECTORIES keeps git from treating the patch's
+ * paths as relative to that checkout's root.
+ */
+async function applyPatches(srcDir: string, patches: FerretdbPatchSet): Promise<void> {
+  const env = { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(srcDir) };
+  for (const file of patches.files) {
+    try {
+      await run('git', ['apply', '--check', file], { cwd: srcDir, env });
+    } catch (err) {
+      const stderr = (err as { stderr?: string }).stderr ?? String(err);
+      throw new Error(`the FerretDB patch ${path.basename(file)} does not apply cleanly to ${path.basename(srcDir)}:\n${stderr}`, { cause: err });
+    }
+    await run('git', ['apply', file], { cwd: srcDir, env });
+  }
 }
 
 export async function freePort(): Promise<number> {
@@ -139,6 +192,10 @@ export async function startFerretdb(options: {
    * at every commit: the files stay consistent, the last transactions may be lost on power loss.
    */
   synchronous?: 'normal' | 'full';
+  /** FerretDB's own log level (default `error`); at `debug` it logs every SQL statement it runs. */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Receives FerretDB's output as it comes (besides the logger's debug lines). */
+  onOutput?: (chunk: string) => void;
 }): Promise<EmbeddedDatabase> {
   const port = options.port ?? (await freePort());
   await mkdir(options.dataDir, { recursive: true });
@@ -152,11 +209,12 @@ export async function startFerretdb(options: {
       '--telemetry=disable',
       '--debug-addr=-',
       `--state-dir=${options.dataDir}`,
-      '--log-level=error',
+      `--log-level=${options.logLevel ?? 'error'}`,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FERRETDB_TELEMETRY: 'disable', DO_NOT_TRACK: '1' } },
   );
   const forward = (chunk: Buffer) => {
+    options.onOutput?.(chunk.toString());
     const text = chunk.toString().trim();
     if (text) options.logger?.debug({ component: 'ferretdb' }, text.slice(0, 2000));
   };

@@ -31,6 +31,9 @@ export class ConfigurationRepository {
     await this.collection.createIndex({ project_id: 1, environment: 1, key: 1 }, { unique: true, name: 'project_environment_key_unique' });
     // Re-encryption after a data-key rotation finds what is still under an old key.
     await this.collection.createIndex({ 'value_encrypted.kid': 1 }, { name: 'value_kid' });
+    // The list's filter and sort; the secret values (re-encryption) without reading the others.
+    await this.collection.createIndex({ account_id: 1, project_id: 1, environment: 1, key: 1 }, { name: 'account_project_environment_key' });
+    await this.collection.createIndex({ secret: 1 }, { name: 'secret' });
   }
 
   /** Throws the driver's duplicate-key error (11000) when the key exists in that environment. */

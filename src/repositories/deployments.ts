@@ -40,6 +40,8 @@ export class DeploymentRepository {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ project_id: 1, _id: -1 }, { name: 'project_deployments' });
+    // The list's filter and sort (newest first), so that a page is read from the index alone.
+    await this.collection.createIndex({ account_id: 1, project_id: 1, _id: -1 }, { name: 'account_project_deployments' });
     await this.collection.createIndex({ project_id: 1, environment: 1, status: 1 }, { name: 'project_environment_status' });
   }
 

@@ -52,6 +52,7 @@ export class UserRepository {
     await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_users' });
     // E-mails were unique across the service before; now per account (the sign-in identity stays unique).
     if ((await this.collection.indexes()).some((index) => index.name === 'email_unique')) await this.collection.dropIndex('email_unique');
+    await this.collection.createIndex({ account_id: 1, role: 1 }, { name: 'account_role' });
   }
 
   async insert(doc: UserDoc): Promise<void> {

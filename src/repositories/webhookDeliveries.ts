@@ -44,6 +44,8 @@ export class WebhookDeliveryRepository {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ webhook_id: 1, _id: -1 }, { name: 'webhook_deliveries' });
+    // The list's filter and sort (newest first).
+    await this.collection.createIndex({ account_id: 1, webhook_id: 1, _id: -1 }, { name: 'account_webhook_deliveries' });
     await this.collection.createIndex({ created_at: 1 }, { name: 'created_at' });
   }
 

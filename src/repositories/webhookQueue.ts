@@ -31,6 +31,7 @@ export class WebhookQueueRepository {
     // Which endpoints have due work (endpointsDue), then each endpoint's oldest due entries (dueFor).
     await this.collection.createIndex({ due_at: 1 }, { name: 'due_at' });
     await this.collection.createIndex({ webhook_id: 1, due_at: 1 }, { name: 'webhook_due' });
+    await this.collection.createIndex({ webhook_id: 1 }, { name: 'webhook_id' });
   }
 
   /** False when the delivery is already queued. */
