@@ -8,6 +8,7 @@ import { ApiKeyUsageRepository } from './apiKeyUsage.ts';
 import { ConfigurationRepository } from './configurations.ts';
 import { ConsentRepository } from './consents.ts';
 import { DeploymentRepository } from './deployments.ts';
+import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
 import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
 import { LockRepository } from './locks.ts';
@@ -37,6 +38,7 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     consents: new ConsentRepository(db),
     rateLimits: new RateLimitRepository(db),
     revokedGrants: new RevokedGrantRepository(db, options.changes),
+    dpopProofs: new DpopProofRepository(db),
     projects: new ProjectRepository(db),
     deployments: new DeploymentRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),
@@ -77,6 +79,7 @@ export async function sweepExpired(db: Db, repos: Repositories): Promise<number>
     (await sweepOidc(db, now)) +
     (await repos.rateLimits.sweep(now)) +
     (await repos.revokedGrants.sweep(now)) +
+    (await repos.dpopProofs.sweep(now)) +
     (await repos.idempotencyKeys.sweep(now)) +
     (await repos.sessions.sweep(now)) +
     (await repos.apiKeySecrets.sweep(now)) +

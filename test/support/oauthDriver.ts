@@ -113,6 +113,20 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
     code_challenge_method: 'S256',
   }).toString();
 
+  const { callback } = await driveAuthorization(authorize, options, jar);
+  return { callback, verifier, state };
+}
+
+/**
+ * Follows an authorization request (any parameters: built by hand or by openid-client, or a PAR
+ * `request_uri`) through login and consent to the callback. `loginShown`: whether the login form was
+ * asked for (false when the jar's session was still signed in).
+ */
+export async function driveAuthorization(
+  authorize: URL,
+  options: Pick<AuthorizeOptions, 'redirectUri' | 'email' | 'password' | 'requestId'>,
+  jar = new CookieJar(),
+): Promise<{ callback: URL; loginShown: boolean }> {
   const headers = (url: URL): Record<string, string> => {
     const cookie = jar.header(url.pathname);
     return { ...(cookie ? { cookie } : {}), ...(options.requestId ? { 'x-request-id': options.requestId } : {}) };
@@ -130,7 +144,7 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
       const next = new URL(location, url);
       if (next.href.startsWith(options.redirectUri)) {
         if (next.searchParams.get('error')) throw new AuthorizeError(`authorization failed: ${next.searchParams.get('error')}: ${next.searchParams.get('error_description') ?? ''}`);
-        return { callback: next, verifier, state };
+        return { callback: next, loginShown: submittedLogin };
       }
       url = next;
       init = { method: 'GET' };

@@ -1,0 +1,40 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+
+/** A client's DPoP key (ES256, not extractable where it signs), its public JWK and thumbprint. */
+export interface DpopKey {
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: JWK;
+  thumbprint: string;
+}
+
+export async function newDpopKey(): Promise<DpopKey> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  return { privateKey, publicKey, publicJwk, thumbprint: await calculateJwkThumbprint(publicJwk) };
+}
+
+export interface ProofClaims {
+  htm: string;
+  htu: string;
+  /** The access token the proof goes with (its SHA-256 becomes `ath`). */
+  accessToken?: string;
+  nonce?: string;
+  jti?: string;
+  /** Seconds since the epoch; default now. */
+  iat?: number;
+}
+
+/** A DPoP proof JWT made by hand (RFC 9449 §4.2), for cases openid-client would never produce. */
+export async function dpopProof(key: DpopKey, claims: ProofClaims): Promise<string> {
+  const payload: Record<string, unknown> = { htm: claims.htm, htu: claims.htu, jti: claims.jti ?? randomUUID(), iat: claims.iat ?? Math.floor(Date.now() / 1000) };
+  if (claims.accessToken) payload.ath = createHash('sha256').update(claims.accessToken).digest('base64url');
+  if (claims.nonce) payload.nonce = claims.nonce;
+  return await new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.publicJwk }).sign(key.privateKey);
+}
+
+/** GET (or another method) on /v1 with `Authorization: DPoP` and a proof. */
+export async function dpopCall(base: string, path: string, accessToken: string, proof: string | undefined, method = 'GET', scheme = 'DPoP'): Promise<Response> {
+  return await fetch(`${base}${path}`, { method, headers: { authorization: `${scheme} ${accessToken}`, ...(proof ? { dpop: proof } : {}) } });
+}
