@@ -56,12 +56,15 @@ export const getProjectDpop: Scenario = {
 };
 
 /**
- * The rotated refresh of a public client whose refresh tokens are bound to its key: each request carries
- * a fresh proof; chains per connection as in token.ts (`token-refresh-public`), which it is compared with.
+ * The refresh of a public client whose refresh tokens are bound to its key: each request carries a fresh
+ * proof (one more verification and one replay-cache insert at the token endpoint). A bound refresh token
+ * is not rotated (oidc-provider's default, RFC 9700 §2.2.2: sender-constrained or rotated), so no used
+ * token is claimed or kept; each connection still carries its chain as in token.ts
+ * (`token-refresh-public`, the rotated Bearer refresh it is compared with), whatever comes back.
  */
 export const refreshPublicDpop: Scenario = {
   id: 'token-refresh-public-dpop',
-  title: 'POST /oauth/token refresh_token (public, rotated, DPoP-bound)',
+  title: 'POST /oauth/token refresh_token (public, DPoP-bound, not rotated)',
   compareTo: 'token-refresh-public',
   async prepare(ctx) {
     const key = newSyncDpopKey();

@@ -194,7 +194,7 @@ ${block(`${issuer}/session/end?id_token_hint=$ID_TOKEN`)}
 </section>
 
 <section class="op" id="oauth-dpop"><h3>DPoP-bound tokens</h3>
-<p>RFC 9449: the app keeps a key pair (ES256, Ed25519 or EdDSA) and sends a <em>proof</em>, a small JWT signed with it, in a <code>DPoP</code> header. A proof at the token endpoint binds the access token to the key (<code>token_type: DPoP</code>, <code>cnf.jkt</code> in the token) and, for public clients, the refresh token too: a copied token is useless without the key. Proof header: <code>{"typ":"dpop+jwt","alg":"ES256","jwk":{…public key…}}</code>; claims: <code>jti</code> (unique), <code>iat</code> (now), <code>htm</code> (the method), <code>htu</code> (the URL without query).</p>
+<p>RFC 9449: the app keeps a key pair (ES256, Ed25519 or EdDSA) and sends a <em>proof</em>, a small JWT signed with it, in a <code>DPoP</code> header. A proof at the token endpoint binds the access token to the key (<code>token_type: DPoP</code>, <code>cnf.jkt</code> in the token) and, for public clients, the refresh token too (which is then not rotated on each use): a copied token is useless without the key. Proof header: <code>{"typ":"dpop+jwt","alg":"ES256","jwk":{…public key…}}</code>; claims: <code>jti</code> (unique), <code>iat</code> (now), <code>htm</code> (the method), <code>htu</code> (the URL without query).</p>
 ${block(`curl -X POST ${issuer}/token \
   -H "DPoP: $PROOF_FOR_POST_TOKEN" \
   -d grant_type=authorization_code -d code=$CODE \
@@ -232,7 +232,7 @@ ${block(`${issuer}/authorize?client_id=$CLIENT_ID&request_uri=urn%3Aietf%3Aparam
 </section>
 
 <section class="op" id="oauth-refresh"><h3>Refresh</h3>
-<p>A new access token without the user: <code>POST ${issuer}/token</code> with <code>grant_type=refresh_token</code>, <code>refresh_token</code> and <code>client_id</code>. Public clients get a new refresh token each time and must keep only the newest; presenting a used one again revokes the whole grant.</p>
+<p>A new access token without the user: <code>POST ${issuer}/token</code> with <code>grant_type=refresh_token</code>, <code>refresh_token</code> and <code>client_id</code>. Public clients get a new refresh token each time (unless it is bound to a DPoP key) and must keep only the newest; presenting a used one again revokes the whole grant.</p>
 ${block(`curl -X POST ${issuer}/token \\
   -d grant_type=refresh_token \\
   -d refresh_token=$REFRESH_TOKEN \\

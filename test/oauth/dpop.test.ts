@@ -157,9 +157,11 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
     expect(withOther.status).toBe(400);
     expect(((await withOther.json()) as { error: string }).error).toBe('invalid_grant');
 
-    // With the key (openid-client): a new pair, still bound to the same key.
+    // With the key (openid-client): a new access token, still bound to the same key. A key-bound refresh
+    // token is not rotated (RFC 9700 §2.2.2: sender-constrained or rotated): the same one comes back.
     const refreshed = await oidc.refreshTokenGrant(config, refreshToken, undefined, { DPoP: dpop });
     expect(refreshed.token_type.toLowerCase()).toBe('dpop');
+    expect(refreshed.refresh_token).toBe(refreshToken);
     expect(decodeJwt(refreshed.access_token).cnf).toEqual({ jkt: key.thumbprint });
     const res = await oidc.fetchProtectedResource(config, refreshed.access_token, new URL(projects()), 'GET', undefined, undefined, { DPoP: dpop });
     expect(res.status).toBe(200);
