@@ -31,9 +31,9 @@ async function signIn(config: oidc.Configuration, user: User, scope: string, jar
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
   });
-  const { callback: callbackUrl, loginShown } = await driveAuthorization(url, { redirectUri: callback.redirectUri, email: user.email, password: user.password }, jar);
+  const { callback: callbackUrl, loginShown, consentPage } = await driveAuthorization(url, { redirectUri: callback.redirectUri, email: user.email, password: user.password }, jar);
   const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, { pkceCodeVerifier: verifier, expectedState: state, ...(nonce ? { expectedNonce: nonce } : {}), idTokenExpected: openid });
-  return { tokens, nonce, jar, loginShown };
+  return { tokens, nonce, jar, loginShown, consentPage };
 }
 
 const atHash = (accessToken: string) => createHash('sha256').update(accessToken).digest().subarray(0, 16).toString('base64url');
@@ -49,7 +49,10 @@ describe('OpenID Connect sign-in (authorization code + PKCE) with openid-client'
   });
 
   it('issues an ID token (nonce, at_hash, auth_time, sid, profile and email claims) beside the /v1 access token, and userinfo answers', async () => {
-    const { tokens, nonce } = await signIn(config, user, 'openid profile email read');
+    const { tokens, nonce, consentPage } = await signIn(config, user, 'openid profile email read');
+    // The consent page says in plain words what signing in gives the app.
+    for (const words of ['Know who you are', 'See your name', 'See your email address', 'Read your projects'])
+      expect(consentPage).toContain(words);
     expect(tokens.id_token).toBeTruthy();
     const claims = tokens.claims()!;
     expect(claims).toMatchObject({ iss: server.issuer, sub: user._id, aud: clientId, nonce, email: user.email, email_verified: false, name: 'Ada Lovelace' });

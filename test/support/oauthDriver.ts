@@ -120,13 +120,13 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
 /**
  * Follows an authorization request (any parameters: built by hand or by openid-client, or a PAR
  * `request_uri`) through login and consent to the callback. `loginShown`: whether the login form was
- * asked for (false when the jar's session was still signed in).
+ * asked for (false when the jar's session was still signed in); `consentPage`: the consent page's HTML, if one was shown.
  */
 export async function driveAuthorization(
   authorize: URL,
   options: Pick<AuthorizeOptions, 'redirectUri' | 'email' | 'password' | 'requestId'>,
   jar = new CookieJar(),
-): Promise<{ callback: URL; loginShown: boolean }> {
+): Promise<{ callback: URL; loginShown: boolean; consentPage?: string }> {
   const headers = (url: URL): Record<string, string> => {
     const cookie = jar.header(url.pathname);
     return { ...(cookie ? { cookie } : {}), ...(options.requestId ? { 'x-request-id': options.requestId } : {}) };
@@ -134,6 +134,7 @@ export async function driveAuthorization(
   let url = authorize;
   let init: RequestInit = { method: 'GET' };
   let submittedLogin = false;
+  let consentPage: string | undefined;
   // login page, login post, resume, consent page, consent post, resume: a handful of hops at most.
   for (let hop = 0; hop < 12; hop += 1) {
     const response = await fetch(url, { ...init, headers: { ...headers(url), ...(init.headers as Record<string, string> | undefined) }, redirect: 'manual' });
@@ -144,7 +145,7 @@ export async function driveAuthorization(
       const next = new URL(location, url);
       if (next.href.startsWith(options.redirectUri)) {
         if (next.searchParams.get('error')) throw new AuthorizeError(`authorization failed: ${next.searchParams.get('error')}: ${next.searchParams.get('error_description') ?? ''}`);
-        return { callback: next, loginShown: submittedLogin };
+        return { callback: next, loginShown: submittedLogin, ...(consentPage ? { consentPage } : {}) };
       }
       url = next;
       init = { method: 'GET' };
@@ -159,6 +160,7 @@ export async function driveAuthorization(
       url = new URL(login);
       init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email: options.email, password: options.password }).toString() };
     } else if (allow) {
+      consentPage = html;
       url = new URL(allow);
       init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=allow' };
     } else {
