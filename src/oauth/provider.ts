@@ -284,6 +284,13 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
   // A second use of a code, refresh token, pushed request or interaction, however concurrent: refused the OAuth way.
   installSingleUseRefusals(provider, () => currentRequest.getStore());
 
+  // DPoP proofs at the token endpoint (and userinfo) are single use across instances: oidc-provider's own
+  // check is a find, then a save, which two concurrent requests both pass. The same unique insert as /v1's
+  // replay cache (`dpop_proofs`), keyed apart from it by a prefix; swept with it. ReplayDetection serves
+  // nothing else here (no JWT client authentication, no attestation).
+  (provider.ReplayDetection as unknown as { unique(iss: string, jti: string, exp: number): Promise<boolean> }).unique = async (iss, jti, exp) =>
+    await repos.dpopProofs.claim(`oauth:${iss}`, jti, new Date(exp * 1000));
+
   // Client secrets are stored only as SHA-256; compare the hash of what was presented.
   const clientProto = provider.Client.prototype as unknown as { compareClientSecret(actual: string): boolean; includeSid(): boolean; clientSecret?: string };
   // Every ID token names its session (`sid`), so an app can tell which sign-in a logout ends; oidc-provider

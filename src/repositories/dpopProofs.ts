@@ -4,8 +4,9 @@ import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { sha256Hex } from '../lib/hash.ts';
 
 /**
- * DPoP proofs already presented to /v1 (RFC 9449 §11.1): one row per (key thumbprint, `jti`), under
- * `_id` = SHA-256 of both, kept while the proof's `iat` is inside the accepted window. Claiming is a
+ * DPoP proofs already presented (RFC 9449 §11.1): to /v1, one row per (key thumbprint, `jti`), under
+ * `_id` = SHA-256 of both, kept while the proof's `iat` is inside the accepted window; to the
+ * authorization server, one per (`oauth:` + client_id, `jti`) (its ReplayDetection, src/oauth/provider.ts). Claiming is a
  * unique insert, atomic on MongoDB and FerretDB alike, so a proof is accepted once across every
  * instance however many requests carry it at the same time. A row outlives the window its proof is
  * accepted in (an older proof is refused for its `iat` anyway); the sweeper removes it after that.
@@ -25,10 +26,10 @@ export class DpopProofRepository {
     await this.collection.createIndex({ expires_at: 1 }, { name: 'expires_at' });
   }
 
-  /** True for the first presentation of (jkt, jti); false when it was presented before. */
-  async claim(jkt: string, jti: string, expiresAt: Date): Promise<boolean> {
+  /** True for the first presentation of (scope, jti); false when it was presented before. */
+  async claim(scope: string, jti: string, expiresAt: Date): Promise<boolean> {
     try {
-      await this.collection.insertOne({ _id: sha256Hex(`${jkt}\n${jti}`), expires_at: expiresAt });
+      await this.collection.insertOne({ _id: sha256Hex(`${scope}\n${jti}`), expires_at: expiresAt });
       return true;
     } catch (err) {
       if (isDuplicateKeyError(err)) return false;

@@ -114,14 +114,15 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
     await expectDpopRefusal(await dpopCall(b.url, '/v1/users/me', accessToken, sameJti), 'invalid_dpop_proof');
   });
 
-  it('accepts one proof exactly once when it is sent many times at once across two instances', async () => {
-    const jti = `burst-${Date.now()}`;
-    const proof = await dpopProof(key, { htm: 'GET', htu: projects(), accessToken, jti });
-    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => dpopCall(i % 2 ? b.url : a.url, '/v1/projects', accessToken, proof)));
-    const statuses = results.map((r) => r.status);
-    console.log(`one jti sent 24 times at once over two instances: ${statuses.filter((s) => s === 200).length} accepted, ${statuses.filter((s) => s === 401).length} refused`);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 401)).toHaveLength(23);
+  it('accepts one proof exactly once when it is sent many times at once, on one instance and across two', async () => {
+    for (const servers of [[a], [a, b]]) {
+      const proof = await dpopProof(key, { htm: 'GET', htu: projects(), accessToken });
+      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => dpopCall(servers[i % servers.length]!.url, '/v1/projects', accessToken, proof)));
+      const statuses = results.map((r) => r.status);
+      console.log(`/v1: one proof sent 24 times at once on ${servers.length} instance(s): ${statuses.filter((s) => s === 200).length} accepted, ${statuses.filter((s) => s === 401).length} refused`);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(23);
+    }
   });
 
   it('asks for a nonce when the proof iat is too old; the retry with the nonce succeeds (and that nonce is good on the other instance)', async () => {
@@ -166,6 +167,27 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
     const res = await oidc.fetchProtectedResource(config, refreshed.access_token, new URL(projects()), 'GET', undefined, undefined, { DPoP: dpop });
     expect(res.status).toBe(200);
     refreshToken = refreshed.refresh_token!;
+  });
+
+  it('at the token endpoint too: one proof refreshes once, however many requests carry it at once, on one instance and across two', async () => {
+    const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString();
+    for (const servers of [[a], [a, b]]) {
+      // oidc-provider compares htu with the address the request reached (its Host), so each instance gets
+      // the proof made for it; both proofs carry one jti, which is what is claimed once.
+      const jti = `refresh-burst-${servers.length}-${Date.now()}`;
+      const proofs = await Promise.all(servers.map((server) => dpopProof(key, { htm: 'POST', htu: `${server.issuer}/token`, jti })));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          fetch(`${servers[i % servers.length]!.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proofs[i % servers.length]! }, body }),
+        ),
+      );
+      const statuses = results.map((r) => r.status);
+      console.log(`token endpoint: one proof sent 12 times at once on ${servers.length} instance(s): ${statuses.filter((s) => s === 200).length} refreshed, ${statuses.filter((s) => s === 400).length} refused`);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 400)).toHaveLength(11);
+      const refused = await Promise.all(results.filter((r) => r.status === 400).map(async (r) => ((await r.json()) as { error: string }).error));
+      expect(new Set(refused)).toEqual(new Set(['invalid_grant']));
+    }
   });
 });
 
