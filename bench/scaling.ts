@@ -6,6 +6,7 @@ import { collectionName, storedArtifact } from '../src/repositories/oidcStore.ts
 import type { ProjectDoc } from '../src/repositories/projects.ts';
 import type { UserDoc } from '../src/repositories/users.ts';
 import { UserService } from '../src/services/users.ts';
+import { NO_QUOTAS, QuotaService } from '../src/services/quotas.ts';
 import { basicAuth, CookieJar, obtainTokens } from '../test/support/oauthDriver.ts';
 import { runScenario, type LoadOptions } from './lib/load.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './lib/types.ts';
@@ -70,7 +71,7 @@ async function signIn(ctx: BenchContext, email: string, password: string): Promi
 
 async function makeFixture(ctx: BenchContext): Promise<Fixture> {
   const { repos } = ctx.seed;
-  const users = new UserService(repos);
+  const users = new UserService(repos, new QuotaService(repos.quotaSlots, NO_QUOTAS));
   const password = `bench-${randomBytes(12).toString('base64url')}`;
   const big = await users.createByOperator({ email: `bench-scale-${randomBytes(4).toString('hex')}@example.com`, name: 'Scaling account', role: 'owner', password });
   const small = await users.createByOperator({ email: `bench-tenant-${randomBytes(4).toString('hex')}@example.com`, name: 'Small tenant', role: 'developer', password });

@@ -39,6 +39,8 @@ export const ERROR_CODES = {
   invalid_request: { status: 400, example: 'per_page must be an integer from 1 to 100.' },
   unauthorized: { status: 401, example: 'Authentication is required: send Authorization: Bearer <token>.' },
   invalid_token: { status: 401, example: 'The access token is invalid, expired or revoked.' },
+  invalid_dpop_proof: { status: 401, example: 'The DPoP proof is not for this method and URL.' },
+  use_dpop_nonce: { status: 401, example: 'Send the DPoP proof again with the nonce from the DPoP-Nonce header.' },
   insufficient_scope: { status: 403, example: 'This operation needs the "write" scope.' },
   forbidden: { status: 403, example: 'Your role does not allow this operation.' },
   quota_exceeded: { status: 403, example: 'The account has reached its quota of 1000 projects; delete some or ask the operator to raise it.' },
@@ -68,6 +70,21 @@ export const invalidToken = (message: string = ERROR_CODES.invalid_token.example
   new AppError(401, 'invalid_token', message, {
     headers: { 'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"` },
   });
+/** The proof algorithms /v1 accepts (the authorization server's `dpop_signing_alg_values_supported`). */
+export const DPOP_ALGORITHMS = ['ES256', 'Ed25519', 'EdDSA'] as const;
+const DPOP_REALM = `DPoP realm="slipway", algs="${DPOP_ALGORITHMS.join(' ')}"`;
+const dpopChallenge = (error: string, message: string) => `${DPOP_REALM}, error="${error}", error_description="${message.replace(/["\\]/g, '')}"`;
+
+/** RFC 9449 §7.1: a DPoP-bound token that is invalid, or sent without its proof (as Bearer). */
+export const invalidDpopToken = (message: string = ERROR_CODES.invalid_token.example) =>
+  new AppError(401, 'invalid_token', message, { headers: { 'WWW-Authenticate': dpopChallenge('invalid_token', message) } });
+/** RFC 9449 §7.1: the DPoP proof is missing, malformed, for another request, too old, replayed or of another key. */
+export const invalidDpopProof = (message: string = ERROR_CODES.invalid_dpop_proof.example) =>
+  new AppError(401, 'invalid_dpop_proof', message, { headers: { 'WWW-Authenticate': dpopChallenge('invalid_dpop_proof', message) } });
+/** RFC 9449 §9: the proof must carry the server nonce given in `DPoP-Nonce`. */
+export const useDpopNonce = (nonce: string, message: string = ERROR_CODES.use_dpop_nonce.example) =>
+  new AppError(401, 'use_dpop_nonce', message, { headers: { 'WWW-Authenticate': dpopChallenge('use_dpop_nonce', message), 'DPoP-Nonce': nonce } });
+
 export const insufficientScope = (scope: string) =>
   new AppError(403, 'insufficient_scope', `This operation needs the "${scope}" scope.`, {
     headers: { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` },

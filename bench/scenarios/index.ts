@@ -1,6 +1,7 @@
 import type { Scenario } from '../lib/types.ts';
 import { getProjectApiKey, getProjectBaseline, getProjectJwt } from './projectGet.ts';
 import { healthz } from './system.ts';
+import { getProjectDpop, refreshPublicDpop } from './dpop.ts';
 import { clientCredentials, clientCredentialsBare, refreshConfidential, refreshConfidentialBare, refreshPublicAfterHistory, refreshPublicRotating, refreshPublicRotatingBare } from './token.ts';
 import { createDeployment, createDeploymentBaseline, listProjects, listProjectsBaseline, listProjectsSmall, listProjectsSmallBaseline } from './v1.ts';
 
@@ -16,6 +17,7 @@ export const SCENARIOS: Scenario[] = [
   refreshConfidentialBare,
   refreshPublicRotating,
   refreshPublicRotatingBare,
+  refreshPublicDpop,
   // Opt-in: seeds (and afterwards removes) 100,000 used refresh tokens.
   refreshPublicAfterHistory,
   // The 10,000-project list comes last: its seeding slows every later query on FerretDB.
@@ -25,6 +27,7 @@ export const SCENARIOS: Scenario[] = [
   createDeploymentBaseline,
   getProjectApiKey,
   getProjectJwt,
+  getProjectDpop,
   getProjectBaseline,
   listProjects,
   listProjectsBaseline,

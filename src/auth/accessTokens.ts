@@ -1,13 +1,14 @@
 import { LRUCache } from 'lru-cache';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../config/index.ts';
-import { invalidToken } from '../errors.ts';
+import { invalidDpopToken, invalidToken } from '../errors.ts';
 import { publicJwks, type KeyMaterial } from '../keys/keystore.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { revokedClientKey, revokedTokenKey, revokedUserKey } from '../repositories/revokedGrants.ts';
 import { looksLikeJwt, type Authenticator } from './authenticators.ts';
 import { capByRole, expandScopes, type Principal } from '../domain/principal.ts';
 import type { RevokedGrantCache } from './revokedGrants.ts';
+import type { DpopVerifier } from './dpop.ts';
 
 /** Clock skew tolerated on `exp`/`iat`/`nbf`. */
 const CLOCK_TOLERANCE_SECONDS = 5;
@@ -19,6 +20,7 @@ interface AccessTokenClaims extends JWTPayload {
   scope?: unknown;
   acct?: unknown;
   gid?: unknown;
+  cnf?: unknown;
 }
 
 export interface AccessTokenDeps {
@@ -26,6 +28,8 @@ export interface AccessTokenDeps {
   keys: KeyMaterial;
   repos: Pick<Repositories, 'users' | 'oauthClients'>;
   revokedGrants: RevokedGrantCache;
+  /** Checks the DPoP proof of a request made with a DPoP-bound token (src/auth/dpop.ts). */
+  verifyDpop: DpopVerifier;
 }
 
 /**
@@ -36,8 +40,11 @@ export interface AccessTokenDeps {
  *   effective scopes = token scopes capped by the role.
  * - client_credentials tokens (`sub` = client_id, no grant): act as the client's account with the token's scopes.
  * Either way the client must still exist and belong to the token's account.
+ * A token bound to a DPoP key (`cnf.jkt`, RFC 9449) is accepted only as `Authorization: DPoP` with a
+ * valid proof of that key for this request; as Bearer it is refused. An unbound token sent as DPoP is
+ * refused too: the scheme says which kind the client holds.
  */
-export function createAccessTokenAuthenticator({ config, keys, repos, revokedGrants }: AccessTokenDeps): Authenticator {
+export function createAccessTokenAuthenticator({ config, keys, repos, revokedGrants, verifyDpop }: AccessTokenDeps): Authenticator {
   const jwks = createLocalJWKSet(publicJwks(keys));
   // A token's claims never change once its signature checks out, so the RS256 verification is done once
   // per token, not once per request. Expiry is checked on every use, and revocation, the user and the
@@ -65,14 +72,21 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
   return {
     name: 'access_token',
     accepts: looksLikeJwt,
-    async authenticate(token) {
+    async authenticate(token, ctx, scheme) {
       let claims: AccessTokenClaims;
       try {
         claims = await verify(token);
       } catch (err) {
-        if (err instanceof joseErrors.JWTExpired) throw invalidToken('The access token has expired.');
-        if (err instanceof joseErrors.JOSEError) throw invalidToken();
+        const refuse = scheme === 'dpop' ? invalidDpopToken : invalidToken;
+        if (err instanceof joseErrors.JWTExpired) throw refuse('The access token has expired.');
+        if (err instanceof joseErrors.JOSEError) throw refuse();
         throw err;
+      }
+      const jkt = boundKey(claims);
+      if (jkt === undefined && scheme === 'dpop') throw invalidDpopToken('This access token is not bound to a DPoP key: send it as Authorization: Bearer.');
+      if (jkt !== undefined) {
+        if (scheme !== 'dpop') throw invalidDpopToken('This access token is bound to a DPoP key: send it as Authorization: DPoP <token> with a DPoP proof.');
+        await verifyDpop(ctx, token, jkt);
       }
       const { sub, client_id: clientId, scope = '', acct, gid, jti } = claims;
       if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof acct !== 'string') throw invalidToken();
@@ -107,4 +121,13 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
       } satisfies Principal;
     },
   };
+}
+
+/** The DPoP key thumbprint a token is bound to (`cnf.jkt`), if any. */
+function boundKey(claims: AccessTokenClaims): string | undefined {
+  const cnf = claims.cnf;
+  if (cnf === undefined) return undefined;
+  const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
+  if (typeof jkt !== 'string' || !jkt) throw invalidToken('The access token is bound to a key this API does not support.');
+  return jkt;
 }

@@ -11,7 +11,11 @@ export interface Authenticator {
   readonly name: string;
   /** Whether the token has this authenticator's shape (a prefix like `slw_`, or JWT structure). */
   accepts(token: string): boolean;
-  authenticate(token: string, ctx: Context): Promise<Principal>;
+  /**
+   * `scheme`: how the token was sent, `Authorization: Bearer` or `Authorization: DPoP` (RFC 9449 §7.1).
+   * Only the access token authenticator knows DPoP; the others refuse that scheme.
+   */
+  authenticate(token: string, ctx: Context, scheme: AuthScheme): Promise<Principal>;
   /**
    * For a credential the browser sends by itself (the dashboard's session cookie): tried only when the
    * request has no Authorization header. Returns null when the request carries none; throws
@@ -20,6 +24,8 @@ export interface Authenticator {
    */
   fromCookies?(ctx: Context): Promise<Principal | null>;
 }
+
+export type AuthScheme = 'bearer' | 'dpop';
 
 const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export const looksLikeJwt = (token: string) => JWT_SHAPE.test(token);

@@ -1,11 +1,12 @@
 import type { Config } from '../config/index.ts';
-import type { KeyMaterial } from '../keys/keystore.ts';
+import { dpopNonceSecret, type KeyMaterial } from '../keys/keystore.ts';
 import type { Changes } from '../lib/changes.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { SessionService } from '../services/sessions.ts';
 import { createAccessTokenAuthenticator } from './accessTokens.ts';
 import { createApiKeyAuthenticator, createApiKeyCredential } from './apiKeyAuthenticator.ts';
 import type { Authenticator } from './authenticators.ts';
+import { createDpopVerifier } from './dpop.ts';
 import { RevokedGrantCache } from './revokedGrants.ts';
 import { createSessionAuthenticator } from './sessionAuthenticator.ts';
 
@@ -30,7 +31,8 @@ export interface AuthenticatorDeps {
  */
 export function createAuthenticators({ config, keys, repos, sessions, changes }: AuthenticatorDeps): Authenticator[] {
   const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds, changes);
-  const authenticators = [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants })];
+  const verifyDpop = createDpopVerifier({ config, nonceSecret: dpopNonceSecret(keys), proofs: repos.dpopProofs });
+  const authenticators = [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants, verifyDpop })];
   // Dashboard session tokens: `slws_…` as Bearer, or the session cookie (CSRF-checked on unsafe methods).
   if (sessions) authenticators.push(createSessionAuthenticator(sessions));
   // API keys: `slw_…`, cached per instance for at most principalCacheSeconds (≤ 30 s), so a key revoked

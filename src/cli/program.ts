@@ -188,10 +188,12 @@ function clientsCommands(program: Command): void {
     .option('--public', 'a public client (no secret; browser and native apps): the default')
     .option('--confidential', 'a confidential client (client_secret_basic)')
     .option('--first-party', 'skip the consent page')
+    .option('--require-dpop', 'token requests must carry a DPoP proof (dpop_bound_access_tokens)')
+    .option('--require-par', 'authorization requests must be pushed first (require_pushed_authorization_requests)')
     .option('--grant <type>', 'authorization_code, refresh_token or client_credentials (repeat for several)', collect)
     .option('--scope <scopes>', 'scopes it may request, e.g. "read write"')
     .option('--account <id>', 'the account (default: the only one)')
-    .action(async (o: JsonOption & { name?: string; redirectUri?: string[]; public?: boolean; confidential?: boolean; firstParty?: boolean; grant?: string[]; scope?: string; account?: string }) => {
+    .action(async (o: JsonOption & { name?: string; redirectUri?: string[]; public?: boolean; confidential?: boolean; firstParty?: boolean; requireDpop?: boolean; requirePar?: boolean; grant?: string[]; scope?: string; account?: string }) => {
       if (!o.name) throw new UsageError('missing --name');
       if (o.public && o.confidential) throw new UsageError('--public and --confidential exclude each other');
       const input = parseInput(OperatorClientInput, {
@@ -201,6 +203,8 @@ function clientsCommands(program: Command): void {
         ...(o.grant ? { grant_types: o.grant } : {}),
         ...(o.scope ? { scope: o.scope } : {}),
         first_party: !!o.firstParty,
+        dpop_bound_access_tokens: !!o.requireDpop,
+        require_pushed_authorization_requests: !!o.requirePar,
       });
       const result = await withRuntime(async (rt) => rt.services.oauthClients.registerAsOperator(systemPrincipal(await accountOf(rt, o.account)), input));
       const presented = { ...presentClient(result.client), ...(result.clientSecret ? { client_secret: result.clientSecret } : {}) };

@@ -195,6 +195,13 @@ export const ConfigSchema = z
      * 0 (default): every second use is reuse. At most 60.
      */
     oauthRefreshReuseGraceSeconds: z.coerce.number().int().min(0).max(60),
+    /**
+     * DPoP server nonces (RFC 9449 §8–9): when true, every DPoP proof (token endpoint and /v1) must carry
+     * a nonce this server issued (`DPoP-Nonce`); the first call without one gets `use_dpop_nonce`. When
+     * false (default), nonces are offered and checked when present; a proof is then bound in time by
+     * its `iat` and its single-use `jti`.
+     */
+    dpopNonceRequired: z.coerce.boolean(),
   })
   .strict()
   .refine((c) => c.httpRequestTimeoutMs >= c.httpHeadersTimeoutMs, {
@@ -273,6 +280,7 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   OAUTH_CONSUMED_MOVE_DELAY_MS: 'oauthConsumedMoveDelayMs',
   // Authorization server
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: 'oauthRefreshReuseGraceSeconds',
+  DPOP_NONCE_REQUIRED: 'dpopNonceRequired',
 };
 
 export class ConfigError extends Error {
@@ -317,7 +325,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   };
   for (const [name, key] of Object.entries(ENV_MAP)) {
     const value = env[name];
-    if (value !== undefined && value !== '') merged[key] = key === 'trustProxy' || key === 'webhookAllowLoopback' ? value === 'true' || value === '1' : value;
+    if (value !== undefined && value !== '') merged[key] = key === 'trustProxy' || key === 'webhookAllowLoopback' || key === 'dpopNonceRequired' ? value === 'true' || value === '1' : value;
   }
   Object.assign(merged, options.overrides ?? {});
 

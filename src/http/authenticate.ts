@@ -28,8 +28,9 @@ export interface AuthenticateDeps {
 }
 
 /**
- * First step of every /v1 route: `Authorization: Bearer <token>` → `ctx.state.principal`, then the
- * request is counted against that credential's rate limit, then against its account's request budget. Without an Authorization header, a browser
+ * First step of every /v1 route: `Authorization: Bearer <token>` (or `DPoP <token>` with a `DPoP` proof
+ * header, for access tokens bound to a key: RFC 9449) → `ctx.state.principal`, then the request is
+ * counted against that credential's rate limit, then against its account's request budget. Without an Authorization header, a browser
  * credential (the dashboard's session cookie, CSRF-checked on unsafe methods) is accepted instead. No credential → 401 `unauthorized`; a
  * credential that is malformed, of unknown kind, badly signed, expired or revoked → 401 `invalid_token`
  * (both with `WWW-Authenticate`). Failed attempts count against the caller's IP address.
@@ -61,16 +62,19 @@ export function createAuthenticate({ authenticators, rateLimit, accountRateLimit
       }
       throw unauthorized();
     }
-    const [scheme, token, ...rest] = header.split(/\s+/);
-    if (scheme!.toLowerCase() !== 'bearer') throw unauthorized('Only Bearer credentials are accepted: Authorization: Bearer <token>.');
-    if (!token || rest.length > 0 || token.length > 8192) throw invalidToken('The Authorization header must be exactly "Bearer <token>".');
+    const [given, token, ...rest] = header.split(/\s+/);
+    const scheme = given!.toLowerCase();
+    if (scheme !== 'bearer' && scheme !== 'dpop') throw unauthorized('Only Bearer and DPoP credentials are accepted: Authorization: Bearer <token>.');
+    if (!token || rest.length > 0 || token.length > 8192) throw invalidToken(`The Authorization header must be exactly "${scheme === 'dpop' ? 'DPoP' : 'Bearer'} <token>".`);
     const authenticator = authenticators.find((a) => a.accepts(token));
     if (!authenticator) throw invalidToken('This is not a credential Slipway issues.');
-    return await authenticator.authenticate(token, ctx);
+    // RFC 9449: only OAuth access tokens can be bound to a DPoP key; API keys and sessions are Bearer.
+    if (scheme === 'dpop' && authenticator.name !== 'access_token') throw invalidToken('Only OAuth access tokens bound to a DPoP key are sent as Authorization: DPoP.');
+    return await authenticator.authenticate(token, ctx, scheme);
   }
 
   return documented(authenticate, (op) => {
     op.authenticated = true;
-    op.errors.add('unauthorized').add('invalid_token').add('invalid_request');
+    op.errors.add('unauthorized').add('invalid_token').add('invalid_dpop_proof').add('use_dpop_nonce').add('invalid_request');
   });
 }

@@ -134,6 +134,9 @@ function issuerOf(doc: OpenAPIObject): string {
 const OAUTH_TOPICS: [string, string][] = [
   ['oauth-discovery', 'Discovery'],
   ['oauth-authorization-code', 'Authorization code + PKCE'],
+  ['oauth-openid-connect', 'OpenID Connect sign-in'],
+  ['oauth-dpop', 'DPoP-bound tokens'],
+  ['oauth-par', 'Pushed authorization requests'],
   ['oauth-refresh', 'Refresh'],
   ['oauth-client-credentials', 'Client credentials'],
   ['oauth-revocation', 'Revocation'],
@@ -151,13 +154,13 @@ function oauthSection(doc: OpenAPIObject): Html {
   const base = doc.servers?.[0]?.url ?? '';
   const tokenResponse = { access_token: 'eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCJ9…', expires_in: 3600, token_type: 'Bearer', scope: 'read write', refresh_token: 'Qm9yaW5nIGV4YW1wbGUgcmVmcmVzaCB0b2tlbg…' };
   return html`<section id="oauth" aria-labelledby="oauth-title">
-<h2 id="oauth-title">OAuth 2.0</h2>
-<p>The authorization server's issuer is <code>${issuer}</code>. Applications acting for a user use the authorization code flow with PKCE (S256, required for every client); servers acting for their own account use client credentials. Access tokens are JWTs for the audience <code>${base}/v1</code>, valid 3600 seconds, sent as <code>Authorization: Bearer &lt;token&gt;</code>. Scopes: <code>read</code> ⊂ <code>write</code> ⊂ <code>admin</code>.</p>
+<h2 id="oauth-title">OAuth 2.0 and OpenID Connect</h2>
+<p>The authorization server's issuer is <code>${issuer}</code>. Applications acting for a user use the authorization code flow with PKCE (S256, required for every client); servers acting for their own account use client credentials. Access tokens are JWTs for the audience <code>${base}/v1</code>, valid 3600 seconds, sent as <code>Authorization: Bearer &lt;token&gt;</code> (or <code>DPoP</code>, for tokens bound to a key). Scopes: <code>read</code> ⊂ <code>write</code> ⊂ <code>admin</code>; <code>openid</code>, <code>profile</code> and <code>email</code> sign the user in (OpenID Connect).</p>
 
 <section class="op" id="oauth-discovery"><h3>Discovery</h3>
 <p>Every endpoint below, and what the server supports, in one document (OpenID Connect discovery; also at the RFC 8414 path <code>/.well-known/oauth-authorization-server/oauth</code>). Signing keys are at <code>${issuer}/jwks</code>.</p>
 ${block(`curl ${issuer}/.well-known/openid-configuration`)}
-${block(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, revocation_endpoint: `${issuer}/token/revocation`, introspection_endpoint: `${issuer}/token/introspection`, jwks_uri: `${issuer}/jwks`, code_challenge_methods_supported: ['S256'], grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'] }, null, 2))}
+${block(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, userinfo_endpoint: `${issuer}/userinfo`, end_session_endpoint: `${issuer}/session/end`, pushed_authorization_request_endpoint: `${issuer}/request`, revocation_endpoint: `${issuer}/token/revocation`, introspection_endpoint: `${issuer}/token/introspection`, jwks_uri: `${issuer}/jwks`, code_challenge_methods_supported: ['S256'], grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'], scopes_supported: ['openid', 'offline_access', 'read', 'write', 'admin', 'profile', 'email'], id_token_signing_alg_values_supported: ['RS256'], dpop_signing_alg_values_supported: ['ES256', 'Ed25519', 'EdDSA'] }, null, 2))}
 </section>
 
 <section class="op" id="oauth-authorization-code"><h3>Authorization code + PKCE</h3>
@@ -173,8 +176,63 @@ ${block(`curl -X POST ${issuer}/token \\
 ${block(`HTTP/1.1 200\nContent-Type: application/json\n\n${JSON.stringify(tokenResponse, null, 2)}`)}
 </section>
 
+<section class="op" id="oauth-openid-connect"><h3>OpenID Connect sign-in</h3>
+<p>To learn <em>who</em> signed in, add <code>openid</code> (and <code>profile</code> for <code>name</code>, <code>email</code> for <code>email</code> and <code>email_verified</code>) to the scope, with a random <code>nonce</code>. The token response then carries an <code>id_token</code> beside the /v1 access token: a JWT signed RS256 with a key from <code>${issuer}/jwks</code>, <code>aud</code> = your client_id, with <code>sub</code> (the user id), <code>nonce</code>, <code>auth_time</code>, <code>at_hash</code> and <code>sid</code>. Check the signature, <code>iss</code>, <code>aud</code>, <code>exp</code> and <code>nonce</code> (any certified OpenID Connect library does). <code>email_verified</code> is always false: Slipway does not verify addresses.</p>
+${block(`${issuer}/authorize?response_type=code&client_id=$CLIENT_ID&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback&scope=openid%20profile%20email%20read&state=$STATE&nonce=$NONCE&code_challenge=$CODE_CHALLENGE&code_challenge_method=S256`)}
+${block(`HTTP/1.1 200
+Content-Type: application/json
+
+${JSON.stringify({ ...tokenResponse, scope: 'openid profile email read', id_token: 'eyJhbGciOiJSUzI1NiIsImtpZCI6Ik…' }, null, 2)}`)}
+<p>The userinfo endpoint takes the same access token (it carries <code>openid</code>; its audience is <code>${base}/v1</code>, and userinfo accepts that audience):</p>
+${block(`curl ${issuer}/userinfo -H "Authorization: Bearer $ACCESS_TOKEN"`)}
+${block(`HTTP/1.1 200
+Content-Type: application/json
+
+${JSON.stringify({ sub: 'usr_01jd8x0a2b4c6d8e0f2g4h6j8m', name: 'Ada Lovelace', email: 'ada@example.com', email_verified: false }, null, 2)}`)}
+<p>Sign-out: send the browser to the <code>end_session_endpoint</code> with the ID token; the user confirms and the Slipway session ends (the next sign-in asks for the password). Tokens already issued stay valid until they expire or are revoked.</p>
+${block(`${issuer}/session/end?id_token_hint=$ID_TOKEN`)}
+</section>
+
+<section class="op" id="oauth-dpop"><h3>DPoP-bound tokens</h3>
+<p>RFC 9449: the app keeps a key pair (ES256, Ed25519 or EdDSA) and sends a <em>proof</em>, a small JWT signed with it, in a <code>DPoP</code> header. A proof at the token endpoint binds the access token to the key (<code>token_type: DPoP</code>, <code>cnf.jkt</code> in the token) and, for public clients, the refresh token too (which is then not rotated on each use): a copied token is useless without the key. Proof header: <code>{"typ":"dpop+jwt","alg":"ES256","jwk":{…public key…}}</code>; claims: <code>jti</code> (unique), <code>iat</code> (now), <code>htm</code> (the method), <code>htu</code> (the URL without query).</p>
+${block(`curl -X POST ${issuer}/token \
+  -H "DPoP: $PROOF_FOR_POST_TOKEN" \
+  -d grant_type=authorization_code -d code=$CODE \
+  -d redirect_uri=https://app.example.com/callback \
+  -d code_verifier=$CODE_VERIFIER -d client_id=$CLIENT_ID`)}
+${block(`HTTP/1.1 200
+Content-Type: application/json
+DPoP-Nonce: eyJ7S_zG…
+
+${JSON.stringify({ ...tokenResponse, token_type: 'DPoP' }, null, 2)}`)}
+<p>On /v1 such a token is sent as <code>Authorization: DPoP &lt;token&gt;</code>, with a new proof for each request that also carries <code>ath</code> = BASE64URL(SHA-256(access token)); <code>htu</code> is <code>${base}</code> + the path. As <code>Bearer</code> it is refused. Refusals are 401 with <code>WWW-Authenticate: DPoP …</code>: <code>invalid_dpop_proof</code> (no proof, another method, URL, token or key, a used <code>jti</code>) or <code>use_dpop_nonce</code>, whose <code>DPoP-Nonce</code> header holds a nonce to put in the next proof's <code>nonce</code> claim. Answers offer the next nonce in <code>DPoP-Nonce</code>; a nonce is good at the token endpoint and /v1 alike for a few minutes. Register the app with <code>dpop_bound_access_tokens: true</code> to make proofs required at the token endpoint.</p>
+${block(`curl ${base}/v1/projects \
+  -H "Authorization: DPoP $ACCESS_TOKEN" \
+  -H "DPoP: $PROOF_FOR_GET_V1_PROJECTS"`)}
+${block(`HTTP/1.1 401
+WWW-Authenticate: DPoP realm="slipway", algs="ES256 Ed25519 EdDSA", error="use_dpop_nonce", error_description="…"
+DPoP-Nonce: eyJ7S_zG…
+Content-Type: application/json
+
+${JSON.stringify({ error: { code: 'use_dpop_nonce', message: 'This server requires a DPoP nonce; send the proof again with the nonce from DPoP-Nonce.' } }, null, 2)}`)}
+</section>
+
+<section class="op" id="oauth-par"><h3>Pushed authorization requests</h3>
+<p>RFC 9126: the app posts the authorization parameters to <code>${issuer}/request</code> first (authenticated as at the token endpoint) and sends the browser with only <code>client_id</code> and the <code>request_uri</code> it got back, valid for a minute and once. Any app may; an app registered with <code>require_pushed_authorization_requests: true</code> must (otherwise <code>invalid_request</code>).</p>
+${block(`curl -X POST ${issuer}/request \
+  -d client_id=$CLIENT_ID -d response_type=code \
+  -d redirect_uri=https://app.example.com/callback \
+  -d scope="openid read" -d state=$STATE \
+  -d code_challenge=$CODE_CHALLENGE -d code_challenge_method=S256`)}
+${block(`HTTP/1.1 201
+Content-Type: application/json
+
+${JSON.stringify({ request_uri: 'urn:ietf:params:oauth:request_uri:Ho7Wm2bJ…', expires_in: 60 }, null, 2)}`)}
+${block(`${issuer}/authorize?client_id=$CLIENT_ID&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3AHo7Wm2bJ…`)}
+</section>
+
 <section class="op" id="oauth-refresh"><h3>Refresh</h3>
-<p>A new access token without the user: <code>POST ${issuer}/token</code> with <code>grant_type=refresh_token</code>, <code>refresh_token</code> and <code>client_id</code>. Public clients get a new refresh token each time and must keep only the newest; presenting a used one again revokes the whole grant.</p>
+<p>A new access token without the user: <code>POST ${issuer}/token</code> with <code>grant_type=refresh_token</code>, <code>refresh_token</code> and <code>client_id</code>. Public clients get a new refresh token each time (unless it is bound to a DPoP key) and must keep only the newest; presenting a used one again revokes the whole grant.</p>
 ${block(`curl -X POST ${issuer}/token \\
   -d grant_type=refresh_token \\
   -d refresh_token=$REFRESH_TOKEN \\

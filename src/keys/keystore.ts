@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -91,6 +91,14 @@ export function publicJwks(keys: KeyMaterial): { keys: JWK[] } {
       Object.fromEntries(Object.entries({ kty, n, e, crv, x, y, kid, alg, use }).filter(([, v]) => v !== undefined)),
     ),
   };
+}
+
+/**
+ * The 32-byte secret DPoP server nonces (RFC 9449 §8) are derived from: HKDF of the current cookie key,
+ * so every instance with the same keys issues and accepts the same nonces, at the token endpoint and /v1.
+ */
+export function dpopNonceSecret(keys: KeyMaterial): Buffer {
+  return Buffer.from(hkdfSync('sha256', keys.cookies[0]!, '', 'slipway dpop nonce', 32));
 }
 
 /** Adds a new signing key in front: it signs from the next start, older keys keep verifying. */

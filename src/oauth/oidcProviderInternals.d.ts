@@ -1,6 +1,6 @@
 /**
  * The few oidc-provider modules Slipway reaches into: the introspection and revocation endpoints'
- * middleware lists and the step of them that refuses JWTs (src/oauth/structuredTokens.ts), and the grant
+ * middleware lists and the step of them that refuses JWTs, userinfo's audience rule (src/oauth/structuredTokens.ts), and the grant
  * revocation a second use of a code or refresh token triggers (src/oauth/singleUse.ts).
  */
 
@@ -10,6 +10,11 @@ declare module 'oidc-provider/lib/actions/introspection.js' {
   export default action;
 }
 declare module 'oidc-provider/lib/actions/revocation.js' {
+  import type { OidcMiddleware } from 'oidc-provider/lib/shared/reject_structured_tokens.js';
+  const action: OidcMiddleware[];
+  export default action;
+}
+declare module 'oidc-provider/lib/actions/userinfo.js' {
   import type { OidcMiddleware } from 'oidc-provider/lib/shared/reject_structured_tokens.js';
   const action: OidcMiddleware[];
   export default action;

@@ -7,7 +7,7 @@ import { behindProxy, proxyModel } from '../http/clientAddress.ts';
 import { clientMayCallFrom } from '../http/cors.ts';
 import { metrics } from '../http/metrics.ts';
 import { clientOf } from '../http/requestContext.ts';
-import type { KeyMaterial } from '../keys/keystore.ts';
+import { dpopNonceSecret, type KeyMaterial } from '../keys/keystore.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { hashClientSecret } from '../services/oauthClients.ts';
@@ -16,13 +16,16 @@ import { createAdapterClass } from '../repositories/oidcStore.ts';
 import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from './structuredTokens.ts';
 import { installSingleUseRefusals } from './singleUse.ts';
 import { TokenBudgets } from './tokenBudgets.ts';
-import { renderErrorPage } from './views.ts';
+import { renderErrorPage, renderLogout, renderMessage } from './views.ts';
 import { revokedTokenKey } from '../repositories/revokedGrants.ts';
+import { DPOP_ALGORITHMS } from '../errors.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 const AUTHORIZATION_CODE_TTL_SECONDS = 60;
-const KNOWN_SCOPES = new Set<string>(['offline_access', ...SCOPE_ORDER]);
+/** OpenID Connect sign-in (who the user is); the API scopes (SCOPE_ORDER) say what the app may do in /v1. */
+export const OIDC_SCOPES = ['openid', 'profile', 'email'] as const;
+const KNOWN_SCOPES = new Set<string>([...OIDC_SCOPES, 'offline_access', ...SCOPE_ORDER]);
 /** What each token endpoint really accepts: public clients (`none`, client_id only) and HTTP Basic. */
 const CLIENT_AUTH_METHODS = ['none', 'client_secret_basic'] as const;
 
@@ -58,6 +61,31 @@ function assertRequestedScopes(ctx: KoaContextWithOIDC, clientScope: string | un
   if (refused.length) throw new errors.InvalidScope('requested scope is not allowed for this client', refused.join(' '));
 }
 
+/**
+ * OpenID Connect Core §3.3.2.11: `at_hash` in the ID token issued beside an access token, so the app can
+ * tell the two belong together. oidc-provider adds it only to ID tokens from the authorization endpoint;
+ * here the access token the token endpoint has just issued (in the same request) is remembered and
+ * hashed into the ID token (IdToken hashes `at_hash` itself when it is set to the token's value).
+ */
+function installAccessTokenHash(provider: Provider): void {
+  const issued = new WeakMap<object, string>();
+  const accessToken = provider.AccessToken.prototype as unknown as { save(): Promise<string>; ctx?: object };
+  const save = accessToken.save;
+  accessToken.save = async function saveRemembered(this: { ctx?: object }) {
+    const value = await save.call(this);
+    const ctx = currentRequest.getStore();
+    if (ctx && typeof value === 'string') issued.set(ctx, value);
+    return value;
+  };
+  const idToken = provider.IdToken.prototype as unknown as { issue(options?: { use?: string }): Promise<string>; set(key: string, value: unknown): void; extra: Record<string, unknown>; ctx?: object };
+  const issue = idToken.issue;
+  idToken.issue = async function issueWithAtHash(this: typeof idToken, options) {
+    const value = this.ctx ? issued.get(this.ctx) : undefined;
+    if (options?.use === 'idtoken' && value && this.extra.at_hash === undefined) this.set('at_hash', value);
+    return await issue.call(this, options);
+  };
+}
+
 export function createProvider({ config, keys, repos, db, logger }: ProviderDeps): Provider {
   const audience = config.apiAudience;
   const corsOrigins = new Set(config.corsOrigins.map((o) => new URL(o).origin));
@@ -86,13 +114,21 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
       long: { signed: true, httpOnly: true, sameSite: 'lax' },
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
-    routes: { authorization: '/authorize' },
+    routes: { authorization: '/authorize', userinfo: '/userinfo' },
     responseTypes: ['code'],
-    // An OAuth 2.0 authorization server: access tokens for /v1, no ID tokens and no userinfo endpoint
-    // (nothing uses them: the dashboard signs in with `read` and keeps a session of its own). oidc-provider
-    // always knows `openid`; it is refused for every client (adapter.ts) and left out of discovery.
-    scopes: ['offline_access', ...SCOPE_ORDER],
-    claims: { openid: ['sub'] },
+    // OAuth 2.0 for /v1 and OpenID Connect for sign-in: `openid` (+ `profile`, `email`) adds an ID token
+    // to the token response and lets the /v1 access token call userinfo (see resourceIndicators below).
+    // The dashboard signs in with `read` and keeps a session of its own.
+    scopes: ['openid', 'offline_access', ...SCOPE_ORDER],
+    // `auth_time` under openid: every ID token says when the user signed in.
+    claims: { openid: ['sub', 'auth_time'], profile: ['name'], email: ['email', 'email_verified'] },
+    // Only what really works is offered: ID tokens and userinfo JWTs signed with our RSA keys (client
+    // secrets are stored hashed, so HS256 cannot be), proofs with the algorithms /v1 verifies.
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256'],
+      userinfoSigningAlgValues: ['RS256'],
+      dPoPSigningAlgValues: [...DPOP_ALGORITHMS],
+    },
     allowOmittingSingleRegisteredRedirectUri: false,
     // Only the methods clients can be registered with are offered (and advertised in discovery).
     clientAuthMethods: CLIENT_AUTH_METHODS,
@@ -118,8 +154,30 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
           throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
         },
       },
-      userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: true },
+      // Userinfo accepts our /v1 access tokens (one token, one audience): see installAccessTokenLookup.
+      userinfo: { enabled: true },
+      // OpenID Connect RP-initiated logout: `end_session_endpoint` with an `id_token_hint` ends the session.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource(ctx, form) {
+          // oidc-provider hands over its own form; the page is ours, with the same action and one-time token.
+          const action = /action="([^"]+)"/.exec(form)?.[1] ?? '';
+          const xsrf = /name="xsrf" value="([^"]+)"/.exec(form)?.[1] ?? '';
+          ctx.type = 'html';
+          ctx.body = renderLogout({ action, xsrf, clientName: (ctx as KoaContextWithOIDC).oidc.client?.clientName });
+        },
+        postLogoutSuccessSource(ctx) {
+          ctx.type = 'html';
+          ctx.body = renderMessage('Signed out', 'You are signed out of Slipway. You can close this window.');
+        },
+      },
+      // RFC 9449: a DPoP proof at the token endpoint binds the access token (`cnf.jkt`) and, for public
+      // clients, the refresh token to the client's key; `dpop_bound_access_tokens` makes it required for a
+      // client. Nonces are computed from a secret every instance shares, the same way /v1 does
+      // (src/auth/dpop.ts), so one nonce is good at both.
+      dPoP: { enabled: true, nonceSecret: dpopNonceSecret(keys), requireNonce: () => config.dpopNonceRequired },
+      // RFC 9126: on for every client; `require_pushed_authorization_requests` makes it the only way in.
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => audience,
@@ -127,8 +185,10 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
         getResourceServerInfo: (ctx, resourceIndicator, client) => {
           if (resourceIndicator !== audience) throw new errors.InvalidTarget();
           assertRequestedScopes(ctx, client.scope);
+          // The OpenID scopes are granted to /v1 too, so that its access token carries `openid` and can
+          // call userinfo; /v1 itself ignores them.
           return {
-            scope: SCOPE_ORDER.join(' '),
+            scope: [...OIDC_SCOPES, ...SCOPE_ORDER].join(' '),
             audience,
             accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
             accessTokenFormat: 'jwt',
@@ -169,7 +229,8 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
     findAccount: async (_ctx, sub) => {
       const user = await repos.users.findByIdCached(sub);
       if (!user) return undefined;
-      return { accountId: user._id, tenant: user.account_id, claims: () => ({ sub: user._id }) };
+      // email_verified: Slipway does not verify addresses (an admin types them in), so it says false.
+      return { accountId: user._id, tenant: user.account_id, claims: () => ({ sub: user._id, name: user.name, email: user.email, email_verified: false }) };
     },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // A refresh token outlives the browser session that created it; it ends when revoked, reused or expired.
@@ -226,8 +287,18 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
   // A second use of a code, refresh token, pushed request or interaction, however concurrent: refused the OAuth way.
   installSingleUseRefusals(provider, () => currentRequest.getStore());
 
+  // DPoP proofs at the token endpoint (and userinfo) are single use across instances: oidc-provider's own
+  // check is a find, then a save, which two concurrent requests both pass. The same unique insert as /v1's
+  // replay cache (`dpop_proofs`), keyed apart from it by a prefix; swept with it. ReplayDetection serves
+  // nothing else here (no JWT client authentication, no attestation).
+  (provider.ReplayDetection as unknown as { unique(iss: string, jti: string, exp: number): Promise<boolean> }).unique = async (iss, jti, exp) =>
+    await repos.dpopProofs.claim(`oauth:${iss}`, jti, new Date(exp * 1000));
+
   // Client secrets are stored only as SHA-256; compare the hash of what was presented.
-  const clientProto = provider.Client.prototype as unknown as { compareClientSecret(actual: string): boolean; clientSecret?: string };
+  const clientProto = provider.Client.prototype as unknown as { compareClientSecret(actual: string): boolean; includeSid(): boolean; clientSecret?: string };
+  // Every ID token names its session (`sid`), so an app can tell which sign-in a logout ends; oidc-provider
+  // adds it only for clients with back-channel logout, which Slipway does not offer.
+  clientProto.includeSid = () => true;
   clientProto.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string) {
     if (!this.clientSecret || typeof actual !== 'string') return false;
     const a = Buffer.from(hashClientSecret(actual));
@@ -236,13 +307,14 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
   };
 
   provider.use(async (ctx, next) => currentRequest.run(ctx as KoaContextWithOIDC, next));
-  // Discovery tells the truth: no OpenID scopes or ID-token claims are advertised (see `scopes` above).
+  installAccessTokenHash(provider);
+  // Discovery tells the truth: the scopes a client can be granted, the claims an ID token or userinfo
+  // can carry, and no claims parameter (not enabled).
   provider.use(async (ctx, next) => {
     await next();
     if ((ctx as KoaContextWithOIDC).oidc?.route !== 'discovery' || !ctx.body || typeof ctx.body !== 'object') return;
     const body = ctx.body as Record<string, unknown>;
     if (Array.isArray(body.scopes_supported)) body.scopes_supported = body.scopes_supported.filter((s) => KNOWN_SCOPES.has(s as string));
-    delete body.claims_supported;
     delete body.claims_parameter_supported;
   });
   // Token endpoint budgets (tokenBudgets.ts): failures per source and per (client, source), counted

@@ -1,8 +1,9 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
-import type { KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import introspection from 'oidc-provider/lib/actions/introspection.js';
 import revocation from 'oidc-provider/lib/actions/revocation.js';
+import userinfo from 'oidc-provider/lib/actions/userinfo.js';
 import rejectStructuredTokens from 'oidc-provider/lib/shared/reject_structured_tokens.js';
 import type { Config } from '../config/index.ts';
 import { publicJwks, type KeyMaterial } from '../keys/keystore.ts';
@@ -16,12 +17,19 @@ import { revokedClientKey, revokedTokenKey, revokedUserKey, type RevokedGrantRep
  * and finding an access token or client_credentials token by value verifies such a JWT against our
  * signing keys and the revocation list instead of reading storage. Revoking one then lists its `jti`
  * (src/repositories/oidcStore.ts `onAccessTokenRevoked`), which /v1 refuses.
+ *
+ * Userinfo (OpenID Connect): oidc-provider serves it only to access tokens without an audience, and with
+ * resource indicators every access token of ours has one (`/v1`). Rather than a second token for a
+ * second audience, userinfo accepts the /v1 access token when it carries `openid` (the OpenID scopes
+ * are granted to /v1 as well, src/oauth/provider.ts); its own checks stay (a DPoP-bound token needs its
+ * proof there too, `cnf.jkt` is passed on below).
  */
 
 interface AccessTokenClaims extends JWTPayload {
   client_id?: unknown;
   scope?: unknown;
   gid?: unknown;
+  cnf?: { jkt?: unknown };
 }
 
 const isAccessTokenJwt = (token: unknown): token is string => {
@@ -56,15 +64,34 @@ interface TokenModel {
   instantiate(payload: Record<string, unknown>): unknown;
 }
 
+/** Each provider's API audience (several providers may share this process: tests start two servers). */
+const apiAudiences = new WeakMap<object, string>();
+
+function validateApiAudience(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
+  const { aud } = ctx.oidc.entities.AccessToken as { aud?: unknown };
+  if (aud === undefined || aud !== apiAudiences.get(ctx.oidc.provider)) throw new errors.InvalidToken('token audience prevents accessing the userinfo endpoint');
+  return next();
+}
+
+/** Swaps userinfo's "no audience" rule for "the /v1 audience" (idempotent, per process). */
+function acceptApiAudienceAtUserinfo(): void {
+  if (userinfo.includes(validateApiAudience)) return;
+  const at = userinfo.findIndex((step) => step.name === 'validateAudience');
+  if (at === -1) throw new Error("oidc-provider's userinfo endpoint changed; review src/oauth/structuredTokens.ts");
+  userinfo[at] = validateApiAudience;
+}
+
 /**
  * Must run before `new Provider(...)` (the endpoints' middleware is assembled there); then
  * `installAccessTokenLookup` on the provider.
  */
 export function prepareStructuredTokenEndpoints(): void {
   acceptAccessTokenJwts();
+  acceptApiAudienceAtUserinfo();
 }
 
 export function installAccessTokenLookup(provider: Provider, deps: { config: Config; keys: KeyMaterial; revokedGrants: RevokedGrantRepository }): void {
+  apiAudiences.set(provider, deps.config.apiAudience);
   const jwks = createLocalJWKSet(publicJwks(deps.keys));
   const verify = async (value: string): Promise<AccessTokenClaims | undefined> => {
     try {
@@ -90,6 +117,7 @@ export function installAccessTokenLookup(provider: Provider, deps: { config: Con
     exp: claims.exp,
     clientId: claims.client_id,
     aud: claims.aud,
+    ...(typeof claims.cnf?.jkt === 'string' ? { jkt: claims.cnf.jkt } : {}),
     ...(typeof claims.scope === 'string' && claims.scope ? { scope: claims.scope } : {}),
   });
 

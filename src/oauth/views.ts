@@ -46,7 +46,9 @@ const SCOPE_TEXT: Record<string, string> = {
   read: 'Read your projects, deployments and configuration',
   write: 'Create and change projects, deployments and configuration',
   admin: 'Administer your account: delete projects, reveal secrets, manage users and keys',
-  openid: 'Know who you are',
+  openid: 'Know who you are: sign you in to the app with your Slipway account',
+  profile: 'See your name',
+  email: 'See your email address',
   offline_access: 'Stay signed in when you are not using it',
 };
 
@@ -84,6 +86,30 @@ ${items}
   <form method="post" action="${action}"><button type="submit" name="decision" value="allow">Allow</button></form>
   <form method="post" action="${denyAction}"><button type="submit" class="secondary" name="decision" value="deny">Deny</button></form>
 </div>`,
+  );
+}
+
+export interface LogoutView {
+  /** The provider's confirm endpoint and the one-time token its form carries. */
+  action: string;
+  xsrf: string;
+  /** The app that asked for the sign-out (from its ID token hint or client_id), if known. */
+  clientName?: string | undefined;
+}
+
+/** RP-initiated logout (OpenID Connect): the user confirms signing out of Slipway. */
+export function renderLogout({ action, xsrf, clientName }: LogoutView): string {
+  return layout(
+    'Sign out',
+    html`<h1>Sign out of Slipway?</h1>
+<p>${clientName ? html`<strong>${clientName}</strong> asks to sign you out. ` : ''}Apps will have to ask you to sign in again.</p>
+<form method="post" action="${action}">
+  <input type="hidden" name="xsrf" value="${xsrf}">
+  <div class="actions">
+    <button type="submit" name="logout" value="yes">Sign out</button>
+    <button type="submit" class="secondary">Stay signed in</button>
+  </div>
+</form>`,
   );
 }
 

@@ -11,6 +11,8 @@ export function presentClient(doc: OAuthClientDoc): OAuthClient {
     grant_types: doc.grant_types,
     scope: doc.scope,
     first_party: doc.first_party,
+    dpop_bound_access_tokens: doc.dpop_bound_access_tokens ?? false,
+    require_pushed_authorization_requests: doc.require_pushed_authorization_requests ?? false,
     account_id: doc.account_id,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),

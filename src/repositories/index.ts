@@ -8,6 +8,7 @@ import { ApiKeyUsageRepository } from './apiKeyUsage.ts';
 import { ConfigurationRepository } from './configurations.ts';
 import { ConsentRepository } from './consents.ts';
 import { DeploymentRepository } from './deployments.ts';
+import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
 import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
 import { LockRepository } from './locks.ts';
@@ -40,6 +41,7 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     rateLimits: new RateLimitRepository(db),
     quotaSlots: new QuotaSlotRepository(db),
     revokedGrants: new RevokedGrantRepository(db, options.changes),
+    dpopProofs: new DpopProofRepository(db),
     projects: new ProjectRepository(db),
     deployments: new DeploymentRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),
@@ -94,6 +96,7 @@ export async function sweepExpired(db: Db, repos: Repositories): Promise<number>
     (await sweepOidc(db, now)) +
     (await repos.rateLimits.sweep(now)) +
     (await repos.revokedGrants.sweep(now)) +
+    (await repos.dpopProofs.sweep(now)) +
     (await repos.idempotencyKeys.sweep(now)) +
     (await repos.sessions.sweep(now)) +
     (await repos.apiKeySecrets.sweep(now)) +

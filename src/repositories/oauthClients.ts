@@ -17,6 +17,10 @@ export interface OAuthClientDoc {
   /** Space-separated scopes the client may request. */
   scope: string;
   first_party: boolean;
+  /** RFC 9449 §5.2: every token request must carry a DPoP proof (tokens bound to the client's key). Absent on older clients: false. */
+  dpop_bound_access_tokens?: boolean;
+  /** RFC 9126 §6: authorization requests only by reference to a pushed request (`request_uri`). Absent on older clients: false. */
+  require_pushed_authorization_requests?: boolean;
   /** SHA-256 (hex) of the client secret; null for public clients. */
   client_secret_hash: string | null;
   created_at: Date;

@@ -274,11 +274,10 @@ export interface AdapterHooks {
 }
 
 /**
- * Scopes every client may ask for on top of its registered API scopes: saying it wants to work
- * offline. Not `openid`: Slipway is an OAuth 2.0 authorization server without ID tokens or userinfo
- * (see provider.ts), so oidc-provider refuses `openid` for every client.
+ * Scopes every client may ask for on top of its registered API scopes: OpenID Connect sign-in (`openid`,
+ * `profile`, `email`: an ID token and userinfo) and working offline.
  */
-const PROTOCOL_SCOPES = ['offline_access'];
+const PROTOCOL_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
 
 /** Maps a stored client to the metadata oidc-provider validates and serves. */
 export function clientMetadata(doc: OAuthClientDoc): AdapterPayload {
@@ -295,6 +294,9 @@ export function clientMetadata(doc: OAuthClientDoc): AdapterPayload {
     ...(doc.client_secret_hash ? { client_secret: doc.client_secret_hash } : {}),
     first_party: doc.first_party,
     account_id: doc.account_id,
+    // RFC 9449 §5.2 and RFC 9126 §6; clients stored before these settings existed have neither.
+    dpop_bound_access_tokens: doc.dpop_bound_access_tokens ?? false,
+    require_pushed_authorization_requests: doc.require_pushed_authorization_requests ?? false,
   } as AdapterPayload;
 }
 

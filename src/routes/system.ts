@@ -4,6 +4,7 @@ import { pingDatabase, type Database } from '../db/mongo.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { metricsAuthorized, metricsExposure } from '../http/metricsEndpoint.ts';
 import { SCOPE_ORDER } from '../domain/principal.ts';
+import { DPOP_ALGORITHMS } from '../errors.ts';
 
 /** Endpoints outside /v1 that need no credentials. */
 export function createSystemRouter({ config, database, metrics, isShuttingDown }: { config: Config; database: Database; metrics: Metrics; isShuttingDown: () => boolean }) {
@@ -52,6 +53,9 @@ export function createSystemRouter({ config, database, metrics, isShuttingDown }
       authorization_servers: [config.issuer],
       scopes_supported: [...SCOPE_ORDER],
       bearer_methods_supported: ['header'],
+      // RFC 9449 §5.1: /v1 verifies DPoP proofs of these algorithms for key-bound tokens; unbound ones stay Bearer.
+      dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
+      dpop_bound_access_tokens_required: false,
       resource_name: 'Slipway API v1',
       resource_documentation: `${config.publicUrl}/docs`,
     };

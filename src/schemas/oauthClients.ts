@@ -129,6 +129,16 @@ export const RegisterClientBody = z
       .meta(documentedPattern(SCOPE_LIST_PATTERN))
       .optional()
       .meta({ description: 'Space-separated scopes the client may ask for (`read`, `write`, `admin`); default `read write admin`.', example: 'read write' }),
+    dpop_bound_access_tokens: z.boolean().optional().meta({
+      description:
+        'RFC 9449 §5.2. Default false. When true, every token request must carry a DPoP proof, so every access token (and a public client\'s refresh token) is bound to the app\'s key and useful only with proofs of that key.',
+      example: false,
+    }),
+    require_pushed_authorization_requests: z.boolean().optional().meta({
+      description:
+        'RFC 9126 §6. Default false. When true, `/oauth/authorize` accepts only a `request_uri` from a pushed authorization request (`POST /oauth/request`), never the parameters in the URL.',
+      example: false,
+    }),
     first_party: z
       .literal(false, { error: 'only the operator can register a first-party client (slipway clients create --first-party)' })
       .optional()
@@ -164,6 +174,8 @@ export const OAuthClient = z
     grant_types: z.array(GrantType),
     scope: z.string().meta({ example: 'read write' }),
     first_party: z.boolean(),
+    dpop_bound_access_tokens: z.boolean().meta({ description: 'Token requests must carry a DPoP proof (RFC 9449 §5.2).' }),
+    require_pushed_authorization_requests: z.boolean().meta({ description: 'Authorization requests must be pushed first (RFC 9126 §6).' }),
     account_id: z.string().meta({ example: 'acct_01jd8x0a2b4c6d8e0f2g4h6j8m' }),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -114,6 +114,8 @@ export class OAuthClientService {
       grant_types: [...new Set(input.grant_types ?? CLIENT_DEFAULTS.grant_types)],
       scope: [...new Set((input.scope ?? CLIENT_DEFAULTS.scope).trim().split(/\s+/))].join(' '),
       first_party: firstParty,
+      dpop_bound_access_tokens: input.dpop_bound_access_tokens ?? false,
+      require_pushed_authorization_requests: input.require_pushed_authorization_requests ?? false,
       client_secret_hash: clientSecret ? hashClientSecret(clientSecret) : null,
       created_at: now,
       updated_at: now,

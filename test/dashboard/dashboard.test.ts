@@ -319,6 +319,8 @@ describe('Settings > Users, OAuth Apps, Account', () => {
     await page.getByLabel('Name', { exact: true }).fill('Billing portal');
     await page.getByLabel('Redirect URIs').fill('https://billing.example.com/callback');
     await page.getByLabel('Confidential: a server-side app that can keep a secret').check();
+    await page.getByLabel(/Require DPoP/).check();
+    await page.getByLabel(/Require pushed authorization requests/).check();
     await page.getByRole('button', { name: 'Register app' }).click();
     await page.waitForLoadState('load');
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('App registered');
@@ -330,7 +332,9 @@ describe('Settings > Users, OAuth Apps, Account', () => {
     await page.waitForLoadState('load');
     expect(await page.content()).not.toContain(secret);
     expect(await server.repos.oauthClients.collection.countDocuments({ account_id: owner.account_id })).toBe(1);
+    expect(await server.repos.oauthClients.collection.findOne({ account_id: owner.account_id })).toMatchObject({ dpop_bound_access_tokens: true, require_pushed_authorization_requests: true });
     await page.goto(`${server.url}/dashboard/settings/oauth-apps`);
+    expect(await page.locator('td[data-label="Type"]').innerText()).toMatch(/confidential\s+DPoP required\s+PAR required/);
     await screenshots(page, 'oauth-apps');
     await page.getByRole('link', { name: 'Delete Billing portal…' }).click();
     await page.getByRole('button', { name: 'Delete app' }).click();

@@ -71,11 +71,19 @@ describe('authorization server metadata', () => {
     }
   });
 
-  it('tells the truth: no OpenID scopes or userinfo, and every endpoint auth method as it really works', async () => {
+  it('tells the truth: OpenID sign-in, userinfo, logout, DPoP, PAR, and every endpoint auth method as it really works', async () => {
     const { body } = await getJson(`${server.issuer}/.well-known/openid-configuration`);
-    expect(body.userinfo_endpoint).toBeUndefined();
-    expect([...body.scopes_supported].sort()).toEqual(['admin', 'offline_access', 'read', 'write']);
-    expect(body.claims_supported).toBeUndefined();
+    expect(body.userinfo_endpoint).toBe(`${server.issuer}/userinfo`);
+    expect(body.end_session_endpoint).toBe(`${server.issuer}/session/end`);
+    expect(body.pushed_authorization_request_endpoint).toBe(`${server.issuer}/request`);
+    expect(body.require_pushed_authorization_requests).toBeUndefined();
+    expect([...body.scopes_supported].sort()).toEqual(['admin', 'email', 'offline_access', 'openid', 'profile', 'read', 'write']);
+    expect([...(body.claims_supported as string[])].sort()).toEqual(['auth_time', 'email', 'email_verified', 'iss', 'name', 'sid', 'sub']);
+    expect(body.claims_parameter_supported).toBeUndefined();
+    expect(body.subject_types_supported).toEqual(['public']);
+    // Signed with our RSA keys only: client secrets are stored hashed, so HS256 could never be verified.
+    expect(body.id_token_signing_alg_values_supported).toEqual(['RS256']);
+    expect(body.dpop_signing_alg_values_supported).toEqual(['ES256', 'Ed25519', 'EdDSA']);
     expect(body.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
     expect(body.revocation_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
     expect(body.introspection_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
@@ -104,5 +112,7 @@ describe('protected resource metadata (RFC 9728)', () => {
     expect(body.authorization_servers).toEqual([server.issuer]);
     expect(body.scopes_supported).toEqual(['read', 'write', 'admin']);
     expect(body.bearer_methods_supported).toEqual(['header']);
+    expect(body.dpop_signing_alg_values_supported).toEqual(['ES256', 'Ed25519', 'EdDSA']);
+    expect(body.dpop_bound_access_tokens_required).toBe(false);
   });
 });

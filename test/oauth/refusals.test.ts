@@ -206,12 +206,12 @@ describe('scopes', () => {
     expect(params.get('scope')).toBe('write');
   });
 
-  it('refuses openid with invalid_scope: an OAuth 2.0 server without ID tokens or userinfo', async () => {
+  it('OpenID sign-in does not widen the API scopes: openid profile email write for a read-only client is invalid_scope (write)', async () => {
     const params = await expectRedirectedError(
-      { client_id: readOnlyClientId, redirect_uri: callback.redirectUri, scope: 'openid read', ...S256_CHALLENGE },
+      { client_id: readOnlyClientId, redirect_uri: callback.redirectUri, scope: 'openid profile email write', ...S256_CHALLENGE },
       'invalid_scope',
     );
-    expect(params.get('scope')).toBe('openid');
+    expect(params.get('scope')).toBe('write');
   });
 
   it('lets a client registered for read ask for offline_access beside read', async () => {

@@ -121,6 +121,12 @@ describe('slipway clients create and key rotation', () => {
     expect(both.stderr).toContain('exclude each other');
   });
 
+  it('creates a public client that requires DPoP and pushed authorization requests', async () => {
+    const result = await slipway(db, 'clients', 'create', '--name', 'Mobile', '--redirect-uri', 'com.example.app:/callback', '--require-dpop', '--require-par', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ client_name: 'Mobile', token_endpoint_auth_method: 'none', dpop_bound_access_tokens: true, require_pushed_authorization_requests: true });
+  });
+
   it('keys rotate puts a new signing key in front: a restarted server signs with it, old tokens still verify', async () => {
     expect(clientId, 'depends on the client created above').toBeTruthy();
     const clientCredentials = async (server: TestServer) => {

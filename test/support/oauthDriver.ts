@@ -115,6 +115,20 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
     code_challenge_method: 'S256',
   }).toString();
 
+  const { callback } = await driveAuthorization(authorize, options, jar);
+  return { callback, verifier, state };
+}
+
+/**
+ * Follows an authorization request (any parameters: built by hand or by openid-client, or a PAR
+ * `request_uri`) through login and consent to the callback. `loginShown`: whether the login form was
+ * asked for (false when the jar's session was still signed in); `consentPage`: the consent page's HTML, if one was shown.
+ */
+export async function driveAuthorization(
+  authorize: URL,
+  options: Pick<AuthorizeOptions, 'redirectUri' | 'email' | 'password' | 'requestId' | 'onPage'>,
+  jar = new CookieJar(),
+): Promise<{ callback: URL; loginShown: boolean; consentPage?: string }> {
   const headers = (url: URL): Record<string, string> => {
     const cookie = jar.header(url.pathname);
     return { ...(cookie ? { cookie } : {}), ...(options.requestId ? { 'x-request-id': options.requestId } : {}) };
@@ -122,6 +136,7 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
   let url = authorize;
   let init: RequestInit = { method: 'GET' };
   let submittedLogin = false;
+  let consentPage: string | undefined;
   // login page, login post, resume, consent page, consent post, resume: a handful of hops at most.
   for (let hop = 0; hop < 12; hop += 1) {
     const response = await fetch(url, { ...init, headers: { ...headers(url), ...(init.headers as Record<string, string> | undefined) }, redirect: 'manual' });
@@ -132,7 +147,7 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
       const next = new URL(location, url);
       if (next.href.startsWith(options.redirectUri)) {
         if (next.searchParams.get('error')) throw new AuthorizeError(`authorization failed: ${next.searchParams.get('error')}: ${next.searchParams.get('error_description') ?? ''}`);
-        return { callback: next, verifier, state };
+        return { callback: next, loginShown: submittedLogin, ...(consentPage ? { consentPage } : {}) };
       }
       url = next;
       init = { method: 'GET' };
@@ -148,6 +163,7 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
       url = new URL(login);
       init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email: options.email, password: options.password }).toString() };
     } else if (allow) {
+      consentPage = html;
       url = new URL(allow);
       init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=allow' };
     } else {

@@ -99,6 +99,30 @@ describe('credentials that are refused', () => {
     expect(good.status).toBe(200);
   });
 
+  it('DPoP (RFC 9449): a bound token needs the DPoP scheme and a proof; other schemes stay refused; the Bearer path is unchanged', async () => {
+    const claims = tokens.userClaims(owner, clientId);
+    const bound = await tokens.forge({ ...claims, cnf: { jkt: 'kx4Qf0wV3zrZ5aQ7H9dY2r8Nn1bT6pLm0sXcWuEoIgA' } });
+    const asBearer = await api.get('/v1/projects', { token: bound });
+    expect(asBearer.status).toBe(401);
+    expect(asBearer.body.error.code).toBe('invalid_token');
+    expect(asBearer.headers.get('www-authenticate')).toMatch(/^DPoP realm="slipway", algs="ES256 Ed25519 EdDSA", error="invalid_token"/);
+    const noProof = await api.get('/v1/projects', { headers: { authorization: `DPoP ${bound}` } });
+    expect(noProof.status).toBe(401);
+    expect(noProof.body.error.code).toBe('invalid_dpop_proof');
+    // A confirmation this API cannot check (mTLS, RFC 8705) is refused outright.
+    const mtls = await tokens.forge({ ...claims, cnf: { 'x5t#S256': 'bm90LWEtY2VydGlmaWNhdGU' } });
+    expectInvalidToken(await api.get('/v1/projects', { token: mtls }));
+    // An unbound token with the DPoP scheme, and an unknown scheme.
+    const plain = await tokens.forge(claims);
+    const unboundAsDpop = await api.get('/v1/projects', { headers: { authorization: `DPoP ${plain}` } });
+    expect(unboundAsDpop.status).toBe(401);
+    expect(unboundAsDpop.body.error.code).toBe('invalid_token');
+    const basic = await api.get('/v1/projects', { headers: { authorization: `Basic ${plain}` } });
+    expect(basic.status).toBe(401);
+    expect(basic.body.error.code).toBe('unauthorized');
+    expect((await api.get('/v1/projects', { token: plain })).status).toBe(200);
+  });
+
   it('tolerates only a few seconds of clock skew on exp', async () => {
     const claims = tokens.userClaims(owner, clientId);
     const now = Math.floor(Date.now() / 1000);

@@ -26,7 +26,7 @@ describe('CORS on /v1', () => {
       expect(response.status, path).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe(SPA);
       expect(list(response.headers.get('access-control-allow-methods'))).toContain(method.toLowerCase());
-      expect(list(response.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']));
+      expect(list(response.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(['authorization', 'content-type', 'dpop', 'idempotency-key']));
       expect(list(response.headers.get('vary'))).toContain('origin');
       expect(response.headers.get('access-control-allow-credentials')).toBeNull();
       expect(Number(response.headers.get('access-control-max-age'))).toBeGreaterThan(0);
@@ -52,7 +52,7 @@ describe('CORS on /v1', () => {
       expect(response.headers.get('access-control-allow-origin')).toBe(origin);
       expect(response.headers.get('access-control-allow-credentials')).toBeNull();
       expect(list(response.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(CORS_EXPOSED_HEADERS.map((h) => h.toLowerCase())));
-      expect(list(response.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(['x-request-id', 'ratelimit-remaining', 'link', 'location', 'retry-after']));
+      expect(list(response.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(['x-request-id', 'ratelimit-remaining', 'link', 'location', 'retry-after', 'dpop-nonce', 'www-authenticate']));
     }
     const unauthorized = await fetch(`${env.server.url}/v1/projects`, { headers: { origin: SPA } });
     expect(unauthorized.status).toBe(401);

@@ -37,6 +37,8 @@ describe('registering clients', () => {
       grant_types: ['authorization_code', 'refresh_token'],
       scope: 'read write admin',
       first_party: false,
+      dpop_bound_access_tokens: false,
+      require_pushed_authorization_requests: false,
       account_id: owner.accountId,
       created_at: expect.any(String),
       updated_at: expect.any(String),
@@ -45,6 +47,15 @@ describe('registering clients', () => {
     expect(res.headers.get('location')).toBe(`${server.url}/v1/oauth_clients/${res.body.client_id}`);
     const { client_secret: _none, ...client } = res.body;
     expect((await api.get(`/v1/oauth_clients/${res.body.client_id}`, { token: admin })).body).toEqual(client);
+  });
+
+  it('a public client that requires DPoP and pushed authorization requests: the settings are kept and shown', async () => {
+    const made = await register({ client_name: 'Mobile', redirect_uris: ['com.example.app:/callback'], dpop_bound_access_tokens: true, require_pushed_authorization_requests: true });
+    expect(made).toMatchObject({ dpop_bound_access_tokens: true, require_pushed_authorization_requests: true });
+    const got = await api.get(`/v1/oauth_clients/${made.client_id}`, { token: admin });
+    expect(got.body).toMatchObject({ dpop_bound_access_tokens: true, require_pushed_authorization_requests: true });
+    const refused = await api.post('/v1/oauth_clients', { token: admin, body: { client_name: 'X', redirect_uris: ['https://a.example/cb'], dpop_bound_access_tokens: 'yes' } });
+    expect(refused.status).toBe(422);
   });
 
   it('a confidential client: the secret once, which works at the token endpoint; never in list, get or the database', async () => {

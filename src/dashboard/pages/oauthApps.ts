@@ -22,6 +22,10 @@ const GRANT_OPTIONS = [
   { value: 'client_credentials', label: 'Client credentials (no user; confidential only)' },
 ];
 const SCOPE_OPTIONS = SCOPE_ORDER.map((s) => ({ value: s, label: s }));
+const SECURITY_OPTIONS = [
+  { value: 'dpop_bound_access_tokens', label: 'Require DPoP: tokens are bound to the app\'s own key, useless to anyone who copies them' },
+  { value: 'require_pushed_authorization_requests', label: 'Require pushed authorization requests (PAR): sign-in requests are sent to Slipway first, not in the URL' },
+];
 
 /**
  * Settings > OAuth Apps (admins): register an application (RFC 7591 field names, as on
@@ -58,7 +62,8 @@ ${textField({ form: 'app', name: 'client_name', label: 'Name', state: registerSt
 ${textArea({ form: 'app', name: 'redirect_uris', label: 'Redirect URIs', state: registerState, rows: 3, hint: 'One per line; matched exactly. https, http on 127.0.0.1, or a private-use scheme like com.example.app:/callback.' })}
 ${choiceGroup({ form: 'app', name: 'token_endpoint_auth_method', label: 'Type', type: 'radio', state: registerState, options: TYPE_OPTIONS })}
 ${choiceGroup({ form: 'app', name: 'grant_types', label: 'Grant types', state: registerState, options: GRANT_OPTIONS })}
-${choiceGroup({ form: 'app', name: 'scope', label: 'Scopes it may ask for', state: registerState, options: SCOPE_OPTIONS })}
+${choiceGroup({ form: 'app', name: 'scope', label: 'Scopes it may ask for', state: registerState, options: SCOPE_OPTIONS, hint: 'Any app may also ask to sign users in with OpenID Connect (openid, profile, email).' })}
+${choiceGroup({ form: 'app', name: 'security', label: 'Security settings', state: registerState, options: SECURITY_OPTIONS })}
 <div class="form-actions"><button type="submit">Register app</button></div>
 </form>
 </section>
@@ -73,7 +78,7 @@ ${items.map(
   (c) => html`<tr>
 <td data-label="Name">${c.client_name}<br><span class="muted">created ${dateTime(c.created_at)}</span></td>
 <td data-label="Client ID"><code>${c._id}</code></td>
-<td data-label="Type">${typeLabel(c)}</td>
+<td data-label="Type">${typeLabel(c)}${c.dpop_bound_access_tokens ? html`<br><span class="muted">DPoP required</span>` : ''}${c.require_pushed_authorization_requests ? html`<br><span class="muted">PAR required</span>` : ''}</td>
 <td data-label="Redirects">${c.redirect_uris.length ? c.redirect_uris.map((u, i) => html`${i ? html`<br>` : ''}<code>${u}</code>`) : html`<span class="muted">—</span>`}</td>
 <td data-label="Scopes">${c.scope}</td>
 <td data-label="Actions"><div class="row-actions">${
@@ -128,6 +133,8 @@ ${secret ? secretReveal('client-secret', 'Client secret', secret) : html`<p>Publ
         token_endpoint_auth_method: str(form, 'token_endpoint_auth_method'),
         grant_types: list(form, 'grant_types'),
         scope: list(form, 'scope').join(' '),
+        dpop_bound_access_tokens: list(form, 'security').includes('dpop_bound_access_tokens'),
+        require_pushed_authorization_requests: list(form, 'security').includes('require_pushed_authorization_requests'),
       });
       const { client, clientSecret } = await oauthClients.register(state.principal, input);
       await once.succeeded();

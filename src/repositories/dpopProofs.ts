@@ -1,0 +1,43 @@
+import type { Collection, Db } from 'mongodb';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { sha256Hex } from '../lib/hash.ts';
+
+/**
+ * DPoP proofs already presented (RFC 9449 §11.1): to /v1, one row per (key thumbprint, `jti`), under
+ * `_id` = SHA-256 of both, kept while the proof's `iat` is inside the accepted window; to the
+ * authorization server, one per (`oauth:` + client_id, `jti`) (its ReplayDetection, src/oauth/provider.ts). Claiming is a
+ * unique insert, atomic on MongoDB and FerretDB alike, so a proof is accepted once across every
+ * instance however many requests carry it at the same time. A row outlives the window its proof is
+ * accepted in (an older proof is refused for its `iat` anyway); the sweeper removes it after that.
+ */
+interface DpopProofDoc {
+  _id: string;
+  expires_at: Date;
+}
+
+export class DpopProofRepository {
+  readonly collection: Collection<DpopProofDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<DpopProofDoc>('dpop_proofs');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ expires_at: 1 }, { name: 'expires_at' });
+  }
+
+  /** True for the first presentation of (scope, jti); false when it was presented before. */
+  async claim(scope: string, jti: string, expiresAt: Date): Promise<boolean> {
+    try {
+      await this.collection.insertOne({ _id: sha256Hex(`${scope}\n${jti}`), expires_at: expiresAt });
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
+    }
+  }
+
+  async sweep(now: Date): Promise<number> {
+    return await deleteInBatches(this.collection, { expires_at: { $lt: now } });
+  }
+}
