@@ -12,6 +12,8 @@ const (
 	CodeInvalidRequest       = "invalid_request"
 	CodeUnauthorized         = "unauthorized"
 	CodeInvalidToken         = "invalid_token"
+	CodeInvalidDpopProof     = "invalid_dpop_proof"
+	CodeUseDpopNonce         = "use_dpop_nonce"
 	CodeInsufficientScope    = "insufficient_scope"
 	CodeForbidden            = "forbidden"
 	CodeQuotaExceeded        = "quota_exceeded"
@@ -32,4 +34,4 @@ const (
 )
 
 // APIErrorCodes lists every code the API's error responses may carry.
-var APIErrorCodes = []string{CodeInvalidRequest, CodeUnauthorized, CodeInvalidToken, CodeInsufficientScope, CodeForbidden, CodeQuotaExceeded, CodeNotFound, CodeMethodNotAllowed, CodeRequestTimeout, CodeConflict, CodeInvalidTransition, CodeProjectNotActive, CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed, CodeIdempotencyKeyReused, CodeRateLimited, CodeHeadersTooLarge, CodeInternalError, CodeServiceUnavailable}
+var APIErrorCodes = []string{CodeInvalidRequest, CodeUnauthorized, CodeInvalidToken, CodeInvalidDpopProof, CodeUseDpopNonce, CodeInsufficientScope, CodeForbidden, CodeQuotaExceeded, CodeNotFound, CodeMethodNotAllowed, CodeRequestTimeout, CodeConflict, CodeInvalidTransition, CodeProjectNotActive, CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed, CodeIdempotencyKeyReused, CodeRateLimited, CodeHeadersTooLarge, CodeInternalError, CodeServiceUnavailable}

@@ -1606,11 +1606,17 @@ type OAuthClient struct {
 	ClientName string `json:"client_name"`
 
 	// CreatedAt ISO 8601 UTC with milliseconds.
-	CreatedAt    time.Time               `json:"created_at"`
-	FirstParty   bool                    `json:"first_party"`
-	GrantTypes   []OAuthClientGrantTypes `json:"grant_types"`
-	RedirectURIs []string                `json:"redirect_uris"`
-	Scope        string                  `json:"scope"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// DpopBoundAccessTokens Token requests must carry a DPoP proof (RFC 9449 §5.2).
+	DpopBoundAccessTokens bool                    `json:"dpop_bound_access_tokens"`
+	FirstParty            bool                    `json:"first_party"`
+	GrantTypes            []OAuthClientGrantTypes `json:"grant_types"`
+	RedirectURIs          []string                `json:"redirect_uris"`
+
+	// RequirePushedAuthorizationRequests Authorization requests must be pushed first (RFC 9126 §6).
+	RequirePushedAuthorizationRequests bool   `json:"require_pushed_authorization_requests"`
+	Scope                              string `json:"scope"`
 
 	// TokenEndpointAuthMethod `none`: a public client (SPA, mobile or desktop app; PKCE only). `client_secret_basic`: a confidential client, which gets a `client_secret`.
 	TokenEndpointAuthMethod OAuthClientTokenEndpointAuthMethod `json:"token_endpoint_auth_method"`
@@ -1676,6 +1682,9 @@ type RegisterOAuthClient struct {
 	// ClientName 1–100 characters after trimming. Shown on the consent page, so it may not contain "Slipway" (in any case, spacing, punctuation or look-alike letters) nor equal the name of one of our own apps.
 	ClientName string `json:"client_name"`
 
+	// DpopBoundAccessTokens RFC 9449 §5.2. Default false. When true, every token request must carry a DPoP proof, so every access token (and a public client's refresh token) is bound to the app's key and useful only with proofs of that key.
+	DpopBoundAccessTokens *bool `json:"dpop_bound_access_tokens,omitempty"`
+
 	// FirstParty Always false here: first-party clients (no consent page) are registered by the operator with the CLI.
 	FirstParty *bool `json:"first_party,omitempty"`
 
@@ -1684,6 +1693,9 @@ type RegisterOAuthClient struct {
 
 	// RedirectURIs Required for `authorization_code`.
 	RedirectURIs *[]string `json:"redirect_uris,omitempty"`
+
+	// RequirePushedAuthorizationRequests RFC 9126 §6. Default false. When true, `/oauth/authorize` accepts only a `request_uri` from a pushed authorization request (`POST /oauth/request`), never the parameters in the URL.
+	RequirePushedAuthorizationRequests *bool `json:"require_pushed_authorization_requests,omitempty"`
 
 	// Scope Space-separated scopes the client may ask for (`read`, `write`, `admin`); default `read write admin`.
 	Scope *string `json:"scope,omitempty"`
@@ -1710,11 +1722,17 @@ type RegisteredOAuthClient struct {
 	ClientSecret nullable.Nullable[string] `json:"client_secret"`
 
 	// CreatedAt ISO 8601 UTC with milliseconds.
-	CreatedAt    time.Time                         `json:"created_at"`
-	FirstParty   bool                              `json:"first_party"`
-	GrantTypes   []RegisteredOAuthClientGrantTypes `json:"grant_types"`
-	RedirectURIs []string                          `json:"redirect_uris"`
-	Scope        string                            `json:"scope"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// DpopBoundAccessTokens Token requests must carry a DPoP proof (RFC 9449 §5.2).
+	DpopBoundAccessTokens bool                              `json:"dpop_bound_access_tokens"`
+	FirstParty            bool                              `json:"first_party"`
+	GrantTypes            []RegisteredOAuthClientGrantTypes `json:"grant_types"`
+	RedirectURIs          []string                          `json:"redirect_uris"`
+
+	// RequirePushedAuthorizationRequests Authorization requests must be pushed first (RFC 9126 §6).
+	RequirePushedAuthorizationRequests bool   `json:"require_pushed_authorization_requests"`
+	Scope                              string `json:"scope"`
 
 	// TokenEndpointAuthMethod `none`: a public client (SPA, mobile or desktop app; PKCE only). `client_secret_basic`: a confidential client, which gets a `client_secret`.
 	TokenEndpointAuthMethod RegisteredOAuthClientTokenEndpointAuthMethod `json:"token_endpoint_auth_method"`

@@ -12,6 +12,8 @@ export const SERVER_ERROR_CODES = {
   InvalidRequest: 'invalid_request',
   Unauthorized: 'unauthorized',
   InvalidToken: 'invalid_token',
+  InvalidDpopProof: 'invalid_dpop_proof',
+  UseDpopNonce: 'use_dpop_nonce',
   InsufficientScope: 'insufficient_scope',
   Forbidden: 'forbidden',
   QuotaExceeded: 'quota_exceeded',

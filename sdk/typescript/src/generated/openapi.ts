@@ -642,7 +642,7 @@ export interface components {
                  * @description Stable machine-readable code.
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "invalid_token" | "insufficient_scope" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "invalid_transition" | "project_not_active" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce" | "insufficient_scope" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "invalid_transition" | "project_not_active" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
                 /** @description Human-readable description; may change. */
                 message: string;
                 /** @description The HTTP status of the response. */
@@ -1236,6 +1236,10 @@ export interface components {
             /** @example read write */
             scope: string;
             first_party: boolean;
+            /** @description Token requests must carry a DPoP proof (RFC 9449 §5.2). */
+            dpop_bound_access_tokens: boolean;
+            /** @description Authorization requests must be pushed first (RFC 9126 §6). */
+            require_pushed_authorization_requests: boolean;
             /** @example acct_01jd8x0a2b4c6d8e0f2g4h6j8m */
             account_id: string;
             /**
@@ -1269,6 +1273,10 @@ export interface components {
             /** @example read write */
             scope: string;
             first_party: boolean;
+            /** @description Token requests must carry a DPoP proof (RFC 9449 §5.2). */
+            dpop_bound_access_tokens: boolean;
+            /** @description Authorization requests must be pushed first (RFC 9126 §6). */
+            require_pushed_authorization_requests: boolean;
             /** @example acct_01jd8x0a2b4c6d8e0f2g4h6j8m */
             account_id: string;
             /**
@@ -1321,6 +1329,16 @@ export interface components {
              * @example read write
              */
             scope?: string;
+            /**
+             * @description RFC 9449 §5.2. Default false. When true, every token request must carry a DPoP proof, so every access token (and a public client's refresh token) is bound to the app's key and useful only with proofs of that key.
+             * @example false
+             */
+            dpop_bound_access_tokens?: boolean;
+            /**
+             * @description RFC 9126 §6. Default false. When true, `/oauth/authorize` accepts only a `request_uri` from a pushed authorization request (`POST /oauth/request`), never the parameters in the URL.
+             * @example false
+             */
+            require_pushed_authorization_requests?: boolean;
             /**
              * @description Always false here: first-party clients (no consent page) are registered by the operator with the CLI.
              * @enum {boolean}
@@ -1624,7 +1642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -1787,7 +1805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -2006,7 +2024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -2162,7 +2180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -2341,7 +2359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -2607,7 +2625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -2801,7 +2819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -3049,7 +3067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -3240,7 +3258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -3496,7 +3514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -3683,7 +3701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -3926,7 +3944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -4084,7 +4102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -4283,7 +4301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -4548,7 +4566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -4749,7 +4767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -5000,7 +5018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -5183,7 +5201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -5379,7 +5397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -5628,7 +5646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -5797,7 +5815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -6015,7 +6033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -6178,7 +6196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -6399,7 +6417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -6555,7 +6573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -6752,7 +6770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -6975,6 +6993,8 @@ export interface operations {
                      *           ],
                      *           "scope": "read write",
                      *           "first_party": true,
+                     *           "dpop_bound_access_tokens": true,
+                     *           "require_pushed_authorization_requests": true,
                      *           "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
@@ -7007,7 +7027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -7126,6 +7146,8 @@ export interface operations {
                  *         "refresh_token"
                  *       ],
                  *       "scope": "read write",
+                 *       "dpop_bound_access_tokens": false,
+                 *       "require_pushed_authorization_requests": false,
                  *       "first_party": false
                  *     }
                  */
@@ -7162,6 +7184,8 @@ export interface operations {
                      *       ],
                      *       "scope": "read write",
                      *       "first_party": true,
+                     *       "dpop_bound_access_tokens": true,
+                     *       "require_pushed_authorization_requests": true,
                      *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z",
@@ -7188,7 +7212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -7390,6 +7414,8 @@ export interface operations {
                      *       ],
                      *       "scope": "read write",
                      *       "first_party": true,
+                     *       "dpop_bound_access_tokens": true,
+                     *       "require_pushed_authorization_requests": true,
                      *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -7415,7 +7441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -7571,7 +7597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -7725,6 +7751,8 @@ export interface operations {
                      *       ],
                      *       "scope": "read write",
                      *       "first_party": true,
+                     *       "dpop_bound_access_tokens": true,
+                     *       "require_pushed_authorization_requests": true,
                      *       "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z",
@@ -7751,7 +7779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -7976,7 +8004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -8141,7 +8169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -8312,7 +8340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -8534,7 +8562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -8690,7 +8718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -8875,7 +8903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -9101,7 +9129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -9315,7 +9343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -9526,7 +9554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -9708,7 +9736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unusable credential: `unauthorized`, `invalid_token` */
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
             401: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */

@@ -20,6 +20,8 @@ class ErrorCode(str, Enum):
     INVALID_REQUEST = 'invalid_request'
     UNAUTHORIZED = 'unauthorized'
     INVALID_TOKEN = 'invalid_token'
+    INVALID_DPOP_PROOF = 'invalid_dpop_proof'
+    USE_DPOP_NONCE = 'use_dpop_nonce'
     INSUFFICIENT_SCOPE = 'insufficient_scope'
     FORBIDDEN = 'forbidden'
     QUOTA_EXCEEDED = 'quota_exceeded'

@@ -43,7 +43,7 @@ class Error1(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    code: Literal['invalid_request', 'unauthorized', 'invalid_token', 'insufficient_scope', 'forbidden', 'quota_exceeded', 'not_found', 'method_not_allowed', 'request_timeout', 'conflict', 'invalid_transition', 'project_not_active', 'payload_too_large', 'unsupported_media_type', 'validation_failed', 'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable']
+    code: Literal['invalid_request', 'unauthorized', 'invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce', 'insufficient_scope', 'forbidden', 'quota_exceeded', 'not_found', 'method_not_allowed', 'request_timeout', 'conflict', 'invalid_transition', 'project_not_active', 'payload_too_large', 'unsupported_media_type', 'validation_failed', 'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable']
     """
     Stable machine-readable code.
     """
@@ -748,6 +748,14 @@ class OAuthClient(BaseModel):
     grant_types: list[Literal['authorization_code', 'refresh_token', 'client_credentials']]
     scope: Annotated[str, Field(examples=['read write'])]
     first_party: bool
+    dpop_bound_access_tokens: bool
+    """
+    Token requests must carry a DPoP proof (RFC 9449 §5.2).
+    """
+    require_pushed_authorization_requests: bool
+    """
+    Authorization requests must be pushed first (RFC 9126 §6).
+    """
     account_id: Annotated[str, Field(examples=['acct_01jd8x0a2b4c6d8e0f2g4h6j8m'])]
     created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
     """
@@ -778,6 +786,14 @@ class RegisteredOAuthClient(BaseModel):
     grant_types: list[Literal['authorization_code', 'refresh_token', 'client_credentials']]
     scope: Annotated[str, Field(examples=['read write'])]
     first_party: bool
+    dpop_bound_access_tokens: bool
+    """
+    Token requests must carry a DPoP proof (RFC 9449 §5.2).
+    """
+    require_pushed_authorization_requests: bool
+    """
+    Authorization requests must be pushed first (RFC 9126 §6).
+    """
     account_id: Annotated[str, Field(examples=['acct_01jd8x0a2b4c6d8e0f2g4h6j8m'])]
     created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
     """
@@ -852,6 +868,16 @@ class RegisterOAuthClient(BaseModel):
     ] = None
     """
     Space-separated scopes the client may ask for (`read`, `write`, `admin`); default `read write admin`.
+    """
+    dpop_bound_access_tokens: Annotated[bool | None, Field(examples=[False])] = None
+    """
+    RFC 9449 §5.2. Default false. When true, every token request must carry a DPoP proof, so every access token (and a public client's refresh token) is bound to the app's key and useful only with proofs of that key.
+    """
+    require_pushed_authorization_requests: Annotated[
+        bool | None, Field(examples=[False])
+    ] = None
+    """
+    RFC 9126 §6. Default false. When true, `/oauth/authorize` accepts only a `request_uri` from a pushed authorization request (`POST /oauth/request`), never the parameters in the URL.
     """
     first_party: Literal[False] | None = None
     """

@@ -340,14 +340,14 @@ class OAuthClients:
         """
         return self._client._iterate('/v1/oauth_clients', OAuthClient, query(per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    def create(self, *, client_name: str, redirect_uris: Sequence[str] = NOT_GIVEN, token_endpoint_auth_method: Literal['none', 'client_secret_basic'] = NOT_GIVEN, grant_types: Sequence[Literal['authorization_code', 'refresh_token', 'client_credentials']] = NOT_GIVEN, scope: str = NOT_GIVEN, first_party: Literal[False] = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> RegisteredOAuthClient:
+    def create(self, *, client_name: str, redirect_uris: Sequence[str] = NOT_GIVEN, token_endpoint_auth_method: Literal['none', 'client_secret_basic'] = NOT_GIVEN, grant_types: Sequence[Literal['authorization_code', 'refresh_token', 'client_credentials']] = NOT_GIVEN, scope: str = NOT_GIVEN, dpop_bound_access_tokens: bool = NOT_GIVEN, require_pushed_authorization_requests: bool = NOT_GIVEN, first_party: Literal[False] = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> RegisteredOAuthClient:
         """Register an OAuth client.
 
         RFC 7591 field names. A confidential client (`client_secret_basic`) gets a `client_secret`, shown in this response only. Every client uses PKCE (S256) for the authorization code flow; redirect URIs match exactly.
 
         Only for user and client credentials.
         """
-        return self._client._request('POST', '/v1/oauth_clients', RegisteredOAuthClient, json=body(client_name=client_name, redirect_uris=redirect_uris, token_endpoint_auth_method=token_endpoint_auth_method, grant_types=grant_types, scope=scope, first_party=first_party), options=RequestOptions(idempotency_key=idempotency_key, idempotent=True, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+        return self._client._request('POST', '/v1/oauth_clients', RegisteredOAuthClient, json=body(client_name=client_name, redirect_uris=redirect_uris, token_endpoint_auth_method=token_endpoint_auth_method, grant_types=grant_types, scope=scope, dpop_bound_access_tokens=dpop_bound_access_tokens, require_pushed_authorization_requests=require_pushed_authorization_requests, first_party=first_party), options=RequestOptions(idempotency_key=idempotency_key, idempotent=True, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
     def get(self, client_id: str, *, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> OAuthClient:
         """Get an OAuth client.
