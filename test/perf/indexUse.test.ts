@@ -27,6 +27,13 @@ const FULL_READS: Record<string, string> = {
   oauth_clients: 'allRedirectUris: every client, for the CORS allow-list (at most every few seconds)',
   accounts: "the operator's list of every account (CLI)",
   oidc_refresh_token: 'moveConsumedRefreshTokens: `consumed_at: {$exists: true}` (src/repositories/oidcStore.ts)',
+  // Migrations at start, once: each quota kind's backfill reads its resources until its marker is
+  // written (src/repositories/index.ts, quotaSlots.backfill); users without a sign-in key get one
+  // (`email_key: {$exists: false}`, src/repositories/users.ts).
+  projects: 'quota backfill at the first start with quotas (once, then a marker)',
+  api_keys: 'quota backfill at the first start with quotas (once, then a marker)',
+  webhooks: 'quota backfill at the first start with quotas (once, then a marker)',
+  users: 'quota backfill, and users stored before sign-in keys (`email_key: {$exists: false}`), at start',
 };
 /** migrateOidcArtifacts at start: `payload: {$exists: true}` on every OIDC collection (src/repositories/oidcStore.ts). */
 const FULL_READ_PREFIX = 'oidc_';
