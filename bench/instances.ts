@@ -152,13 +152,17 @@ async function main(): Promise<number> {
       LOG_LEVEL: 'info',
       TOKEN_RATE_LIMIT_PER_MINUTE: RAISED_LIMIT,
       API_RATE_LIMIT_PER_HOUR: RAISED_LIMIT,
+      ACCOUNT_REQUESTS_PER_HOUR: RAISED_LIMIT,
     };
     // One after the other: the first generates the shared keys, the others read them.
     for (let i = 0; i < most; i++) {
       progress(`starting instance ${i + 1} of ${most}`);
       const dir = path.join(workDir, `instance-${i + 1}`);
       await mkdir(dir, { recursive: true });
-      servers.push(await startServerProcess({ workDir: dir, env: { ...env, DATA_DIR: path.join(dir, 'data') } }));
+      // One PUBLIC_URL for all, as behind a load balancer: the issuer, token audience and DPoP `htu` are
+      // the same whichever instance answers (the first one's address stands for the balancer's).
+      const shared: Record<string, string> = servers[0] ? { PUBLIC_URL: servers[0].url } : {};
+      servers.push(await startServerProcess({ workDir: dir, env: { ...env, ...shared, DATA_DIR: path.join(dir, 'data') } }));
     }
     seeded = await seed(database.uri, dbName);
     const dbPid = databasePid(database.uri);
@@ -185,7 +189,7 @@ async function main(): Promise<number> {
     console.log(`  database:  ${database.description}`);
     console.log(`  machine:   ${cpus[0]?.model.trim() ?? 'unknown CPU'} × ${cpus.length} (shared by the instances, the database and the load generator), load average at start ${loadAtStart}`);
     console.log('');
-    const header = ['scenario', ...sizes.map((n) => `${n} inst. req/s (p50/p99 ms)`), `${most}/${sizes[0]}`, `CPU at ${most}: slipway`, 'database', 'load gen.', 'machine'];
+    const header = ['scenario', ...sizes.map((n) => `${n} inst. req/s (p50/p99 ms)`), `${most}/${sizes[0]}`, `CPU at ${most}: slipway`, 'database', 'load gen.', 'machine', 'req/s per Slipway core'];
     const lines = rows.map(({ title, results }) => {
       const first = results[0]!;
       const last = results.at(-1)!;
@@ -197,6 +201,8 @@ async function main(): Promise<number> {
         pct(last.cpu.database),
         pct(last.cpu.loadGenerator),
         pct(last.cpu.machine),
+        // What one core of Slipway's own processes serves (the database's and the load generator's apart).
+        last.cpu.slipway > 0 ? String(Math.round(last.requestsPerSecond / last.cpu.slipway)) : 'n/a',
       ];
     });
     console.log(`| ${header.join(' | ')} |`);

@@ -115,6 +115,7 @@ async function main(): Promise<number> {
         LOG_LEVEL: 'info',
         TOKEN_RATE_LIMIT_PER_MINUTE: BENCH_TOKEN_RATE_LIMIT,
         API_RATE_LIMIT_PER_HOUR: BENCH_API_RATE_LIMIT,
+        ACCOUNT_REQUESTS_PER_HOUR: BENCH_API_RATE_LIMIT,
         // /metrics on the main port behind this token: the database command counts per scenario come from it.
         METRICS_TOKEN: metricsToken,
       },
@@ -146,7 +147,7 @@ async function main(): Promise<number> {
     // autocannon, the server and the database share these CPUs; a busy machine lowers every number.
     console.log(`  machine:  ${cpus[0]?.model.trim() ?? 'unknown CPU'} × ${cpus.length}, ${mib(os.totalmem())} MiB, load average at start ${loadAtStart}`);
     console.log(`  token endpoint limit raised to ${BENCH_TOKEN_RATE_LIMIT}/min per client (TOKEN_RATE_LIMIT_PER_MINUTE)`);
-    console.log(`  /v1 limit raised to ${BENCH_API_RATE_LIMIT}/hour per credential (API_RATE_LIMIT_PER_HOUR; every request is still counted in MongoDB)`);
+    console.log(`  /v1 limits raised to ${BENCH_API_RATE_LIMIT}/hour per credential and per account (API_RATE_LIMIT_PER_HOUR, ACCOUNT_REQUESTS_PER_HOUR; every request is still counted in MongoDB)`);
     console.log('');
     if (scaling) {
       console.log(scaling.table);
