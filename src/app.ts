@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): Koa {
   // The JSON API and the dashboard use the very same services (same rules in both).
   const v1 = createV1Api({ config, repos, services, authenticators: container.authenticators });
   // Setup links are opened by people without a session, so this page sits before the dashboard's.
-  app.use(createSetupPages({ config, services, sessions, logger }));
+  app.use(createSetupPages({ config, services, logger }));
   app.use(createDashboard({ config, repos, services, sessions, logger }));
 
   // RFC 8414 §3: the metadata of issuer {base}/oauth also answers at the path-inserted well-known URL.

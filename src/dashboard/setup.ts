@@ -34,8 +34,8 @@ const FIELD_LABELS = { password: 'New password', confirm_password: 'Confirm new 
  * Referer and `Origin: null` on form posts (Fetch, "append a request Origin header"), so the check
  * could not tell our own form from another site's.
  */
-export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services' | 'sessions' | 'logger'>): Middleware {
-  const { config, sessions, logger } = deps;
+export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services' | 'logger'>): Middleware {
+  const { config, logger } = deps;
   const { users } = deps.services;
   const secure = config.publicUrl.startsWith('https:');
   const csrfCookie = { httpOnly: true, sameSite: 'strict' as const, secure, path: SETUP_PATH, signed: true, overwrite: true };
@@ -146,8 +146,7 @@ ${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confi
       if (!refused) throw err;
       return renderForm(ctx, { token, ...found, form: { values: {}, ...refused } }, refused.status);
     }
-    // A setup link also serves as a password reset: sessions opened with the old password end.
-    await sessions.revokeForUser(user._id);
+    // The service ended every sign-in made with the old password (a setup link also serves as a reset).
     ctx.cookies.set(CSRF_COOKIE, null, csrfCookie);
     setLoginNotice(ctx, secure, 'password-set', user.email);
     (ctx.state.log ?? logger).info({ user_id: user._id }, 'password set with a setup link');

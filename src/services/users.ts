@@ -243,8 +243,12 @@ export class UserService {
     if (!claimed || !(await userSetupTokens.findValid(hash))) throw invalid();
     await userSetupTokens.deleteByHash(hash);
     if (!(await users.setPasswordHash(found.user_id, passwordHash))) throw invalid();
+    // A setup link also serves as a password reset: whatever was signed in with the old password ends
+    // (dashboard and authorization-server sessions, OAuth grants with their tokens), as with the
+    // operator's set-password.
+    const revokedGrants = await this.#endSignIns(found.user_id);
     const user = (await users.findById(found.user_id))!;
-    await recordEvent(this.#repos, { accountId: user.account_id, type: 'user.password_set', actor: { type: 'user', id: user._id }, data: { user_id: user._id } });
+    await recordEvent(this.#repos, { accountId: user.account_id, type: 'user.password_set', actor: { type: 'user', id: user._id }, data: { user_id: user._id, revoked_grants: revokedGrants } });
     return user;
   }
 

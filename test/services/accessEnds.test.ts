@@ -123,4 +123,15 @@ describe('a password change', () => {
     expect((await v1(server, '/v1/users/me', { bearer: app.access_token })).status).toBe(401);
     expect(await refresh(app.clientId, app.refresh_token!)).toBe(400);
   });
+
+  it('set with a setup link (a reset): every session, access token and refresh token is refused', async () => {
+    const user = await makeUser(server, { role: 'developer' });
+    const { token: session } = await sessionOn(server, user);
+    const app = await tokens.forUser(asTestUser(user), 'read', { withRefresh: true });
+    const link = await server.services.users.issueSetupToken(systemPrincipal(user.account_id), user._id);
+    await server.services.users.completeSetup(link.token, { password: 'a reset passphrase, long enough' });
+    expect((await v1(server, '/v1/users/me', { bearer: session })).status).toBe(401);
+    expect((await v1(server, '/v1/users/me', { bearer: app.access_token })).status).toBe(401);
+    expect(await refresh(app.clientId, app.refresh_token!)).toBe(400);
+  });
 });
