@@ -39,6 +39,8 @@ export class OAuthClientRepository {
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_clients' });
     await this.collection.createIndex({ account_id: 1, created_at: 1, _id: 1 }, { name: 'account_clients_by_age' });
+    // firstPartyNames, asked at every registration: first-party apps are few among many.
+    await this.collection.createIndex({ first_party: 1 }, { name: 'first_party' });
   }
 
   async insert(doc: OAuthClientDoc): Promise<void> {
