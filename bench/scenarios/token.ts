@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'autocannon';
 import { deleteInBatches } from '../../src/db/deleteInBatches.ts';
-import { CONSUMED_REFRESH_TOKENS, storedArtifact } from '../../src/repositories/oidcStore.ts';
+import { collectionName, storedArtifact } from '../../src/repositories/oidcStore.ts';
 import { basicAuth, CookieJar, obtainTokens } from '../../test/support/oauthDriver.ts';
 import { BARE_CONFIDENTIAL, BARE_PUBLIC, startOidcBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
@@ -192,9 +192,8 @@ const HISTORY = Number(process.env.BENCH_REFRESH_HISTORY ?? 100_000);
 /**
  * The rotated refresh of a public client again, after the database holds the traces of HISTORY earlier
  * refreshes: each rotation leaves the used refresh token behind (consumed, kept until it expires so that
- * presenting it again is detected as reuse and revokes its grant; moved by the adapter out of the live
- * collection into CONSUMED_REFRESH_TOKENS shortly after use). They are written straight where the
- * adapter keeps them, in their stored form (sealed under their own ids, as the adapter writes them),
+ * presenting it again is detected as reuse and revokes its grant) in the live collection the refresh
+ * reads. They are written straight where the adapter keeps them, in their stored form (sealed under their own ids, as the adapter writes them),
  * rather than through 100,000 requests, and removed again when the scenario ends. Compared with the
  * fresh run above.
  */
@@ -207,7 +206,7 @@ export const refreshPublicAfterHistory: Scenario = {
   optIn: true,
   async prepare(ctx) {
     if (!Number.isInteger(HISTORY) || HISTORY < 0 || HISTORY > 1_000_000) throw new Error('BENCH_REFRESH_HISTORY must be an integer from 0 to 1000000');
-    const collection = ctx.seed.database.db.collection<{ _id: string; bench_history?: boolean }>(CONSUMED_REFRESH_TOKENS);
+    const collection = ctx.seed.database.db.collection<{ _id: string; bench_history?: boolean }>(collectionName('RefreshToken'));
     const now = Date.now();
     const expiresAt = new Date(now + 30 * 24 * 3600_000);
     for (let done = 0; done < HISTORY; ) {

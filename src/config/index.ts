@@ -179,13 +179,6 @@ export const ConfigSchema = z
      */
     embeddedSqliteSynchronous: z.enum(['normal', 'full']),
 
-    // --- Performance: used refresh tokens out of the live collection ---
-    /**
-     * How long after a refresh token is used (rotated) it is moved out of `oidc_refresh_token` into
-     * `oidc_refresh_token_consumed`, where reuse is still detected: one move per interval for every
-     * token used meanwhile. Shorter keeps the collection every refresh reads smaller.
-     */
-    oauthConsumedMoveDelayMs: z.coerce.number().int().min(10).max(3_600_000),
 
     // --- Authorization server ---
     /**
@@ -276,8 +269,6 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   HTTP_REQUEST_TIMEOUT_MS: 'httpRequestTimeoutMs',
   // Performance
   EMBEDDED_SQLITE_SYNCHRONOUS: 'embeddedSqliteSynchronous',
-  // Performance: used refresh tokens out of the live collection
-  OAUTH_CONSUMED_MOVE_DELAY_MS: 'oauthConsumedMoveDelayMs',
   // Authorization server
   OAUTH_REFRESH_REUSE_GRACE_SECONDS: 'oauthRefreshReuseGraceSeconds',
   DPOP_NONCE_REQUIRED: 'dpopNonceRequired',

@@ -98,8 +98,6 @@ export function createProvider({ config, keys, repos, db, logger }: ProviderDeps
       await repos.revokedGrants.add(revokedTokenKey(jti));
       logger.info('access token revoked');
     },
-    consumedMoveDelayMs: config.oauthConsumedMoveDelayMs,
-    onMoveFailed: (err) => logger.warn({ err }, 'moving used refresh tokens failed (retried with the next one)'),
     // Claims of single-use artifacts are kept while what they claim can still be presented.
     ttlSeconds: { AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS, RefreshToken: REFRESH_TOKEN_TTL_SECONDS },
     refreshReuseGraceSeconds: config.oauthRefreshReuseGraceSeconds,

@@ -21,13 +21,12 @@ import type { OAuthClientDoc, OAuthClientRepository } from './oauthClients.ts';
  * is by query (`expires_at`) plus a periodic sweep, not a TTL index.
  *
  * Used refresh tokens are kept until they expire, so that presenting one again is detected as reuse
- * (and revokes its grant), but not in `oidc_refresh_token`: shortly after it is consumed, a used token
- * is moved (same stored form) to `oidc_refresh_token_consumed` (moveConsumedRefreshTokens). FerretDB
- * 1.24 (SQLite) serves no query from an index, not even a find by `_id` (it filters on
- * `_ferretdb_sjson->'$._id'`, which its `_id` index on `_ferretdb_sjson->"_id"` does not match), so
- * every find, update and delete reads the whole collection: the collection each refresh reads and
- * writes must hold live tokens only, or refreshes slow down with every refresh ever made. The
- * consumed collection is read only when a token is not found among the live ones.
+ * (and revokes its grant). They stay where they were, in `oidc_refresh_token`, marked `consumed_at`: the
+ * embedded database answers a find by `_id` from its index (tools/ferretdb/patches), so a refresh costs
+ * the same with 100,000 used tokens beside it as with none (bench/RESULTS.md, scaling table). Versions
+ * before that moved used tokens to `oidc_refresh_token_consumed` shortly after use, because the stock
+ * FerretDB read the whole collection for every find; that collection is still read when a token is not
+ * among the live ones, and swept, until the last token moved there expires (30 days).
  *
  * Single use (codes, refresh tokens, pushed requests): consume() claims the artifact by inserting
  * `${model}:${hashed id}` into `oidc_claims`. An insert of a unique `_id` is atomic on FerretDB 1.24 as
@@ -149,43 +148,11 @@ export class AlreadyConsumed extends Error {
   }
 }
 
-/** Where used refresh tokens are kept (stored form, `consumed_at` set) until they expire. */
-export const CONSUMED_REFRESH_TOKENS = `${collectionName('RefreshToken')}_consumed`;
-
-/** Used refresh tokens moved per command (far below SQLite's limit on bound variables). */
-const MOVE_BATCH = 1000;
-
 /**
- * Moves used refresh tokens out of `oidc_refresh_token` into CONSUMED_REFRESH_TOKENS: each batch is
- * inserted there first (a token another instance already moved is a duplicate key, and skipped), then
- * deleted from the live collection, so a used token is in one of the two at every moment and reuse is
- * always detected. Safe to run on several instances at once. Returns how many were moved.
+ * Where versions before the indexed embedded database moved used refresh tokens (stored form,
+ * `consumed_at` set). Nothing is moved there any more: it is read on a miss and swept until it is empty.
  */
-export async function moveConsumedRefreshTokens(db: Db): Promise<number> {
-  const live = db.collection<StoredArtifact>(collectionName('RefreshToken'));
-  const consumed = db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS);
-  let moved = 0;
-  for (;;) {
-    const docs = await live.find({ consumed_at: { $exists: true } }).limit(MOVE_BATCH).toArray();
-    if (docs.length === 0) return moved;
-    try {
-      await consumed.insertMany(docs, { ordered: false });
-    } catch (err) {
-      // Some were moved already (by another instance); the others were inserted (unordered insert).
-      if (!isMovedAlready(err)) throw err;
-    }
-    moved += (await live.deleteMany({ _id: { $in: docs.map((d) => d._id) } })).deletedCount;
-    if (docs.length < MOVE_BATCH) return moved;
-  }
-}
-
-/** An unordered insert whose only failures are duplicate keys. */
-function isMovedAlready(err: unknown): boolean {
-  if (isDuplicateKeyError(err)) return true;
-  const writeErrors = (err as { writeErrors?: unknown } | null)?.writeErrors;
-  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-  return list.length > 0 && list.every((e: { code?: number; errmsg?: string }) => e.code === 11000 || (e.code === 1 && /UNIQUE constraint failed/.test(e.errmsg ?? '')));
-}
+export const CONSUMED_REFRESH_TOKENS = `${collectionName('RefreshToken')}_consumed`;
 
 export async function ensureOidcIndexes(db: Db): Promise<void> {
   for (const model of OIDC_MODELS) {
@@ -211,8 +178,6 @@ export async function sweepOidc(db: Db, now = new Date()): Promise<number> {
   }
   removed += await deleteInBatches(db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS), { expires_at: { $lte: now } });
   removed += await deleteInBatches(db.collection<ClaimDoc>(OIDC_CLAIMS), { expires_at: { $lte: now } });
-  // Used refresh tokens another instance left behind (it stopped before moving them).
-  await moveConsumedRefreshTokens(db);
   return removed;
 }
 
@@ -253,13 +218,6 @@ export interface AdapterHooks {
   onGrantRevoked?(grantId: string): Promise<void>;
   /** Called when an access token (a JWT, never stored) is revoked through RFC 7009, with its `jti`. */
   onAccessTokenRevoked?(jti: string): Promise<void>;
-  /**
-   * How long after a refresh token is consumed the used tokens are moved out of the live collection
-   * (moveConsumedRefreshTokens; one move for every token consumed meanwhile). Default 1000 ms.
-   */
-  consumedMoveDelayMs?: number;
-  /** Called when a move of used refresh tokens failed (the next one, or the sweeper, retries). */
-  onMoveFailed?(err: unknown): void;
   /**
    * The lifetime of each model's artifacts (the provider's `ttl`): a claim is kept as long as what it
    * claims can still be presented. Models not listed: a day.
@@ -306,31 +264,6 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
   const graceMs = Math.max(0, hooks.refreshReuseGraceSeconds ?? 0) * 1000;
   /** Whether a refresh token used at `usedAt` is still inside the reuse grace window. */
   const inGrace = (model: string, usedAt: Date, now = Date.now()) => model === 'RefreshToken' && graceMs > 0 && now - usedAt.getTime() < graceMs;
-  let moveTimer: NodeJS.Timeout | undefined;
-  let moving = false;
-  let consumedWhileMoving = false;
-  const scheduleMove = () => {
-    // A token consumed while a move runs may have been consumed after that move looked: move again after it.
-    if (moving) {
-      consumedWhileMoving = true;
-      return;
-    }
-    if (moveTimer) return;
-    moveTimer = setTimeout(() => {
-      moveTimer = undefined;
-      moving = true;
-      moveConsumedRefreshTokens(db)
-        .catch((err: unknown) => hooks.onMoveFailed?.(err))
-        .finally(() => {
-          moving = false;
-          if (consumedWhileMoving) {
-            consumedWhileMoving = false;
-            scheduleMove();
-          }
-        });
-    }, hooks.consumedMoveDelayMs ?? 1000);
-    moveTimer.unref();
-  };
   return class MongoAdapter implements Adapter {
     readonly model: string;
     readonly collection: Collection<StoredArtifact>;
@@ -376,7 +309,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
       }
       const _id = sha256Hex(id);
       const doc = await this.collection.findOne({ _id });
-      // A used refresh token is looked for where it is moved to only when it is not a live one.
+      // A used refresh token moved by an earlier version is looked for there only when it is not a live one.
       if (!doc && this.model === 'RefreshToken') return this.#load(id, await consumedRefreshTokens.findOne({ _id }));
       return this.#load(id, doc);
     }
@@ -418,7 +351,6 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
       // Marked used too, so a later presentation is refused before it gets this far (and the used refresh
       // token is moved out of the live collection).
       await this.collection.updateOne({ _id }, { $set: { consumed_at: now } });
-      if (this.model === 'RefreshToken') scheduleMove();
     }
 
     /**

@@ -3,15 +3,14 @@ import { tokenRequest } from '../support/oauthDriver.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { CONSUMED_REFRESH_TOKENS, collectionName } from '../../src/repositories/oidcStore.ts';
 import { useApiServer } from '../support/fixtures.ts';
-import { waitFor } from '../support/processes.ts';
 import type { TestUser } from '../support/tokens.ts';
 
 /**
- * Used (rotated) refresh tokens leave the collection every refresh reads: shortly after use they are
- * moved, in their stored form, to a collection of their own, where presenting one again is still
- * detected as reuse and revokes the grant. The move is made quick here (OAUTH_CONSUMED_MOVE_DELAY_MS).
+ * Used (rotated) refresh tokens stay in the live collection, marked used, until they expire: presenting
+ * one again is detected as reuse and revokes the grant. A used token that an earlier version moved to
+ * the consumed collection is still found there and detected the same way.
  */
-const env = useApiServer({ overrides: { oauthConsumedMoveDelayMs: 20, sweepIntervalSeconds: 3600, webhookPollIntervalMs: 60_000 } });
+const env = useApiServer({ overrides: { sweepIntervalSeconds: 3600, webhookPollIntervalMs: 60_000 } });
 let owner: TestUser;
 
 beforeAll(() => {
@@ -31,54 +30,56 @@ async function rotatedPair() {
   return { clientId, first, second: second.refresh_token! };
 }
 
-describe('used refresh tokens', () => {
-  it('are moved out of the live collection, hashed and sealed as before', async () => {
-    const { first, second } = await rotatedPair();
-    await waitFor('the used refresh token to leave the live collection', async () => (await live().findOne({ _id: sha256Hex(first) })) === null || undefined, 5000, 20);
-    const moved = (await consumed().findOne({ _id: sha256Hex(first) }))!;
-    expect(moved).not.toBeNull();
-    expect(moved.consumed_at).toBeInstanceOf(Date);
-    expect(moved.sealed).toBeTruthy();
-    expect(JSON.stringify(moved)).not.toContain(first);
-    expect(await live().findOne({ _id: sha256Hex(first) })).toBeNull();
-    // The new one is live, and only there.
-    expect(await live().findOne({ _id: sha256Hex(second) })).not.toBeNull();
-    expect(await consumed().findOne({ _id: sha256Hex(second) })).toBeNull();
+type Stored = { _id: string; sealed: string; consumed_at?: Date; grant_id?: string };
+const liveStored = () => env.server.running.container.database.db.collection<Stored>(collectionName('RefreshToken'));
+
+const refused = (clientId: string, refreshToken: string) =>
+  expect(tokenRequest(env.server.issuer, { clientId }, { grant_type: 'refresh_token', refresh_token: refreshToken })).rejects.toMatchObject({
+    status: 400,
+    message: expect.stringContaining('invalid_grant'),
   });
 
-  it('presented again after the move: refused, and the grant is revoked (the newer token stops working)', async () => {
+describe('used refresh tokens', () => {
+  it('stay in the live collection, marked used, hashed and sealed as before; nothing goes to the consumed collection', async () => {
+    const { first, second } = await rotatedPair();
+    const used = (await liveStored().findOne({ _id: sha256Hex(first) }))!;
+    expect(used).not.toBeNull();
+    expect(used.consumed_at).toBeInstanceOf(Date);
+    expect(used.sealed).toBeTruthy();
+    expect(JSON.stringify(used)).not.toContain(first);
+    expect((await liveStored().findOne({ _id: sha256Hex(second) }))?.consumed_at).toBeUndefined();
+    expect(await consumed().countDocuments({ _id: { $in: [sha256Hex(first), sha256Hex(second)] } })).toBe(0);
+  });
+
+  it('presented again: refused, and the grant is revoked (the newer token stops working, the used one is deleted)', async () => {
     const { clientId, first, second } = await rotatedPair();
-    await waitFor('the used refresh token to leave the live collection', async () => (await live().findOne({ _id: sha256Hex(first) })) === null || undefined, 5000, 20);
-    expect(await consumed().findOne({ _id: sha256Hex(first) })).not.toBeNull();
-    await expect(tokenRequest(env.server.issuer, { clientId }, { grant_type: 'refresh_token', refresh_token: first })).rejects.toMatchObject({
-      status: 400,
-      message: expect.stringContaining('invalid_grant'),
-    });
-    await expect(tokenRequest(env.server.issuer, { clientId }, { grant_type: 'refresh_token', refresh_token: second })).rejects.toMatchObject({
-      status: 400,
-      message: expect.stringContaining('invalid_grant'),
-    });
+    await refused(clientId, first);
+    await refused(clientId, second);
     expect(await live().findOne({ _id: sha256Hex(second) })).toBeNull();
+    expect(await live().findOne({ _id: sha256Hex(first) })).toBeNull();
+  });
+
+  it('one an earlier version moved to the consumed collection: still reuse, and revoking the grant deletes it there', async () => {
+    const { clientId, first, second } = await rotatedPair();
+    // As the earlier mover did: the stored form copied there, then deleted from the live collection.
+    const used = (await liveStored().findOne({ _id: sha256Hex(first) }))!;
+    await consumed().insertOne(used);
+    await liveStored().deleteOne({ _id: used._id });
+    await refused(clientId, first);
+    await refused(clientId, second);
     expect(await consumed().findOne({ _id: sha256Hex(first) })).toBeNull();
   });
 
-  it('a run of rotations leaves one live refresh token per grant', async () => {
-    const { clientId, second } = await rotatedPair();
+  it('a run of rotations: the last token works, every earlier one is kept as used', async () => {
+    const { clientId, first, second } = await rotatedPair();
     let current = second;
-    const used: string[] = [];
+    const used: string[] = [first];
     for (let i = 0; i < 5; i += 1) {
       const next = await tokenRequest(env.server.issuer, { clientId }, { grant_type: 'refresh_token', refresh_token: current });
       used.push(current);
       current = next.refresh_token!;
     }
-    // Copied first, then deleted from the live collection: wait for both.
-    await waitFor(
-      'every used refresh token to be moved',
-      async () => ((await consumed().countDocuments({ _id: { $in: used.map(sha256Hex) } })) === used.length && (await live().countDocuments({ _id: { $in: used.map(sha256Hex) } })) === 0) || undefined,
-      5000,
-      20,
-    );
-    expect(await live().countDocuments({ _id: { $in: [...used, current].map(sha256Hex) } })).toBe(1);
+    expect(await liveStored().countDocuments({ _id: { $in: used.map(sha256Hex) }, consumed_at: { $exists: true } })).toBe(used.length);
     expect((await tokenRequest(env.server.issuer, { clientId }, { grant_type: 'refresh_token', refresh_token: current })).access_token).toBeTruthy();
   });
 });

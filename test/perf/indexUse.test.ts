@@ -17,8 +17,7 @@ import { Tokens, type TestUser } from '../support/tokens.ts';
  * Every query the repositories make on the embedded database is answered from an index. A FerretDB of
  * this file's own logs each SQL statement it runs (`--log-level=debug`); a workload through the real
  * server (every /v1 resource created, listed, read, changed and deleted, API keys, the OAuth flows with
- * refresh and reuse detection, webhooks with deliveries, the sweeper and the move of used refresh tokens
- * running every second) fills the set of distinct statements, and each is then planned by SQLite
+ * refresh and reuse detection, webhooks with deliveries, the sweeper running every second) fills the set of distinct statements, and each is then planned by SQLite
  * (`EXPLAIN QUERY PLAN`) against the same database file. A `SCAN` of a collection fails the test, except
  * the whole-collection reads listed in FULL_READS (a statement without a WHERE clause on those
  * collections): reads whose filter no index can answer, by design, none on a request's path.
@@ -26,7 +25,6 @@ import { Tokens, type TestUser } from '../support/tokens.ts';
 const FULL_READS: Record<string, string> = {
   oauth_clients: 'allRedirectUris: every client, for the CORS allow-list (at most every few seconds)',
   accounts: "the operator's list of every account (CLI)",
-  oidc_refresh_token: 'moveConsumedRefreshTokens: `consumed_at: {$exists: true}` (src/repositories/oidcStore.ts)',
   // Migrations at start, once: each quota kind's backfill reads its resources until its marker is
   // written (src/repositories/index.ts, quotaSlots.backfill); users without a sign-in key get one
   // (`email_key: {$exists: false}`, src/repositories/users.ts).
@@ -71,7 +69,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-index-use-'));
   ferret = await startFerretdb({ binary, dataDir, logLevel: 'debug', onOutput: collect });
   server = await startTestServer({
-    overrides: { mongodbUri: ferret.uri, sweepIntervalSeconds: 1, webhookPollIntervalMs: 100, oauthConsumedMoveDelayMs: 100, webhookAllowLoopback: true },
+    overrides: { mongodbUri: ferret.uri, sweepIntervalSeconds: 1, webhookPollIntervalMs: 100, webhookAllowLoopback: true },
   });
   api = await Api.connect(server.url);
   tokens = new Tokens(server);

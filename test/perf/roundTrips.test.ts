@@ -9,14 +9,13 @@ import type { TestUser } from '../support/tokens.ts';
  * Database round trips per request on the hot paths, counted with the driver's command monitoring on
  * the server's own client (counts, not timings: `npm run bench` has the timings). Each path is called
  * once first (caches filled, as on a running server), then REPEAT times while the commands are counted.
- * Background work that also talks to the database (webhook polling, the sweeper, the move of used refresh
- * tokens out of the live collection: 3 commands per move, one move per OAUTH_CONSUMED_MOVE_DELAY_MS) is
- * slowed down so it does not fall inside the counting.
+ * Background work that also talks to the database (webhook polling, the sweeper) is slowed down so it
+ * does not fall inside the counting.
  */
 const REPEAT = 20;
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
-const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepIntervalSeconds: 3600, oauthConsumedMoveDelayMs: 3_600_000, webhookAllowLoopback: true } });
+const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepIntervalSeconds: 3600, webhookAllowLoopback: true } });
 let api: Api;
 let owner: TestUser;
 
