@@ -348,8 +348,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
         }
         throw new AlreadyConsumed(this.model);
       }
-      // Marked used too, so a later presentation is refused before it gets this far (and the used refresh
-      // token is moved out of the live collection).
+      // Marked used too, so a later presentation is refused before it gets this far.
       await this.collection.updateOne({ _id }, { $set: { consumed_at: now } });
     }
 
