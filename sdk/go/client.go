@@ -129,15 +129,22 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 // invalidator is a token source that can be told its access token was refused (OAuthTokenSource).
 type invalidator interface{ Invalidate(accessToken string) }
 
-func (c *Client) token() (string, error) {
+// dpopBound is a token source whose tokens may be DPoP-bound (OAuthTokenSource with WithDPoP).
+type dpopBound interface{ dpopSession() *dpopSession }
+
+// token is the credential for the next attempt, and the DPoP session to prove it with (nil: Bearer).
+func (c *Client) token() (string, *dpopSession, error) {
 	if c.apiKey != "" {
-		return c.apiKey, nil
+		return c.apiKey, nil, nil
 	}
 	t, err := c.tokenSource.Token()
 	if err != nil {
-		return "", tokenError(err)
+		return "", nil, tokenError(err)
 	}
-	return t.AccessToken, nil
+	if b, ok := c.tokenSource.(dpopBound); ok && !strings.EqualFold(t.TokenType, "bearer") {
+		return t.AccessToken, b.dpopSession(), nil
+	}
+	return t.AccessToken, nil, nil
 }
 
 // RequestOption changes one call: WithIdempotencyKey, WithRequestTimeout, WithHeader,
@@ -224,11 +231,11 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 		if err := ctx.Err(); err != nil {
 			return callerError(what, err, nil)
 		}
-		token, err := c.token()
+		token, dpop, err := c.token()
 		if err != nil {
 			return err
 		}
-		resp, respBody, err := c.send(ctx, cfg, method, target, body, token, idempotencyKey)
+		resp, respBody, err := c.send(ctx, cfg, method, target, body, token, dpop, idempotencyKey)
 		if err != nil {
 			if ctx.Err() != nil {
 				return callerError(what, ctx.Err(), err)
@@ -277,8 +284,9 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	}
 }
 
-// send makes one attempt, bounded by cfg.timeout, and reads the whole response.
-func (c *Client) send(ctx context.Context, cfg requestConfig, method, target string, body []byte, token, idempotencyKey string) (*http.Response, []byte, error) {
+// send makes one attempt, bounded by cfg.timeout, and reads the whole response. With dpop, the
+// token is sent as DPoP with a fresh proof (and once more with the server's nonce if it asks).
+func (c *Client) send(ctx context.Context, cfg requestConfig, method, target string, body []byte, token string, dpop *dpopSession, idempotencyKey string) (*http.Response, []byte, error) {
 	if cfg.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.timeout)
@@ -304,7 +312,13 @@ func (c *Client) send(ctx context.Context, cfg requestConfig, method, target str
 	if idempotencyKey != "" {
 		req.Header.Set("Idempotency-Key", idempotencyKey)
 	}
-	resp, err := c.httpClient.Do(req)
+	var resp *http.Response
+	if dpop != nil {
+		req.Header.Del("DPoP")
+		resp, err = dpop.do(req, token, c.httpClient.Do)
+	} else {
+		resp, err = c.httpClient.Do(req)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

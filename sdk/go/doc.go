@@ -14,7 +14,9 @@
 // CodeNetworkError. Requests that get 429 (after Retry-After), 503, a timeout or a network error
 // are retried with backoff; a POST that takes an Idempotency-Key carries one (generated, or yours)
 // that its retries reuse, so a retried POST never creates twice. Nullable fields are Nullable[T]:
-// absent, Null[T]() or NotNull(v).
+// absent, Null[T]() or NotNull(v). OAuth: OAuthConfig, NewAuthorizationRequest (PKCE), Exchange and
+// OAuthTokenSource; with a context from WithDPoP, the tokens are DPoP-bound (RFC 9449) to a key of
+// the application's and every token request and API call carries a proof.
 //
 // The types (types.gen.go), the services (services.gen.go), APIVersion and the error codes
 // (api.gen.go) are generated from the server's /openapi.json by internal/gen; run

@@ -2,6 +2,7 @@ package slipway
 
 import (
 	"context"
+	"crypto"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -53,7 +54,7 @@ func NewAuthorizationRequest(cfg *oauth2.Config, opts ...oauth2.AuthCodeOption) 
 var ErrStateMismatch = errors.New("slipway: the callback's state does not match the authorization request")
 
 // Exchange checks the callback URL (state, error) and trades its code and the PKCE verifier for
-// tokens. Its errors are *Error: Code CodeStateMismatch (wrapping ErrStateMismatch), the
+// tokens (DPoP-bound ones, with a proof, when ctx comes from WithDPoP). Its errors are *Error: Code CodeStateMismatch (wrapping ErrStateMismatch), the
 // authorization server's `error` from the callback (access_denied when the user refused, Status 0),
 // or the token endpoint's (invalid_grant for a used or expired code, with its Status).
 func Exchange(ctx context.Context, cfg *oauth2.Config, req AuthorizationRequest, callbackURL string) (*oauth2.Token, error) {
@@ -84,14 +85,29 @@ type TokenSource struct {
 	cfg     *oauth2.Config
 	mu      sync.Mutex
 	tok     *oauth2.Token
+	dpop    *dpopSession
 	OnToken func(*oauth2.Token)
 }
 
 // OAuthTokenSource returns a TokenSource starting from tok (from Exchange, or stored earlier). ctx is
-// used for refresh requests (oauth2.HTTPClient in it selects their HTTP client).
+// used for refresh requests (oauth2.HTTPClient in it selects their HTTP client). With a ctx from
+// WithDPoP, refreshes carry a DPoP proof and a Client sends this source's tokens as DPoP-bound
+// (`Authorization: DPoP` and a proof), unless tok.TokenType says Bearer.
 func OAuthTokenSource(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) *TokenSource {
-	return &TokenSource{ctx: ctx, cfg: cfg, tok: tok}
+	return &TokenSource{ctx: ctx, cfg: cfg, tok: tok, dpop: dpopFrom(ctx)}
 }
+
+// DPoPKey is the key this source's tokens are bound to (nil without WithDPoP). To use the tokens
+// after a restart, store it (e.g. x509.MarshalPKCS8PrivateKey, kept as secret as the refresh token)
+// and pass it to WithDPoP again.
+func (s *TokenSource) DPoPKey() crypto.Signer {
+	if s.dpop == nil {
+		return nil
+	}
+	return s.dpop.key
+}
+
+func (s *TokenSource) dpopSession() *dpopSession { return s.dpop }
 
 // Token returns a valid access token, refreshing first if needed. A failed refresh returns an
 // *Error: the token endpoint's code and status (invalid_grant, 400, when the refresh token was

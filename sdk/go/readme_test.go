@@ -23,6 +23,8 @@ func TestREADMEExamplesCompile(t *testing.T) {
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +47,7 @@ var (
 	projectID   string
 	jobID       string
 	callbackURL string
+	ts          *slipway.TokenSource
 	secret      string
 	saved       struct {
 		AccessToken, RefreshToken string
@@ -56,6 +59,8 @@ var (
 
 var (
 	_ = errors.Is
+	_ = x509.MarshalPKCS8PrivateKey
+	_ = ecdsa.GenerateKey
 	_ = fmt.Sprint
 	_ = io.EOF
 	_ = log.Fatal
