@@ -101,7 +101,9 @@ class _OAuthBase:
         """The headers that send ``access_token`` with one request: ``Authorization: DPoP`` and a fresh
         proof (``htm``, ``htu``, ``ath``, the server's latest nonce) for a DPoP-bound token, else Bearer."""
         token = self._current_token() or {}
-        bound = str(token.get("token_type", "")).lower() == "dpop" and token.get("access_token") == access_token
+        # A session's tokens are all bound or all not (a refresh in another thread may already have
+        # replaced access_token: its type still says how to send it).
+        bound = str(token.get("token_type", "")).lower() == "dpop"
         if self._dpop is None or not bound:
             return {"Authorization": f"Bearer {access_token}"}
         return {"Authorization": f"DPoP {access_token}", "DPoP": self._dpop.proof(method, url, access_token)}
