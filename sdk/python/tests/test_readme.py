@@ -32,6 +32,7 @@ secret: str
 project_id: str
 client_id: str
 callback_url: str
+saved_token: dict[str, Any]
 
 
 def save_token(token: dict[str, Any]) -> None: ...

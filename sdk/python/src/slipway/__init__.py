@@ -27,6 +27,7 @@ from ._errors import (
 )
 from ._generated.meta import API_VERSION, ErrorCode
 from ._version import __version__
+from .dpop import DPoPKey
 from .oauth import AsyncOAuth, AuthorizationRequest, OAuth, OAuthError
 from .webhooks import SignatureVerificationError, WebhookPayloadError
 
@@ -43,6 +44,7 @@ __all__ = [
     "AuthorizationRequest",
     "BadRequestError",
     "ConflictError",
+    "DPoPKey",
     "ErrorCode",
     "NOT_GIVEN",
     "NotFoundError",

@@ -131,18 +131,30 @@ class AsyncSlipway(AsyncResources):
         headers = build_headers(self._default_headers, options)
         timeout = self._timeout if options.timeout is None else options.timeout
         refreshed = False
+        nonce_retried = False
         attempt = 0
         while True:
             token = await self._token()
-            headers["Authorization"] = f"Bearer {token}"
+            url = self.base_url + path
+            if self._oauth is not None:
+                # Bearer, or for a DPoP-bound token "DPoP" and a fresh proof for this very request.
+                headers.pop("DPoP", None)
+                headers.update(self._oauth.auth_headers(token, method, url))
+            else:
+                headers["Authorization"] = f"Bearer {token}"
             try:
-                response = await self._http.request(method, self.base_url + path, params=params, json=json, headers=headers, timeout=timeout)
+                response = await self._http.request(method, url, params=params, json=json, headers=headers, timeout=timeout)
             except httpx.RequestError as err:
                 delay = self.retry_policy.delay(attempt, None, options.max_retries) if may_resend(err, method, headers) else None
                 if delay is None:
                     raise transport_error(err, method, path) from err
                 attempt += 1
                 await _sleep(delay)
+                continue
+            if self._oauth is not None and self._oauth.wants_dpop_nonce(response) and not nonce_retried:
+                # RFC 9449 §8: the server wants its nonce in the proof; send once more with it.
+                nonce_retried = True
+                await response.aclose()
                 continue
             if self._oauth is not None and not refreshed and is_invalid_token(response):
                 # The access token expired early or was revoked: refresh once and send again.

@@ -62,7 +62,8 @@ class Slipway(Resources):
 
     Credentials, one of: ``api_key`` (or the ``SLIPWAY_API_KEY`` environment variable), an OAuth
     ``access_token``, or ``oauth`` (an :class:`~slipway.OAuth` holding a user's tokens, refreshed
-    when they expire or the API answers 401 ``invalid_token``).
+    when they expire or the API answers 401 ``invalid_token``; with ``OAuth(..., dpop=True)`` a bound
+    token is sent as ``Authorization: DPoP`` with a fresh proof per request).
 
     ``max_retries`` (default 2; 0 turns retries off) applies to 429 (after ``Retry-After``), 503 and
     network errors; every create carries an ``Idempotency-Key`` (generated, or the call's
@@ -129,18 +130,30 @@ class Slipway(Resources):
         headers = build_headers(self._default_headers, options)
         timeout = self._timeout if options.timeout is None else options.timeout
         refreshed = False
+        nonce_retried = False
         attempt = 0
         while True:
             token = self._token()
-            headers["Authorization"] = f"Bearer {token}"
+            url = self.base_url + path
+            if self._oauth is not None:
+                # Bearer, or for a DPoP-bound token "DPoP" and a fresh proof for this very request.
+                headers.pop("DPoP", None)
+                headers.update(self._oauth.auth_headers(token, method, url))
+            else:
+                headers["Authorization"] = f"Bearer {token}"
             try:
-                response = self._http.request(method, self.base_url + path, params=params, json=json, headers=headers, timeout=timeout)
+                response = self._http.request(method, url, params=params, json=json, headers=headers, timeout=timeout)
             except httpx.RequestError as err:
                 delay = self.retry_policy.delay(attempt, None, options.max_retries) if may_resend(err, method, headers) else None
                 if delay is None:
                     raise transport_error(err, method, path) from err
                 attempt += 1
                 _sleep(delay)
+                continue
+            if self._oauth is not None and self._oauth.wants_dpop_nonce(response) and not nonce_retried:
+                # RFC 9449 §8: the server wants its nonce in the proof; send once more with it.
+                nonce_retried = True
+                response.close()
                 continue
             if self._oauth is not None and not refreshed and is_invalid_token(response):
                 # The access token expired early or was revoked: refresh once and send again.

@@ -31,6 +31,7 @@ with warnings.catch_warnings():
     from authlib.oauth2.rfc6749 import OAuth2Token
 
 from ._errors import APIConnectionError, APITimeoutError, AuthenticationError, SlipwayError
+from .dpop import AsyncDPoPTokenTransport, DPoPKey, DPoPState, DPoPTokenTransport, wants_nonce
 
 DEFAULT_SCOPE = "read write"
 
@@ -73,12 +74,47 @@ def _as_error(err: Exception) -> SlipwayError:
     return OAuthError(str(err) or type(err).__name__)
 
 
+def _dpop_state(dpop: bool | DPoPKey) -> DPoPState | None:
+    if isinstance(dpop, DPoPKey):
+        return DPoPState(dpop)
+    return DPoPState(DPoPKey.generate()) if dpop else None
+
+
 class _OAuthBase:
-    def __init__(self, issuer: str, client_id: str, on_token: Callable[[dict[str, Any]], Any] | None) -> None:
+    def __init__(self, issuer: str, client_id: str, on_token: Callable[[dict[str, Any]], Any] | None, dpop: bool | DPoPKey) -> None:
         self.issuer = issuer.rstrip("/")
         self.client_id = client_id
         self._on_token = on_token
         self._client_credentials_scope: str | None = None
+        self._dpop = _dpop_state(dpop)
+
+    @property
+    def dpop_key(self) -> DPoPKey | None:
+        """The DPoP key this session's tokens are bound to (``None`` without ``dpop=``). Keep it with
+        the tokens (``dpop_key.to_pem(password)``) to resume the session after a restart."""
+        return self._dpop.key if self._dpop is not None else None
+
+    def _current_token(self) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    def auth_headers(self, access_token: str, method: str, url: str | httpx.URL) -> dict[str, str]:
+        """The headers that send ``access_token`` with one request: ``Authorization: DPoP`` and a fresh
+        proof (``htm``, ``htu``, ``ath``, the server's latest nonce) for a DPoP-bound token, else Bearer."""
+        token = self._current_token() or {}
+        # A session's tokens are all bound or all not (a refresh in another thread may already have
+        # replaced access_token: its type still says how to send it).
+        bound = str(token.get("token_type", "")).lower() == "dpop"
+        if self._dpop is None or not bound:
+            return {"Authorization": f"Bearer {access_token}"}
+        return {"Authorization": f"DPoP {access_token}", "DPoP": self._dpop.proof(method, url, access_token)}
+
+    def wants_dpop_nonce(self, response: httpx.Response) -> bool:
+        """Keeps the server's ``DPoP-Nonce``; True for a ``use_dpop_nonce`` answer (worth one more try
+        with a proof carrying it)."""
+        if self._dpop is None:
+            return False
+        self._dpop.remember(response.request.url, response.headers)
+        return wants_nonce(response)
 
     @property
     def authorization_endpoint(self) -> str:
@@ -105,6 +141,10 @@ class OAuth(_OAuthBase):
 
     ``token`` is a token response you stored earlier (``access_token``, ``refresh_token``,
     ``expires_at``); ``on_token(token)`` is called with every new token (exchange and refresh).
+
+    ``dpop=True`` binds the tokens to a key pair made for this session (DPoP, RFC 9449): every token
+    request carries a proof, and the client sends a bound token as ``Authorization: DPoP`` with a fresh
+    proof per request. ``dpop=DPoPKey.from_pem(...)`` uses a key you kept (see :attr:`dpop_key`).
     """
 
     def __init__(
@@ -118,9 +158,12 @@ class OAuth(_OAuthBase):
         on_token: Callable[[dict[str, Any]], Any] | None = None,
         timeout: float = 30.0,
         transport: httpx.BaseTransport | None = None,
+        dpop: bool | DPoPKey = False,
     ) -> None:
-        super().__init__(issuer, client_id, on_token)
+        super().__init__(issuer, client_id, on_token, dpop)
         self._lock = threading.Lock()
+        if self._dpop is not None:
+            transport = DPoPTokenTransport(transport or httpx.HTTPTransport(), self._dpop, self.token_endpoint)
         self._session = OAuth2Client(
             **_session_kwargs(self.issuer, client_id, client_secret, redirect_uri),
             token=token,
@@ -128,6 +171,10 @@ class OAuth(_OAuthBase):
             timeout=timeout,
             transport=transport,
         )
+
+    def _current_token(self) -> dict[str, Any] | None:
+        token: dict[str, Any] | None = self._session.token
+        return token
 
     def _updated(self, token: dict[str, Any], refresh_token: str | None = None, access_token: str | None = None) -> None:
         if self._on_token:
@@ -207,9 +254,12 @@ class AsyncOAuth(_OAuthBase):
         on_token: Callable[[dict[str, Any]], Any | Awaitable[Any]] | None = None,
         timeout: float = 30.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        dpop: bool | DPoPKey = False,
     ) -> None:
-        super().__init__(issuer, client_id, on_token)
+        super().__init__(issuer, client_id, on_token, dpop)
         self._lock = asyncio.Lock()
+        if self._dpop is not None:
+            transport = AsyncDPoPTokenTransport(transport or httpx.AsyncHTTPTransport(), self._dpop, self.token_endpoint)
         self._session = AsyncOAuth2Client(
             **_session_kwargs(self.issuer, client_id, client_secret, redirect_uri),
             token=token,
@@ -217,6 +267,10 @@ class AsyncOAuth(_OAuthBase):
             timeout=timeout,
             transport=transport,
         )
+
+    def _current_token(self) -> dict[str, Any] | None:
+        token: dict[str, Any] | None = self._session.token
+        return token
 
     async def _updated(self, token: dict[str, Any], refresh_token: str | None = None, access_token: str | None = None) -> None:
         if self._on_token:
