@@ -11,6 +11,23 @@ export interface TokenProvider {
    * (revoked, rotated keys, clock skew): returns a new token, or throws.
    */
   refresh?(signal?: AbortSignal, rejectedToken?: string): Promise<string>;
+  /**
+   * Sends one request with `token` when it needs more than `Authorization: Bearer`: a DPoP-bound
+   * token (`Authorization: DPoP` and a fresh proof, retried once with the server's nonce). Without
+   * it the client sends `Authorization: Bearer <token>` itself.
+   */
+  send?(token: string, request: AuthorizedRequest): Promise<Response>;
+}
+
+/** One HTTP request for `TokenProvider.send`: everything but the credentials. */
+export interface AuthorizedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  signal: AbortSignal;
+  /** The client's `fetch`. */
+  fetch: typeof fetch;
 }
 
 export interface ClientOptions {
@@ -195,7 +212,8 @@ export class ApiClient {
       if (signal?.aborted) throw abortedError(signal, what);
       const token = await this.#token(signal);
       const headers: Record<string, string> = { accept: 'application/json', ...o.headers, ...options.headers };
-      if (token) headers.authorization = `Bearer ${token}`;
+      const provider = token && o.apiKey === undefined && o.accessToken === undefined ? o.auth : undefined;
+      if (token && !provider?.send) headers.authorization = `Bearer ${token}`;
       if (spec.body !== undefined) headers['content-type'] = 'application/json';
       if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
 
@@ -211,12 +229,8 @@ export class ApiClient {
       let response: Response;
       let body: unknown;
       try {
-        response = await this.#fetch(url, {
-          method: spec.method,
-          headers,
-          body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-          signal: attempt.signal,
-        });
+        const init = { method: spec.method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body), signal: attempt.signal };
+        response = provider?.send ? await provider.send(token!, { ...init, url, fetch: this.#fetch }) : await this.#fetch(url, init);
         const text = await response.text();
         try {
           body = text ? JSON.parse(text) : undefined;

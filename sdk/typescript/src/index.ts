@@ -1,5 +1,5 @@
 export { Slipway } from './client.js';
-export { API_VERSION, VERSION, parseRetryAfter, type ClientOptions, type RequestOptions, type RequestSpec, type TokenProvider } from './core.js';
+export { API_VERSION, VERSION, parseRetryAfter, type ClientOptions, type RequestOptions, type AuthorizedRequest, type RequestSpec, type TokenProvider } from './core.js';
 export {
   AuthenticationError,
   BadRequestError,
@@ -17,7 +17,7 @@ export {
   ValidationError,
   type ErrorDetail,
 } from './errors.js';
-export { OAuthSession, SlipwayOAuth, type AuthorizationRequest, type OAuthOptions, type TokenSet } from './oauth.js';
+export { OAuthSession, SlipwayOAuth, type AuthorizationRequest, type OAuthOptions, type OAuthSessionOptions, type TokenSet } from './oauth.js';
 export { paginate } from './pagination.js';
 export type { APIKeys, Configurations, Deployments, Events, OAuthClients, Projects, Users, Webhooks } from './resources/index.js';
 export type * from './types.js';

@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import type { TokenProvider } from './core.js';
+import type { AuthorizedRequest, TokenProvider } from './core.js';
 import { OAuthError, SlipwayError } from './errors.js';
 
 /**
@@ -18,15 +18,23 @@ export interface OAuthOptions {
   /** Allow plain http to the server. Default: only for loopback hosts (127.0.0.1, localhost, [::1]). */
   allowInsecureRequests?: boolean;
   fetch?: typeof fetch;
+  /**
+   * DPoP (RFC 9449): binds the tokens to a key pair, so a copied access or refresh token is useless
+   * without it. `true` makes a non-extractable ES256 (P-256) key pair once, the first time it is
+   * needed, for this helper and every session it makes; or pass your own key pair (ECDSA P-256; the
+   * private key may be non-extractable) to keep a session across restarts (see the README).
+   */
+  dpop?: boolean | CryptoKeyPair;
 }
 
 export interface TokenSet {
   accessToken: string;
-  /** Rotated on every refresh for public clients: always keep the newest. */
+  /** Rotated on every refresh for public clients without DPoP (DPoP-bound ones are not): always keep the newest. */
   refreshToken?: string | undefined;
   /** Epoch milliseconds after which the access token is no longer accepted. */
   expiresAt?: number | undefined;
   scope?: string | undefined;
+  /** `bearer`, or `dpop` for DPoP-bound tokens (lower case). */
   tokenType: string;
 }
 
@@ -73,6 +81,8 @@ export class SlipwayOAuth {
   readonly #auth: oauth.ClientAuth;
   readonly #http: { [oauth.allowInsecureRequests]?: boolean; [oauth.customFetch]?: typeof fetch };
   #server: Promise<oauth.AuthorizationServer> | undefined;
+  readonly #dpopOption: boolean | CryptoKeyPair;
+  #dpop: Promise<{ keyPair: CryptoKeyPair; handle: oauth.DPoPHandle }> | undefined;
 
   constructor(options: OAuthOptions) {
     const issuer = options.issuer ?? (options.baseUrl ? `${options.baseUrl.replace(/\/+$/, '')}/oauth` : undefined);
@@ -82,6 +92,7 @@ export class SlipwayOAuth {
     this.clientId = options.clientId;
     this.redirectUri = options.redirectUri;
     this.#client = { client_id: options.clientId };
+    this.#dpopOption = options.dpop ?? false;
     this.#auth = options.clientSecret ? oauth.ClientSecretBasic(options.clientSecret) : oauth.None();
     const url = new URL(issuer);
     const insecure = options.allowInsecureRequests ?? (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
@@ -102,6 +113,84 @@ export class SlipwayOAuth {
       throw toOAuthError(err);
     });
     return this.#server;
+  }
+
+  /** Whether tokens are DPoP-bound (the `dpop` option). */
+  get dpop(): boolean {
+    return this.#dpopOption !== false;
+  }
+
+  /**
+   * The DPoP key pair (made on first use with `dpop: true`), or undefined without DPoP. Keep it with
+   * the tokens to resume a session: a bound refresh token is useless without it.
+   */
+  async dpopKeyPair(): Promise<CryptoKeyPair | undefined> {
+    return (await this.#dpopState())?.keyPair;
+  }
+
+  #dpopState(): Promise<{ keyPair: CryptoKeyPair; handle: oauth.DPoPHandle }> | undefined {
+    const option = this.#dpopOption;
+    if (option === false) return undefined;
+    this.#dpop ??= (async () => {
+      const keyPair = option === true ? await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']) : option;
+      // One handle per key: it also remembers the latest DPoP-Nonce per server (origin).
+      return { keyPair, handle: oauth.DPoP(this.#client, keyPair) };
+    })().catch((err: unknown) => {
+      this.#dpop = undefined;
+      throw toOAuthError(err);
+    });
+    return this.#dpop;
+  }
+
+  /**
+   * One token endpoint request with a DPoP proof when `dpop` is on; a `use_dpop_nonce` answer is
+   * sent again once with the nonce it carried.
+   */
+  async #tokenRequest(
+    send: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>,
+    process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
+  ): Promise<oauth.TokenEndpointResponse> {
+    const dpop = await this.#dpopState();
+    const options: oauth.TokenEndpointRequestOptions = dpop ? { ...this.#http, DPoP: dpop.handle } : this.#http;
+    try {
+      return await process(await send(options));
+    } catch (err) {
+      if (!dpop || !oauth.isDPoPNonceError(err)) throw err;
+      return await process(await send(options));
+    }
+  }
+
+  /**
+   * Sends one /v1 request with a DPoP-bound token: `Authorization: DPoP`, a fresh proof (`htm`,
+   * `htu`, `ath`, the server's latest nonce), and once more with the new nonce after `use_dpop_nonce`.
+   * Other tokens go as `Bearer`.
+   */
+  async #send(token: string, tokenType: string | undefined, request: AuthorizedRequest): Promise<Response> {
+    const { authorization: _ignored, ...headers } = request.headers;
+    const dpop = tokenType?.toLowerCase() === 'dpop' ? await this.#dpopState() : undefined;
+    if (!dpop) return await request.fetch(request.url, { method: request.method, headers: { ...headers, authorization: `Bearer ${token}` }, body: request.body, signal: request.signal });
+    const url = new URL(request.url);
+    const options: oauth.ProtectedResourceRequestOptions = {
+      DPoP: dpop.handle,
+      signal: request.signal,
+      [oauth.customFetch]: request.fetch as NonNullable<oauth.ProtectedResourceRequestOptions[typeof oauth.customFetch]>,
+      // The client already chose its base URL; plain http is its decision, as for Bearer tokens.
+      ...(url.protocol === 'http:' ? { [oauth.allowInsecureRequests]: true } : {}),
+    };
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await oauth.protectedResourceRequest(token, request.method, url, new Headers(headers), request.body ?? null, options);
+      } catch (err) {
+        if (!(err instanceof oauth.WWWAuthenticateChallengeError)) throw err;
+        // The nonce from the answer is already remembered; the next proof carries it.
+        if (attempt === 0 && oauth.isDPoPNonceError(err)) {
+          await err.response.body?.cancel();
+          continue;
+        }
+        // Any other challenge (invalid_dpop_proof, invalid_token, insufficient_scope) is the API's error.
+        return err.response;
+      }
+    }
   }
 
   /** Builds the authorization URL: `response_type=code`, PKCE S256, a random `state`. */
@@ -136,8 +225,12 @@ export class SlipwayOAuth {
     try {
       const as = await this.metadata();
       const callback = oauth.validateAuthResponse(as, this.#client, new URL(callbackUrl), params.state);
-      const response = await oauth.authorizationCodeGrantRequest(as, this.#client, this.#auth, callback, redirectUri, params.codeVerifier, this.#http);
-      return tokenSet(await oauth.processAuthorizationCodeResponse(as, this.#client, response));
+      return tokenSet(
+        await this.#tokenRequest(
+          (options) => oauth.authorizationCodeGrantRequest(as, this.#client, this.#auth, callback, redirectUri, params.codeVerifier, options),
+          (response) => oauth.processAuthorizationCodeResponse(as, this.#client, response),
+        ),
+      );
     } catch (err) {
       throw toOAuthError(err);
     }
@@ -147,8 +240,13 @@ export class SlipwayOAuth {
   async refresh(refreshToken: string, previous?: TokenSet): Promise<TokenSet> {
     try {
       const as = await this.metadata();
-      const response = await oauth.refreshTokenGrantRequest(as, this.#client, this.#auth, refreshToken, this.#http);
-      return tokenSet(await oauth.processRefreshTokenResponse(as, this.#client, response), previous);
+      return tokenSet(
+        await this.#tokenRequest(
+          (options) => oauth.refreshTokenGrantRequest(as, this.#client, this.#auth, refreshToken, options),
+          (response) => oauth.processRefreshTokenResponse(as, this.#client, response),
+        ),
+        previous,
+      );
     } catch (err) {
       throw toOAuthError(err);
     }
@@ -158,8 +256,12 @@ export class SlipwayOAuth {
   async clientCredentials(scope?: string): Promise<TokenSet> {
     try {
       const as = await this.metadata();
-      const response = await oauth.clientCredentialsGrantRequest(as, this.#client, this.#auth, scope ? { scope } : {}, this.#http);
-      return tokenSet(await oauth.processClientCredentialsResponse(as, this.#client, response));
+      return tokenSet(
+        await this.#tokenRequest(
+          (options) => oauth.clientCredentialsGrantRequest(as, this.#client, this.#auth, scope ? { scope } : {}, options),
+          (response) => oauth.processClientCredentialsResponse(as, this.#client, response),
+        ),
+      );
     } catch (err) {
       throw toOAuthError(err);
     }
@@ -174,18 +276,26 @@ export class SlipwayOAuth {
     return new OAuthSession(tokens, (current) => {
       if (!current.refreshToken) throw new OAuthError({ code: 'invalid_token', status: 401, message: 'The access token expired and there is no refresh token.' });
       return this.refresh(current.refreshToken, current);
-    }, options);
+    }, { ...options, send: (token, tokenType, request) => this.#send(token, tokenType, request) });
   }
 
   /** A token provider for a confidential client: client credentials, fetched again when expired or rejected. */
   clientCredentialsSession(scope?: string, options: { expirySkewSeconds?: number } = {}): OAuthSession {
-    return new OAuthSession(undefined, () => this.clientCredentials(scope), options);
+    return new OAuthSession(undefined, () => this.clientCredentials(scope), { ...options, send: (token, tokenType, request) => this.#send(token, tokenType, request) });
   }
+}
+
+export interface OAuthSessionOptions {
+  onTokens?: (tokens: TokenSet) => void | Promise<void>;
+  expirySkewSeconds?: number;
+  /** Sends one request with an access token of this session (default: `Authorization: Bearer`). */
+  send?: (token: string, tokenType: string | undefined, request: AuthorizedRequest) => Promise<Response>;
 }
 
 /** Holds the current tokens and renews them (see `SlipwayOAuth.session`). */
 export class OAuthSession implements TokenProvider {
   #tokens: TokenSet | undefined;
+  readonly #send: OAuthSessionOptions['send'];
   #renewing: Promise<TokenSet> | undefined;
   readonly #renew: (current: TokenSet) => Promise<TokenSet>;
   readonly #onTokens: ((tokens: TokenSet) => void | Promise<void>) | undefined;
@@ -194,9 +304,10 @@ export class OAuthSession implements TokenProvider {
   constructor(
     tokens: TokenSet | undefined,
     renew: (current: TokenSet) => Promise<TokenSet>,
-    options: { onTokens?: (tokens: TokenSet) => void | Promise<void>; expirySkewSeconds?: number } = {},
+    options: OAuthSessionOptions = {},
   ) {
     this.#tokens = tokens;
+    this.#send = options.send;
     this.#renew = renew;
     this.#onTokens = options.onTokens;
     this.#skewMs = (options.expirySkewSeconds ?? 30) * 1000;
@@ -229,6 +340,15 @@ export class OAuthSession implements TokenProvider {
     if (this.#renewing) return (await this.#renewing).accessToken;
     if (!this.#tokens || this.#expired(this.#tokens)) return (await this.#renewOnce()).accessToken;
     return this.#tokens.accessToken;
+  }
+
+  /** Sends one request with `token`: as DPoP when this session's tokens are DPoP-bound, else as Bearer. */
+  async send(token: string, request: AuthorizedRequest): Promise<Response> {
+    // The type of the token being sent: the current set's, or the renewed set's while it is renewed.
+    const tokens = this.#tokens?.accessToken === token ? this.#tokens : this.#renewing ? await this.#renewing.catch(() => undefined) : this.#tokens;
+    if (this.#send) return await this.#send(token, tokens?.tokenType, request);
+    const { authorization: _ignored, ...headers } = request.headers;
+    return await request.fetch(request.url, { method: request.method, headers: { ...headers, authorization: `Bearer ${token}` }, body: request.body, signal: request.signal });
   }
 
   /** Renews after the server rejected `rejectedToken`; if another call already did, uses its result. */

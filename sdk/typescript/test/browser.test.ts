@@ -4,7 +4,9 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type * as Sdk from '../src/index.ts';
-import { harness, redirectUri } from './support/env.ts';
+import { Slipway } from '../src/index.ts';
+import { harness, login, redirectUri, unique } from './support/env.ts';
+import { CookieJar, loginThroughPages } from './support/login.ts';
 
 const PACKAGE_DIR = path.resolve(import.meta.dirname, '..');
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
@@ -24,8 +26,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-it('the built package runs in a browser: API-key calls against the live server, typed errors, the PKCE URL, webhook verification', async () => {
-  const info = harness();
+async function openSdkPage(info: ReturnType<typeof harness>) {
   const page = await browser!.newPage();
   // The built files are served at the API's own origin (so /v1 is same-origin); everything else reaches the real server.
   await page.route(`${info.base_url}/__sdk/**`, async (route) => {
@@ -44,6 +45,12 @@ it('the built package runs in a browser: API-key calls against the live server, 
   });
   await page.goto(`${info.base_url}/__sdk/index.html`);
   await page.waitForFunction(() => 'slipwaySdk' in window, undefined, { timeout: 20_000 });
+  return page;
+}
+
+it('the built package runs in a browser: API-key calls against the live server, typed errors, the PKCE URL, webhook verification', async () => {
+  const info = harness();
+  const page = await openSdkPage(info);
 
   const result = await page.evaluate(
     async ({ key, projectId, clientId, redirect }) => {
@@ -80,4 +87,78 @@ it('the built package runs in a browser: API-key calls against the live server, 
   expect(url.searchParams.get('code_challenge_method')).toBe('S256');
   expect(url.searchParams.get('state')).toBeTruthy();
   expect(result.verified).toBe(true);
+});
+
+it('DPoP in a browser: a non-extractable key, kept in IndexedDB, binds the tokens; /v1 calls and a refresh after a reload work with it', async () => {
+  const info = harness();
+  // A single-page app served at the server's origin: its redirect URI's origin may call /oauth/token (CORS).
+  const admin = new Slipway({ baseUrl: info.base_url, accessToken: (await login(info, 'read write admin')).accessToken, maxRetries: 0 });
+  const redirect = `${info.base_url}/__sdk/callback`;
+  const app = await admin.oauthClients.create({ client_name: unique('browser DPoP'), redirect_uris: [redirect] });
+  const page = await openSdkPage(info);
+  const args = { clientId: app.client_id, redirect };
+  const started = await page.evaluate(async ({ clientId, redirect }) => {
+    const sdk = (window as unknown as { slipwaySdk: typeof Sdk }).slipwaySdk;
+    const oauth = new sdk.SlipwayOAuth({ baseUrl: location.origin, clientId, redirectUri: redirect, dpop: true });
+    (window as unknown as { oauth: Sdk.SlipwayOAuth }).oauth = oauth;
+    return await oauth.authorizationUrl({ scope: 'read' });
+  }, args);
+  const { callback } = await loginThroughPages(started.url, info.owner, redirect, new CookieJar());
+  const signedIn = await page.evaluate(
+    async ({ callbackUrl, request }) => {
+      const sdk = (window as unknown as { slipwaySdk: typeof Sdk }).slipwaySdk;
+      const oauth = (window as unknown as { oauth: Sdk.SlipwayOAuth }).oauth;
+      const tokens = await oauth.exchangeCode(callbackUrl, request);
+      const me = await new sdk.Slipway({ baseUrl: location.origin, auth: oauth.session(tokens) }).users.me();
+      const keyPair = (await oauth.dpopKeyPair())!;
+      // Kept as the README says: the CryptoKeyPair itself in IndexedDB.
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open('slipway-dpop', 1);
+        open.onupgradeneeded = () => open.result.createObjectStore('keys');
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      await new Promise<void>((resolve, reject) => {
+        const tx = db.transaction('keys', 'readwrite');
+        tx.objectStore('keys').put(keyPair, 'session');
+        tx.oncomplete = () => resolve();
+        tx.onerror = () => reject(tx.error);
+      });
+      db.close();
+      const bearer = await fetch('/v1/users/me', { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+      return { tokens, meId: me.id, extractable: keyPair.privateKey.extractable, bearerStatus: bearer.status };
+    },
+    { callbackUrl: callback.href, request: started },
+  );
+  expect(signedIn.tokens.tokenType).toBe('dpop');
+  expect(signedIn.meId).toBe(info.owner.id);
+  expect(signedIn.extractable).toBe(false);
+  expect(signedIn.bearerStatus).toBe(401);
+
+  await page.reload();
+  await page.waitForFunction(() => 'slipwaySdk' in window, undefined, { timeout: 20_000 });
+  const resumed = await page.evaluate(
+    async ({ clientId, tokens }) => {
+      const sdk = (window as unknown as { slipwaySdk: typeof Sdk }).slipwaySdk;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open('slipway-dpop', 1);
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      const keyPair = await new Promise<CryptoKeyPair>((resolve, reject) => {
+        const get = db.transaction('keys').objectStore('keys').get('session');
+        get.onsuccess = () => resolve(get.result as CryptoKeyPair);
+        get.onerror = () => reject(get.error);
+      });
+      db.close();
+      const oauth = new sdk.SlipwayOAuth({ baseUrl: location.origin, clientId, dpop: keyPair });
+      const session = oauth.session({ ...tokens, expiresAt: Date.now() - 1000 });
+      const me = await new sdk.Slipway({ baseUrl: location.origin, auth: session }).users.me();
+      return { meId: me.id, extractable: keyPair.privateKey.extractable, refreshed: session.tokens!.accessToken !== tokens.accessToken, sameRefresh: session.tokens!.refreshToken === tokens.refreshToken };
+    },
+    { clientId: args.clientId, tokens: signedIn.tokens },
+  );
+  await page.close();
+  expect(resumed).toEqual({ meId: info.owner.id, extractable: false, refreshed: true, sameRefresh: true });
+  await admin.oauthClients.delete(app.client_id);
 });
