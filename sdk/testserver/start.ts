@@ -160,6 +160,15 @@ async function main(): Promise<void> {
       webhookAllowLoopback: true,
       webhookPollIntervalMs: WEBHOOK_POLL_INTERVAL_MS,
       ...(rateLimit ? { apiRateLimitPerHour: Number(rateLimit) } : {}),
+      // A suite signs the same users in through the real pages many times a minute, and provokes refused
+      // refreshes on purpose: login throttling and the token endpoint's failure budgets are the server
+      // suite's subject (test/oauth/loginThrottling, loginSources, tokenBudgets), not the libraries'.
+      loginPerEmailAndSourcePerMinute: 10_000,
+      loginPerSourcePerMinute: 10_000,
+      loginPerEmailPerMinute: 100_000,
+      loginPerDevicePerMinute: 10_000,
+      tokenFailuresPerSourcePerMinute: 1_000_000,
+      tokenFailuresPerClientAndSourcePerMinute: 1_000_000,
     },
   });
   const logger = createLogger({ level: values['log-level'] ?? 'warn', destination: process.stderr, pretty: false });
