@@ -44,14 +44,18 @@ export class UserRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    // Users stored before invitations: their sign-in identity is their e-mail.
-    for (const doc of await this.collection.find({ email_key: { $exists: false } }, { projection: { email: 1 } }).toArray())
-      await this.collection.updateOne({ _id: doc._id, email_key: { $exists: false } }, { $set: { email_key: doc.email } });
+    // The indexes there are (none when the collection does not exist yet): what is left to migrate.
+    const existing = new Set((await this.collection.listIndexes().toArray().catch(() => [])).map((index) => index.name as string));
+    // Users stored before invitations: their sign-in identity is their e-mail. Once the unique index on it
+    // exists every user has one (inserts set it), so this whole-collection read runs at one start only.
+    if (!existing.has('email_key_unique'))
+      for (const doc of await this.collection.find({ email_key: { $exists: false } }, { projection: { email: 1 } }).toArray())
+        await this.collection.updateOne({ _id: doc._id, email_key: { $exists: false } }, { $set: { email_key: doc.email } });
     await this.collection.createIndex({ email_key: 1 }, { unique: true, name: 'email_key_unique' });
     await this.collection.createIndex({ account_id: 1, email: 1 }, { unique: true, name: 'account_email_unique' });
     await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_users' });
     // E-mails were unique across the service before; now per account (the sign-in identity stays unique).
-    if ((await this.collection.indexes()).some((index) => index.name === 'email_unique')) await this.collection.dropIndex('email_unique');
+    if (existing.has('email_unique')) await this.collection.dropIndex('email_unique');
     await this.collection.createIndex({ account_id: 1, role: 1 }, { name: 'account_role' });
   }
 
