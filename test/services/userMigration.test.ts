@@ -10,7 +10,7 @@ const database = useTestDatabase();
 
 describe('users stored before sign-in keys', () => {
   it('get their e-mail as sign-in key at the next start, and the old unique index is dropped', async () => {
-    const users = database.db.collection<Record<string, unknown>>('users');
+    const users = database.db.collection<{ _id: string } & Record<string, unknown>>('users');
     await users.drop().catch(() => undefined);
     await users.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
     const now = new Date();
