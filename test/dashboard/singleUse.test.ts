@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/services/passwords.ts';
 import { CookieJar } from '../support/oauthDriver.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
 /*
@@ -25,7 +25,7 @@ let adminToken: string;
 
 beforeAll(async () => {
   a = await startTestServer({ overrides: OVERRIDES });
-  b = await startTestServer({ dbName: a.config.mongodbDb, keysDir: a.config.keysDir, overrides: { ...OVERRIDES, publicUrl: a.config.publicUrl } });
+  b = await startAnotherInstance(a, OVERRIDES);
   const tokens = new Tokens(a);
   owner = await tokens.user('owner');
   adminToken = await tokens.accessToken(owner, 'admin');

@@ -6,7 +6,7 @@ import { useCallbackServer, useTestServer } from '../support/fixtures.ts';
 import { dpopCall, dpopProof, newDpopKey, type DpopKey } from '../support/dpop.ts';
 import { CookieJar, driveAuthorization, obtainTokens } from '../support/oauthDriver.ts';
 import { discoverPublicClient } from '../support/oauthFlow.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, type TestServer } from '../support/server.ts';
 
 const a = useTestServer();
 const callback = useCallbackServer();
@@ -14,7 +14,7 @@ let b: TestServer;
 beforeAll(async () => {
   // A second instance on the same database and keys, behind the same PUBLIC_URL (as behind a load
   // balancer): proofs name PUBLIC_URL, whichever instance (port, Host header) receives them.
-  b = await startTestServer({ dbName: a.config.mongodbDb, keysDir: a.config.keysDir, overrides: { publicUrl: a.url } });
+  b = await startAnotherInstance(a);
 });
 afterAll(async () => {
   await b?.stop();

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { authorizeOverHttp, CookieJar } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { tokenPost, v1Status } from '../support/concurrency.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
 /*
@@ -30,7 +31,7 @@ const jar = new CookieJar();
 
 beforeAll(async () => {
   a = await startTestServer({ overrides: OVERRIDES });
-  b = await startTestServer({ dbName: a.config.mongodbDb, keysDir: a.config.keysDir, overrides: { ...OVERRIDES, publicUrl: a.config.publicUrl } });
+  b = await startAnotherInstance(a, OVERRIDES);
   tokens = new Tokens(a);
   owner = await tokens.user('owner');
 }, 120_000);
@@ -38,26 +39,6 @@ afterAll(async () => {
   await b?.stop();
   await a?.stop();
 });
-
-interface TokenAnswer {
-  status: number;
-  body: { access_token?: string; refresh_token?: string; error?: string };
-}
-
-async function tokenPost(server: TestServer, form: Record<string, string>): Promise<TokenAnswer> {
-  const response = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
-  return { status: response.status, body: (await response.json()) as TokenAnswer['body'] };
-}
-
-async function v1Status(server: TestServer, token: string): Promise<number> {
-  const response = await fetch(`${server.url}/v1/users/me`, { headers: { authorization: `Bearer ${token}` } });
-  await response.body?.cancel();
-  return response.status;
-}
 
 describe.each([
   ['one instance', () => [a]],

@@ -75,3 +75,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   return server;
 }
+
+/**
+ * Another instance beside `first`, as a second process behind the same load balancer would be: the same
+ * database, keys and PUBLIC_URL (so the issuer, token audience and DPoP `htu` agree), on a port of its
+ * own, with `overrides` of its own. The caller stops it.
+ */
+export async function startAnotherInstance(first: TestServer, overrides: TestServerOptions['overrides'] = {}): Promise<TestServer> {
+  return await startTestServer({ dbName: first.config.mongodbDb, keysDir: first.config.keysDir, overrides: { ...overrides, publicUrl: first.config.publicUrl } });
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../support/api.ts';
 import { expectRefused, useApiServer } from '../support/fixtures.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, type TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
 
 /*
@@ -14,7 +14,7 @@ let second: TestServer;
 let secondApi: Api;
 
 beforeAll(async () => {
-  second = await startTestServer({ dbName: env.server.config.mongodbDb, keysDir: env.server.config.keysDir, overrides: { ...OVERRIDES, publicUrl: env.server.config.publicUrl } });
+  second = await startAnotherInstance(env.server, OVERRIDES);
   secondApi = await Api.connect(second.url);
 });
 afterAll(async () => {

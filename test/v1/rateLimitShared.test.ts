@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shareLayout } from '../../src/http/rateLimit.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
 
 /*
@@ -15,7 +15,7 @@ let a: TestServer, b: TestServer;
 
 beforeAll(async () => {
   a = await startTestServer({ overrides: { apiRateLimitPerHour: LIMIT } });
-  b = await startTestServer({ dbName: a.config.mongodbDb, keysDir: a.config.keysDir, overrides: { apiRateLimitPerHour: LIMIT, publicUrl: a.config.publicUrl } });
+  b = await startAnotherInstance(a, { apiRateLimitPerHour: LIMIT });
 }, 60_000);
 afterAll(async () => {
   await b?.stop();

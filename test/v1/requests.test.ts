@@ -6,7 +6,7 @@ import { PROJECT_ROOT } from '../../src/config/index.ts';
 import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
 import { Api } from '../support/api.ts';
 import { useApiServer } from '../support/fixtures.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
 const env = useApiServer();
@@ -217,7 +217,7 @@ describe('rate limits (kept in MongoDB, shared by instances)', () => {
   beforeAll(async () => {
     limited = await startTestServer({ overrides: { apiRateLimitPerHour: LIMIT } });
     // A second instance on the same database and keys: the count is shared.
-    twin = await startTestServer({ dbName: limited.config.mongodbDb, keysDir: limited.config.keysDir, overrides: { apiRateLimitPerHour: LIMIT, publicUrl: limited.config.publicUrl } });
+    twin = await startAnotherInstance(limited, { apiRateLimitPerHour: LIMIT });
     [limitedApi, twinApi] = await Promise.all([Api.connect(limited.url), Api.connect(twin.url)]);
   });
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { useApiServer } from '../support/fixtures.ts';
 import { sample } from '../support/metrics.ts';
 import { waitFor } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, type TestServer } from '../support/server.ts';
 import type { Tokens } from '../support/tokens.ts';
 
 /*
@@ -30,7 +30,7 @@ const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   ({ server: first, api, tokens, adminToken: admin } = env);
-  second = await startTestServer({ dbName: first.config.mongodbDb, keysDir: first.config.keysDir, overrides: { ...overrides, publicUrl: first.url } });
+  second = await startAnotherInstance(first, overrides);
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));

@@ -3,7 +3,7 @@ import type { Api } from '../support/api.ts';
 import { expectRefused, useApiServer } from '../support/fixtures.ts';
 import { waitFor } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, type TestServer } from '../support/server.ts';
 
 /** The delivery queue with two instances on one database, and an endpoint that keeps failing. */
 
@@ -14,7 +14,7 @@ const receivers: Receiver[] = [];
 beforeAll(async () => {
   ({ server: first, api, adminToken: admin } = env);
   // One deployment of two instances: same database, same keys, same public URL (so one token works on both).
-  second = await startTestServer({ dbName: first.config.mongodbDb, keysDir: first.config.keysDir, overrides: { ...overrides, publicUrl: first.url } });
+  second = await startAnotherInstance(first, overrides);
 });
 afterAll(async () => {
   await second?.stop();

@@ -1,0 +1,24 @@
+import type { TestServer } from './server.ts';
+
+/** The token endpoint's answer, whatever it is (a race's losers are answers too, not exceptions). */
+export interface TokenAnswer {
+  status: number;
+  body: { access_token?: string; refresh_token?: string; error?: string; error_description?: string };
+}
+
+/** POST /oauth/token with a form, on one instance; answers the status and JSON body as they came. */
+export async function tokenPost(server: TestServer, form: Record<string, string>): Promise<TokenAnswer> {
+  const response = await fetch(`${server.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+  return { status: response.status, body: (await response.json()) as TokenAnswer['body'] };
+}
+
+/** The status of GET /v1/users/me with an access token, on one instance. */
+export async function v1Status(server: TestServer, token: string): Promise<number> {
+  const response = await fetch(`${server.url}/v1/users/me`, { headers: { authorization: `Bearer ${token}` } });
+  await response.body?.cancel();
+  return response.status;
+}
