@@ -346,10 +346,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   };
 }
 
-/** `localhost`, 127.0.0.0/8 and ::1: addresses only this machine can reach. */
+/** `localhost` (and its subdomains) and the loopback ranges, 127.0.0.0/8 and ::1 (ipaddr.js): addresses only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(h) || h === '::1' || h === '0:0:0:0:0:0:0:1';
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  return ipaddr.isValid(h) && ipaddr.process(h).range() === 'loopback';
 }
 
 /**
