@@ -49,7 +49,7 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 /**
  * API key authentication with an in-process cache, so a busy key costs no database round trip.
  *
- * Revocation guarantee (PRODUCT.md §2, ≤ 60 s across instances): a cache entry is trusted for at most
+ * Revocation guarantee (docs/product.md §2, ≤ 60 s across instances): a cache entry is trusted for at most
  * 30 s, then re-read; expiry times (the key's `expires_at`, a rotated-out secret's grace end) are
  * compared with the clock on every use, so they take effect exactly. Revocations and rotations made by
  * this process drop the entry at once.

@@ -11,7 +11,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const CSRF_HEADER = 'X-CSRF-Token';
 
 /**
- * Dashboard session tokens on /v1 (PRODUCT.md §2): as `Authorization: Bearer slws_…` (no CSRF needed: a
+ * Dashboard session tokens on /v1 (docs/product.md §2): as `Authorization: Bearer slws_…` (no CSRF needed: a
  * header is never attached by the browser on its own), or as the `slipway_session` cookie when there is
  * no Authorization header, in which case POST/PUT/PATCH/DELETE must carry the session's CSRF token in
  * `X-CSRF-Token` (else 403 `forbidden`). The principal is the user with their role's full scopes.

@@ -61,15 +61,15 @@ export const ConfigSchema = z
     shutdownGraceMs: z.coerce.number().int().min(0).max(120_000),
     sweepIntervalSeconds: z.coerce.number().int().min(1).max(3600),
     /**
-     * Token endpoint requests per minute per client, shared by every instance (PRODUCT §6: 600). Raise it
+     * Token endpoint requests per minute per client, shared by every instance (docs/product.md §6: 600). Raise it
      * only to measure throughput (`npm run bench` does); production keeps the contract's value.
      */
     tokenRateLimitPerMinute: z.coerce.number().int().min(1).max(10_000_000),
-    /** /v1 requests per hour per credential, shared by every instance (PRODUCT §6: 5,000). */
+    /** /v1 requests per hour per credential, shared by every instance (docs/product.md §6: 5,000). */
     apiRateLimitPerHour: z.coerce.number().int().min(1).max(10_000_000),
     /**
      * How often each instance reloads the revoked-grant list (incrementally). A revoked grant's access
-     * tokens are refused at most this many seconds later; PRODUCT §2 allows 60.
+     * tokens are refused at most this many seconds later; docs/product.md §2 allows 60.
      */
     revocationRefreshSeconds: z.coerce.number().min(0.05).max(30),
     /**
@@ -116,7 +116,7 @@ export const ConfigSchema = z
     tokenFailuresPerSourcePerMinute: z.coerce.number().int().min(1).max(1_000_000),
     /** Failed token requests per minute naming one client from one source. */
     tokenFailuresPerClientAndSourcePerMinute: z.coerce.number().int().min(1).max(1_000_000),
-    // Webhooks (PRODUCT §7)
+    // Webhooks (docs/product.md §7)
     /** Lets webhook URLs point at loopback (and use http there): development and tests only. */
     webhookAllowLoopback: z.coerce.boolean(),
     /** How often each instance looks for due deliveries (the pending set is kept small, so this is cheap). */

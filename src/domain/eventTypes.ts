@@ -1,5 +1,5 @@
 /**
- * Every kind of change recorded in the audit log (PRODUCT.md §7). The project, deployment and webhook
+ * Every kind of change recorded in the audit log (docs/product.md §7). The project, deployment and webhook
  * types are listed here too so every service records from one vocabulary; extend it, don't bypass it.
  */
 export const EVENT_TYPES = [

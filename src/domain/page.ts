@@ -1,4 +1,4 @@
-/** One page of a list, as services and repositories receive it (`?page`, `?per_page`; PRODUCT.md §6). */
+/** One page of a list, as services and repositories receive it (`?page`, `?per_page`; docs/product.md §6). */
 export interface PageRequest {
   page: number;
   per_page: number;

@@ -5,7 +5,7 @@ export type Role = (typeof ROLES)[number];
 
 export type Scope = 'read' | 'write' | 'admin';
 
-/** Scopes are nested: each includes the ones before it (PRODUCT.md §3). */
+/** Scopes are nested: each includes the ones before it (docs/product.md §3). */
 export const SCOPE_ORDER: readonly Scope[] = ['read', 'write', 'admin'];
 
 /** The highest scope a role permits. */
@@ -62,7 +62,7 @@ export interface Actor {
 }
 
 /**
- * Refuses (403 `forbidden`) a principal of another kind: PRODUCT §3 keeps API keys away from managing
+ * Refuses (403 `forbidden`) a principal of another kind: docs/product.md §3 keeps API keys away from managing
  * users and keys. Routes declare it in their chain (`allowPrincipals`, which documents it); services
  * that own the rule check it too.
  */

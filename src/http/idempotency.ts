@@ -65,7 +65,7 @@ const inProgress = (retryAfterSeconds: number) =>
   });
 
 /**
- * `Idempotency-Key` on POST (PRODUCT §6), executed at most once even across crashes of the service or
+ * `Idempotency-Key` on POST (docs/product.md §6), executed at most once even across crashes of the service or
  * the database. The key is scoped to the credential and claimed by an insert of a unique `_id` BEFORE
  * the handler runs; that record also fixes the id of the resource the request creates.
  *

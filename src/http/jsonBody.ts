@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { invalidRequest, payloadTooLarge, unsupportedMediaType } from '../errors.ts';
 
-/** PRODUCT §6: request bodies are at most 100 KiB. */
+/** docs/product.md §6: request bodies are at most 100 KiB. */
 export const MAX_BODY_BYTES = 100 * 1024;
 
 /** The request stream, decompressed as its Content-Encoding says (none, gzip, deflate, br). */

@@ -8,7 +8,7 @@ import { ERROR_CODES, type ErrorCode } from '../errors.ts';
 // Gives every zod schema `.openapi()`, which the registry uses to name components.
 extendZodWithOpenApi(z);
 
-/** The error body of every /v1 failure (PRODUCT §6). */
+/** The error body of every /v1 failure (docs/product.md §6). */
 export const ErrorBody = z
   .strictObject({
     error: z.strictObject({

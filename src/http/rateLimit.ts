@@ -48,7 +48,7 @@ interface Bucket {
 }
 
 /**
- * PRODUCT §6: `limitPerHour` requests per credential per hour, shared by every instance. Sets
+ * docs/product.md §6: `limitPerHour` requests per credential per hour, shared by every instance. Sets
  * RateLimit-Limit / -Remaining / -Reset on the response; over the limit → 429 `rate_limited` with
  * Retry-After.
  *

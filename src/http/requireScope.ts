@@ -4,7 +4,7 @@ import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts
 import { assertPrincipalKind, type Role, ROLE_CEILING, SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
 
 /**
- * PRODUCT §3: the credential must carry `scope` (scopes nest: admin ⊃ write ⊃ read) and, for a user, the
+ * docs/product.md §3: the credential must carry `scope` (scopes nest: admin ⊃ write ⊃ read) and, for a user, the
  * role must permit it. The role is checked first: a viewer asking for a wider token would still be
  * refused, so telling it `insufficient_scope` would mislead. Role failure → 403 `forbidden`; scope
  * failure → 403 `insufficient_scope` with `WWW-Authenticate: Bearer error="insufficient_scope", scope=…`.
@@ -39,7 +39,7 @@ export function hasScope(principal: Principal, scope: Scope): boolean {
 }
 
 /**
- * Credential-type rule (PRODUCT §3): only these kinds of principal may use the route; others → 403
+ * Credential-type rule (docs/product.md §3): only these kinds of principal may use the route; others → 403
  * `forbidden`. E.g. `allowPrincipals('user', 'client')` keeps API keys away from users, keys and clients.
  */
 export function allowPrincipals(...kinds: Principal['kind'][]): ApiMiddleware {

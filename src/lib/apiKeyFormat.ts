@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import { sha256Hex } from './hash.ts';
 
 /**
- * API keys (PRODUCT.md §2): `slw_` + 32 base62 characters of randomness (~190 bits) + a 6-character
+ * API keys (docs/product.md §2): `slw_` + 32 base62 characters of randomness (~190 bits) + a 6-character
  * base62 CRC32 of those 32 characters. The checksum lets a typo or a token of another kind be refused
  * without touching the database, and lets secret scanners recognise a real key.
  */

@@ -13,7 +13,7 @@ type TokenLimits = Pick<Config, 'tokenRateLimitPerMinute' | 'tokenFailuresPerSou
  * instance through the rate-limit counters:
  * - failed requests from one source (address, IPv6 by /64): junk of any kind, at any clients;
  * - failed requests naming one client from one source;
- * - tokens issued to one client (PRODUCT §6: 600), counted once a request has authenticated and
+ * - tokens issued to one client (docs/product.md §6: 600), counted once a request has authenticated and
  *   succeeded, so requests an outsider can send (a wrong secret, a junk refresh token) never spend it.
  * A source or pair over its budget, or a client whose tokens are spent, is refused (429) until the end
  * of the minute. Each instance remembers what it learned is spent, so a refused request costs no

@@ -4,8 +4,7 @@ import { findPage } from './page.ts';
 import type { Actor } from '../domain/principal.ts';
 import { idFloor } from '../lib/ids.ts';
 
-export const DEPLOYMENT_STATUSES = ['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'] as const;
-export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+import type { DeploymentStatus } from '../domain/deployments.ts';
 
 export type CreatedBy = Actor;
 

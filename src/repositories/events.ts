@@ -5,7 +5,7 @@ import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 /** Who did something: a user, an API key, an OAuth client (client_credentials), or the admin CLI. */
 
-/** One entry of the audit log (PRODUCT.md §7). Immutable once written. */
+/** One entry of the audit log (docs/product.md §7). Immutable once written. */
 export interface EventDoc {
   /** evt_…, time-sortable, so `_id` order is creation order. */
   _id: string;

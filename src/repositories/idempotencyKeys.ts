@@ -33,7 +33,7 @@ export interface IdempotencyDoc {
   expires_at: Date;
 }
 
-/** How long a key is remembered (PRODUCT §6). Expired records are removed by the sweeper. */
+/** How long a key is remembered (docs/product.md §6). Expired records are removed by the sweeper. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
 export const claimedAt = (doc: IdempotencyDoc) => doc.claimed_at ?? doc.created_at;

@@ -3,10 +3,7 @@ import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import { findPage } from './page.ts';
 
-export const DEPLOY_TARGETS = ['aws', 'azure', 'gcp', 'kubernetes', 'vercel', 'netlify', 'cloudflare', 'fly', 'render', 'heroku'] as const;
-export type DeployTarget = (typeof DEPLOY_TARGETS)[number];
-export const PROJECT_STATUSES = ['active', 'paused', 'archived'] as const;
-export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+import type { DeployTarget, ProjectStatus } from '../domain/projects.ts';
 
 export interface ProjectDoc {
   _id: string;

@@ -15,7 +15,7 @@ export interface DeliveryAttempt {
   error: string | null;
 }
 
-/** One event sent to one endpoint: the log entry, also the state the dispatcher advances (PRODUCT §7). */
+/** One event sent to one endpoint: the log entry, also the state the dispatcher advances (docs/product.md §7). */
 export interface WebhookDeliveryDoc {
   /** dlv_…: the `Slipway-Delivery` header, the same on every retry and redelivery. */
   _id: string;

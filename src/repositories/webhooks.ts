@@ -15,7 +15,7 @@ export interface WebhookSecret {
   expires_at: Date | null;
 }
 
-/** A webhook endpoint of an account (PRODUCT §7). */
+/** A webhook endpoint of an account (docs/product.md §7). */
 export interface WebhookDoc {
   /** whk_… */
   _id: string;

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { renderDocsPage } from '../http/docsPage.ts';
 
-/** `/openapi.json` and `/docs`: outside /v1, no credentials (PRODUCT §1). */
+/** `/openapi.json` and `/docs`: outside /v1, no credentials (docs/product.md §1). */
 export function createDocsRouter(document: OpenAPIObject) {
   const router = new Router();
   const json = JSON.stringify(document);

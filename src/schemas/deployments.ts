@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { branchNameProblem } from '../lib/gitRef.ts';
 import { BRANCH_PATTERN, documentedPattern, HTTP_URL_PATTERN } from './rules.ts';
 import { pageOf, PageQuery } from './page.ts';
-import { DEPLOYMENT_STATUSES } from '../repositories/deployments.ts';
+import { DEPLOYMENT_STATUSES } from '../domain/deployments.ts';
 import { ProjectId, Timestamp } from './projects.ts';
 
 export const DeploymentId = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageOf, PageQuery } from './page.ts';
 import { atLeastOneField, trimmedText } from './rules.ts';
-import { DEPLOY_TARGETS, PROJECT_STATUSES } from '../repositories/projects.ts';
+import { DEPLOY_TARGETS, PROJECT_STATUSES } from '../domain/projects.ts';
 
 const ID_BODY = '[0-9a-hjkmnp-tv-z]{26}';
 

@@ -47,7 +47,7 @@ function normaliseScopes(scopes: readonly string[]): Scope[] {
 }
 
 /**
- * A project's API keys (PRODUCT §2, §3, §5). Every method finds the project for the principal first
+ * A project's API keys (docs/product.md §2, §3, §5). Every method finds the project for the principal first
  * (404 outside its account); issuing a secret (create, rotate) needs a project that is not archived
  * (409 project_not_active), revoking never does. Keys are managed by users and clients, never by an
  * API key (403 forbidden).
@@ -248,5 +248,5 @@ export class ApiKeyService {
   }
 }
 
-/** PRODUCT §3: an API key never manages API keys (its own or another's). */
+/** docs/product.md §3: an API key never manages API keys (its own or another's). */
 const notForApiKeys = (principal: Principal) => assertPrincipalKind(principal, ['user', 'client', 'system']);

@@ -56,7 +56,7 @@ export interface ConfigurationServiceDeps extends EventLogDeps {
 }
 
 /**
- * A project's environment variables (PRODUCT §5). Every method finds the project for the principal
+ * A project's environment variables (docs/product.md §5). Every method finds the project for the principal
  * first (404 outside its account, or for an API key outside its own project); changes need a project
  * that is not archived (409 project_not_active).
  */

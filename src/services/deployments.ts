@@ -3,28 +3,17 @@ import { deploymentActivity, periodStart, type DeploymentActivity } from '../dom
 import { conflict, invalidTransition, notFound, projectNotActive } from '../errors.ts';
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
-import type { DeploymentDoc, DeploymentFilter, DeploymentRepository, DeploymentStatus } from '../repositories/deployments.ts';
+import type { DeploymentDoc, DeploymentFilter, DeploymentRepository } from '../repositories/deployments.ts';
+import { canMoveDeployment, FINISHED_STATUSES, type DeploymentStatus } from '../domain/deployments.ts';
+import { acceptsDeployments } from '../domain/projects.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import { createOnce } from './createOnce.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import type { ProjectService } from './projects.ts';
 import type { CreateDeploymentBody, UpdateDeploymentBody } from '../schemas/deployments.ts';
 
-/** PRODUCT §5: moves a deployer may report. `superseded` is only ever set by the service itself. */
-const DEPLOYMENT_TRANSITIONS: Record<DeploymentStatus, readonly DeploymentStatus[]> = {
-  queued: ['building', 'failed', 'canceled'],
-  building: ['deploying', 'failed', 'canceled'],
-  deploying: ['succeeded', 'failed', 'canceled'],
-  succeeded: [],
-  failed: [],
-  canceled: [],
-  superseded: [],
-};
 /** Deployments read for an activity summary: a month of a very busy project (over 300 a day). */
 const ACTIVITY_LIMIT = 10_000;
-const FINISHED: ReadonlySet<DeploymentStatus> = new Set(['succeeded', 'failed', 'canceled']);
-
-export const canMoveDeployment = (from: DeploymentStatus, to: DeploymentStatus) => DEPLOYMENT_TRANSITIONS[from].includes(to);
 
 export class DeploymentService {
   readonly #deployments: DeploymentRepository;
@@ -53,7 +42,7 @@ export class DeploymentService {
   }
 
   async #insert(principal: Principal, project: ProjectDoc, input: CreateDeploymentBody, id: string | undefined): Promise<DeploymentDoc> {
-    if (project.status !== 'active') throw projectNotActive(`The project is ${project.status}; it accepts no new deployments.`);
+    if (!acceptsDeployments(project.status)) throw projectNotActive(`The project is ${project.status}; it accepts no new deployments.`);
     const now = new Date();
     const doc: DeploymentDoc = {
       _id: id ?? newId('dep', now.getTime()),
@@ -129,7 +118,7 @@ export class DeploymentService {
       if (to !== current.status) {
         set.status = to;
         if (to === 'building') set.started_at = now;
-        if (FINISHED.has(to)) set.finished_at = now;
+        if (FINISHED_STATUSES.has(to)) set.finished_at = now;
       }
       const updated = await this.#deployments.transition(current._id, current.status, set);
       if (!updated) continue;

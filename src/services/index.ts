@@ -51,7 +51,7 @@ export function createServices({ repos, secretBox, changes, config }: ServiceDep
   const deployments = new DeploymentService(repos, projects);
   const configurations = new ConfigurationService({ ...shared, projects });
   const apiKeys = new ApiKeyService({ ...shared, projects, quotas });
-  // PRODUCT §5: deleting a project removes its configurations and revokes its API keys.
+  // docs/product.md §5: deleting a project removes its configurations and revokes its API keys.
   projects.onDelete(async (project, principal) => {
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);

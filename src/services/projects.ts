@@ -9,21 +9,12 @@ import {
   type ProjectDoc,
   type ProjectRepository,
   type ProjectScope,
-  type ProjectStatus,
 } from '../repositories/projects.ts';
+import { acceptsChanges, canMoveProject } from '../domain/projects.ts';
 import { createOnce } from './createOnce.ts';
 import type { QuotaService } from './quotas.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import type { CreateProjectBody, UpdateProjectBody } from '../schemas/projects.ts';
-
-/** PRODUCT §5: the moves a project's status may make. */
-const PROJECT_TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
-  active: ['paused', 'archived'],
-  paused: ['active', 'archived'],
-  archived: ['active'],
-};
-
-export const canMoveProject = (from: ProjectStatus, to: ProjectStatus) => PROJECT_TRANSITIONS[from].includes(to);
 
 /** What else goes when a project is deleted (deployments, configurations, API keys...). */
 export type ProjectDeletionHook = (project: ProjectDoc, principal: Principal) => Promise<void>;
@@ -72,14 +63,14 @@ export class ProjectService {
 
   /**
    * The project, for a change to something inside it (configurations, API keys): 404 as `get`, and
-   * PRODUCT §5's rule that an archived project refuses every write → 409 project_not_active.
+   * docs/product.md §5's rule that an archived project refuses every write → 409 project_not_active.
    * `madeAlready` says whether the request is a run again of one whose resource exists (see create).
    */
   async getWritable(principal: Principal, id: string, madeAlready?: () => Promise<boolean>): Promise<ProjectDoc> {
     const project = await this.get(principal, id);
     // A request run again (Idempotency-Key) whose resource an earlier run made is answered with it,
     // whatever the project's status now: never a refusal of the client's own write.
-    if (project.status === 'archived' && !(await madeAlready?.())) throw projectNotActive('The project is archived; unarchive it with {"status": "active"} before changing it.');
+    if (!acceptsChanges(project.status) && !(await madeAlready?.())) throw projectNotActive('The project is archived; unarchive it with {"status": "active"} before changing it.');
     return project;
   }
 
@@ -129,7 +120,7 @@ export class ProjectService {
   }
 
   /**
-   * Renames, retargets and moves status (PRODUCT §5). An archived project accepts only
+   * Renames, retargets and moves status (docs/product.md §5). An archived project accepts only
    * `{status: "active"}`; a move the state machine does not have → 409 invalid_transition. Setting the
    * status it already has changes nothing and is not an error (PATCH is idempotent).
    */
@@ -141,7 +132,7 @@ export class ProjectService {
       if (onlyStatus && target === current.status) return current;
       if (target !== current.status && !canMoveProject(current.status, target))
         throw invalidTransition(`A project cannot move from ${current.status} to ${target}.`);
-      if (current.status === 'archived' && (target !== 'active' || input.name !== undefined || input.deploy_target !== undefined))
+      if (!acceptsChanges(current.status) && (target !== 'active' || input.name !== undefined || input.deploy_target !== undefined))
         throw projectNotActive('The project is archived; unarchive it with {"status": "active"} before changing it.');
 
       const set: Partial<ProjectDoc> = { updated_at: new Date() };

@@ -48,7 +48,7 @@ const isSetupTokenShape = (token: unknown): token is string =>
  */
 const actingRole = (principal: Principal): Role | undefined => (principal.kind === 'system' ? undefined : (principal.role ?? 'admin'));
 
-/** PRODUCT §3: users are managed by users, clients and the operator, never by an API key. */
+/** docs/product.md §3: users are managed by users, clients and the operator, never by an API key. */
 const notForApiKeys = (principal: Principal) => assertPrincipalKind(principal, ['user', 'client', 'system']);
 
 /** Only an owner may grant the owner role or change or remove an owner (403 `forbidden` otherwise). */

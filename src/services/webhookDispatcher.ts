@@ -45,7 +45,7 @@ export function retryDelayMs(baseMs: number, attempt: number, random = Math.rand
 const slotLeaseId = (webhookId: string, slot: number) => `${webhookId}#slot${slot}`;
 
 /**
- * Makes the delivery attempts of the queue in MongoDB (PRODUCT §7). Every instance runs one.
+ * Makes the delivery attempts of the queue in MongoDB (docs/product.md §7). Every instance runs one.
  *
  * Fair to every endpoint: each poll lists the endpoints that have due work (one id each, however long
  * their backlog) and visits them in turn, starting after the one it served last, taking each

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * `Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">[,v1=…]` (PRODUCT §7), in the
+ * `Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">[,v1=…]` (docs/product.md §7), in the
  * scheme Stripe uses: the key is the whole `whsec_…` string; while a rotated-out secret still signs,
  * there is one `v1` per secret.
  */

@@ -4,7 +4,7 @@ import ipaddr from 'ipaddr.js';
 import { webhookUrlProblem } from '../schemas/webhooks.ts';
 
 /**
- * SSRF guard for webhook URLs (PRODUCT §7). A URL is refused unless it is https (or http to loopback
+ * SSRF guard for webhook URLs (docs/product.md §7). A URL is refused unless it is https (or http to loopback
  * when the deployment allows loopback) and every address its host resolves to is an ordinary public
  * unicast address: private, loopback, link-local (cloud metadata), CGNAT, multicast, unspecified,
  * reserved, unique-local and the IPv6 forms that embed an IPv4 address are all refused. ipaddr.js

@@ -1,7 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.ts';
-import type { DeploymentDoc, DeploymentStatus } from '../../src/repositories/deployments.ts';
+import type { DeploymentDoc } from '../../src/repositories/deployments.ts';
+import type { DeploymentStatus } from '../../src/domain/deployments.ts';
 import { makeUser } from '../support/factories.ts';
 import { useBrowserServer } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';

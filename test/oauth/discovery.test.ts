@@ -12,7 +12,7 @@ async function getJson(url: string): Promise<{ status: number; body: Metadata }>
   return { status: res.status, body: (await res.json()) as Metadata };
 }
 
-/** PRODUCT §1 and §4: what every client reads from the metadata before its first request. */
+/** docs/product.md §1 and §4: what every client reads from the metadata before its first request. */
 function expectMetadata(body: Metadata, issuer: string) {
   expect(body.issuer).toBe(issuer);
   expect(body.authorization_endpoint).toBe(`${issuer}/authorize`);

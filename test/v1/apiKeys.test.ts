@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /**
- * API keys over HTTP (PRODUCT §2, §3, §5): managing them, authenticating with them, confinement to their
+ * API keys over HTTP (docs/product.md §2, §3, §5): managing them, authenticating with them, confinement to their
  * project, rotation with a grace period, revocation and expiry, and the secret appearing only in the
  * create and rotate responses.
  */

@@ -8,7 +8,7 @@ import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /**
- * PRODUCT §3 as a table: every /v1 route × every kind of credential. A user's request succeeds only if
+ * docs/product.md §3 as a table: every /v1 route × every kind of credential. A user's request succeeds only if
  * both the token's scope and the role allow it; the role is judged first (403 forbidden), then the
  * scope (403 insufficient_scope with a WWW-Authenticate challenge naming the scope). API keys are a
  * column of their own: a key of the route's project follows the scope rule, a key of another project

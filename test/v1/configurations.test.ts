@@ -6,7 +6,7 @@ import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /**
- * Configurations over HTTP (PRODUCT §5): CRUD per project and environment, secret values encrypted at
+ * Configurations over HTTP (docs/product.md §5): CRUD per project and environment, secret values encrypted at
  * rest and shown only with `?reveal=true` to admin, a secret never made plain again.
  */
 
@@ -187,7 +187,7 @@ describe('secret values', () => {
     expectRefused(await api.get(`${one}?reveal=yes`, { token: admin }), 400, 'invalid_request');
   });
 
-  it('an API key of the project reveals only with the admin scope (PRODUCT §3 does not exclude keys from it)', async () => {
+  it('an API key of the project reveals only with the admin scope (docs/product.md §3 does not exclude keys from it)', async () => {
     const project = await newProject();
     const value = secretValue();
     const made = await create(project, { environment: 'production', key: 'TOKEN', value, secret: true });

@@ -260,7 +260,7 @@ describe('list', () => {
   });
 });
 
-describe('audit events (PRODUCT §7)', () => {
+describe('audit events (docs/product.md §7)', () => {
   it('project and deployment changes are recorded with the actor, never more than ids and names', async () => {
     const pid = await project();
     const { body: dep } = await deploy(pid, { environment: 'production', branch: 'main' });

@@ -3,7 +3,7 @@ import type { Api } from '../support/api.ts';
 import { useApiServer } from '../support/fixtures.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
-/** The audit log (PRODUCT §7): every change recorded, newest first, filtered by type and project. */
+/** The audit log (docs/product.md §7): every change recorded, newest first, filtered by type and project. */
 
 const env = useApiServer();
 let api: Api, tokens: Tokens, owner: TestUser, admin: string;

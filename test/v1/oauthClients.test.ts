@@ -6,7 +6,7 @@ import { expectRefused, useApiServer } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
-/** OAuth clients over HTTP (PRODUCT §4): RFC 7591 names, the secret shown once, rotation, deletion. */
+/** OAuth clients over HTTP (docs/product.md §4): RFC 7591 names, the secret shown once, rotation, deletion. */
 
 /** How long this server trusts a loaded client (production: ≤ 30 s). */
 const BOUND_SECONDS = 0.5;

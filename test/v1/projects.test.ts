@@ -135,7 +135,7 @@ describe('invalid input: a clear error and nothing stored', () => {
   });
 });
 
-describe('status transitions (PRODUCT §5)', () => {
+describe('status transitions (docs/product.md §5)', () => {
   const ALLOWED: [string, string][] = [
     ['active', 'paused'],
     ['paused', 'active'],

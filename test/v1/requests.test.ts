@@ -17,7 +17,7 @@ const projectCount = () => server.repos.projects.collection.countDocuments({ acc
 let n = 0;
 const name = () => `req-${++n}-${Math.random().toString(36).slice(2, 8)}`;
 
-describe('request bodies (PRODUCT §6)', () => {
+describe('request bodies (docs/product.md §6)', () => {
   it('malformed JSON → 400 invalid_request, nothing stored', async () => {
     const before = await projectCount();
     for (const rawBody of ['{"name": ', '{name: "x"}', '"just a string"', '42', 'null']) {

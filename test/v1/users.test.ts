@@ -9,7 +9,7 @@ import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /**
- * Users over HTTP (PRODUCT §5): the account's users, admin changes with the owner rules, a user's own
+ * Users over HTTP (docs/product.md §5): the account's users, admin changes with the owner rules, a user's own
  * password, and removal ending every credential the user had.
  */
 

@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from '../support/receiver.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
-/** Webhooks over HTTP (PRODUCT §7), delivered to real receivers on loopback. */
+/** Webhooks over HTTP (docs/product.md §7), delivered to real receivers on loopback. */
 
 const RETRY_BASE_MS = 300;
 /** A subscription nothing in this file triggers: pings are sent whatever an endpoint subscribes to. */

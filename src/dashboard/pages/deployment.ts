@@ -1,8 +1,7 @@
 import type Router from '@koa/router';
 import { assertScope, hasScope } from '../../http/requireScope.ts';
 import type { EventDoc } from '../../repositories/events.ts';
-import { DEPLOYMENT_STATUSES } from '../../repositories/deployments.ts';
-import { canMoveDeployment } from '../../services/deployments.ts';
+import { DEPLOYMENT_STATUSES, canMoveDeployment } from '../../domain/deployments.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { html } from '../../lib/html.ts';
 import { csrfField, dateTime, statusBadge } from '../layout.ts';

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { assertScope, hasScope } from '../../http/requireScope.ts';
 import { validationFailed } from '../../errors.ts';
 import { issuesToDetails } from '../../schemas/parse.ts';
-import { DEPLOY_TARGETS, type ProjectStatus } from '../../repositories/projects.ts';
+import { DEPLOY_TARGETS, type ProjectStatus } from '../../domain/projects.ts';
 import { CreateProjectBody, UpdateProjectBody } from '../../schemas/projects.ts';
 import { dash, seeOther, sendPage, type DashboardDeps } from '../context.ts';
 import { formProblem, intParam, refusal, selectField, str, textField, type FormState } from '../forms.ts';
@@ -12,7 +12,7 @@ import { confirmBody, csrfField, dateTime, pagination, statusBadge } from '../la
 
 export const TARGET_OPTIONS = [{ value: '', label: 'Not set' }, ...DEPLOY_TARGETS.map((t) => ({ value: t, label: t }))];
 
-/** The buttons a project's status allows (PRODUCT §5: active ⇄ paused, → archived, archived → active). */
+/** The buttons a project's status allows (docs/product.md §5: active ⇄ paused, → archived, archived → active). */
 export const STATUS_ACTIONS: Record<ProjectStatus, { to: ProjectStatus; label: string }[]> = {
   active: [
     { to: 'paused', label: 'Pause' },

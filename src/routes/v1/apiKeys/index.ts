@@ -12,7 +12,7 @@ import { ApiKey, ApiKeyList, ApiKeyParams, CreateApiKeyBody, IssuedApiKey, ListA
 const tags = ['API keys'];
 
 /**
- * PRODUCT §2, §3, §5: API keys of a project, managed with the admin scope by an admin or owner (or a
+ * docs/product.md §2, §3, §5: API keys of a project, managed with the admin scope by an admin or owner (or a
  * confidential client with an admin token), never by an API key. The secret is in the create and
  * rotate responses only.
  */

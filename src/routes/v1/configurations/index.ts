@@ -22,7 +22,7 @@ const tags = ['Configurations'];
 
 /**
  * `?reveal=true` needs admin, judged exactly like `requireScope('admin')` (the role first, then the
- * scope). An API key whose scopes include admin may reveal its own project's secrets: PRODUCT §3 lists
+ * scope). An API key whose scopes include admin may reveal its own project's secrets: docs/product.md §3 lists
  * revealing under admin without excluding API keys (unlike users, keys and clients).
  */
 function revealNeedsAdmin(): ApiMiddleware {

@@ -7,7 +7,7 @@ import { presentEvent } from '../../../presenters/events.ts';
 import type { V1Deps } from '../deps.ts';
 import { EventList, ListEventsQuery } from '../../../schemas/events.ts';
 
-/** The audit log (PRODUCT §7): admin, never an API key (a key acts as one project, not the account). */
+/** The audit log (docs/product.md §7): admin, never an API key (a key acts as one project, not the account). */
 export function registerEventRoutes(api: ApiRouter, { authenticate, services, config }: V1Deps): void {
   api.get(
     '/events',

@@ -11,7 +11,7 @@ import { ClientParams, ListClientsQuery, OAuthClient, OAuthClientList, RegisterC
 const tags = ['OAuth clients'];
 
 /**
- * The account's OAuth clients (PRODUCT §4), the same operations as `slipway clients create`. Admin only,
+ * The account's OAuth clients (docs/product.md §4), the same operations as `slipway clients create`. Admin only,
  * never an API key.
  */
 export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {

@@ -11,7 +11,7 @@ import { ChangePasswordBody, CreatedUser, CreateUserBody, ListUsersQuery, Update
 const tags = ['Users'];
 
 /**
- * The users of the caller's account (PRODUCT §5). Never for API keys (403 `forbidden`): a key acts as a
+ * The users of the caller's account (docs/product.md §5). Never for API keys (403 `forbidden`): a key acts as a
  * project, not as anyone in the account.
  */
 export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {

@@ -28,7 +28,7 @@ const DELIVERY_DOC = [
   'An answer other than 2xx within 10 s (redirects are not followed) is retried with exponential backoff and jitter for 24 h; after 24 h of failures the endpoint is disabled and a `webhook.disabled` event records it.',
 ].join(' ');
 
-/** Webhook endpoints of the account (PRODUCT §7). Admin only, never an API key. */
+/** Webhook endpoints of the account (docs/product.md §7). Admin only, never an API key. */
 export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { webhooks } = services;
   const notForApiKeys = allowPrincipals('user', 'client');
