@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
 
-  const dashboardAuth = createDashboardAuthRouter({ config, provider, repos, sessions, logger });
+  const dashboardAuth = createDashboardAuthRouter({ config, provider, services, sessions, logger });
   app.use(dashboardAuth.routes());
   app.use(dashboardAuth.allowedMethods());
 
@@ -76,7 +76,7 @@ export function createApp(deps: AppDeps): Koa {
   const v1 = createV1Api({ config, repos, services, authenticators: container.authenticators });
   // Setup links are opened by people without a session, so this page sits before the dashboard's.
   app.use(createSetupPages({ config, services, logger }));
-  app.use(createDashboard({ config, repos, services, sessions, logger }));
+  app.use(createDashboard({ config, services, sessions, logger }));
 
   // RFC 8414 §3: the metadata of issuer {base}/oauth also answers at the path-inserted well-known URL.
   app.use(async (ctx, next) => {

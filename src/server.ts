@@ -7,7 +7,6 @@ import { httpServerOptions, onClientError } from './http/edge.ts';
 import { createMetrics, metrics as operatorMetrics } from './http/metrics.ts';
 import { metricsExposure, startMetricsListener, watchDatabaseCommands } from './http/metricsEndpoint.ts';
 import type { Logger } from './logger.ts';
-import { ensureDashboardClient } from './dashboard/auth.ts';
 import { createProvider } from './oauth/provider.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openContainer, type Container } from './container.ts';
@@ -32,7 +31,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let shuttingDown = false;
   const metrics = createMetrics();
   const provider = createProvider({ config, keys, repos, db: database.db, logger });
-  await ensureDashboardClient(repos, config);
+  await container.services.dashboardClient.ensureRegistered();
   const app = createApp({ container, provider, metrics, isShuttingDown: () => shuttingDown });
 
   const server = http.createServer(httpServerOptions(config), app.callback());

@@ -9,43 +9,13 @@ import type { Logger } from '../logger.ts';
 import { renderMessage } from '../oauth/views.ts';
 import { html } from '../lib/html.ts';
 import { renderPage } from './layout.ts';
-import type { Repositories } from '../repositories/index.ts';
-import { SESSION_COOKIE, SessionService } from '../services/sessions.ts';
-import { SESSION_ABSOLUTE_MS } from '../repositories/sessions.ts';
+import { DASHBOARD_CLIENT_ID, dashboardRedirectUri } from '../services/dashboardClient.ts';
+import type { Services } from '../services/index.ts';
+import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, SessionService } from '../services/sessions.ts';
 
-export const DASHBOARD_CLIENT_ID = 'slipway-dashboard';
 const LOGIN_COOKIE = 'slipway_dashboard_login';
 /** RFC 7636 S256: the code challenge of a verifier. */
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-
-export const dashboardRedirectUri = (config: Config) => `${config.publicUrl}/dashboard/callback`;
-
-/**
- * The dashboard signs people in through the authorization server's own login page (one login
- * implementation, one brute-force guard): it is a first-party public client using the authorization
- * code flow with PKCE, and turns the code into an opaque session token instead of keeping OAuth tokens.
- */
-export async function ensureDashboardClient(repos: Repositories, config: Config): Promise<void> {
-  const now = new Date();
-  await repos.oauthClients.collection.updateOne(
-    { _id: DASHBOARD_CLIENT_ID },
-    {
-      $set: {
-        account_id: 'system',
-        client_name: 'Slipway Dashboard',
-        redirect_uris: [dashboardRedirectUri(config)],
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'],
-        scope: 'read',
-        first_party: true,
-        client_secret_hash: null,
-        updated_at: now,
-      },
-      $setOnInsert: { created_at: now },
-    },
-    { upsert: true },
-  );
-}
 
 /** Only same-site dashboard paths are followed after sign-in (no open redirects). */
 export function safeNext(next: unknown): string {
@@ -63,8 +33,14 @@ export function sessionCookieOptions(config: Config) {
   };
 }
 
-export function createDashboardAuthRouter(deps: { config: Config; provider: Provider; repos: Repositories; sessions: SessionService; logger: Logger }) {
-  const { config, provider, sessions, repos, logger } = deps;
+/**
+ * Sign-in, callback and sign-out. The dashboard is a first-party public client of the authorization
+ * server (DashboardClientService): sign-in is the authorization code flow with PKCE through the
+ * server's own login page, and the code is turned into an opaque session token.
+ */
+export function createDashboardAuthRouter(deps: { config: Config; provider: Provider; services: Pick<Services, 'dashboardClient'>; sessions: SessionService; logger: Logger }) {
+  const { config, provider, sessions, logger } = deps;
+  const { dashboardClient } = deps.services;
   const router = new Router({ prefix: '/dashboard' });
   const form = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
   const loginCookie = { httpOnly: true, sameSite: 'lax' as const, secure: config.publicUrl.startsWith('https:'), path: '/dashboard', signed: true, overwrite: true };
@@ -138,7 +114,7 @@ export function createDashboardAuthRouter(deps: { config: Config; provider: Prov
       authorization.codeChallenge !== expected
     )
       return problem(ctx, 400, 'Sign-in failed', 'The sign-in response was not valid. Please sign in again.');
-    // Claimed exactly once (a unique insert, src/repositories/oidcStore.ts), however many requests bring
+    // Claimed exactly once (a unique insert, the authorization server's storage), however many requests bring
     // this code and sign-in state at once, on any instance: only the winner gets a session.
     try {
       await authorization.consume();
@@ -148,7 +124,7 @@ export function createDashboardAuthRouter(deps: { config: Config; provider: Prov
       return problem(ctx, 400, 'Sign-in failed', 'The sign-in response was not valid. Please sign in again.');
     }
 
-    const user = authorization.accountId ? await repos.users.findById(authorization.accountId) : null;
+    const user = await dashboardClient.user(authorization.accountId);
     if (!user) return problem(ctx, 403, 'Sign-in failed', 'This account no longer exists.');
     const { token } = await sessions.create(user._id, user.account_id);
     ctx.cookies.set(SESSION_COOKIE, token, { ...sessionCookieOptions(config), maxAge: SESSION_ABSOLUTE_MS });

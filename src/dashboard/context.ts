@@ -1,27 +1,21 @@
-import { randomBytes } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
-import type { Principal, Scope } from '../domain/principal.ts';
-import { assertScope } from '../http/requireScope.ts';
+import type { Principal } from '../domain/principal.ts';
 import type { Config } from '../config/index.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { Repositories } from '../repositories/index.ts';
-import type { SessionDoc } from '../repositories/sessions.ts';
-import type { UserDoc } from '../repositories/users.ts';
 import type { Services } from '../services/index.ts';
-import { SESSION_COOKIE, SessionService } from '../services/sessions.ts';
+import { SESSION_COOKIE, SessionService, type SessionDoc } from '../services/sessions.ts';
+import type { UserDoc } from '../services/users.ts';
 import { sessionCookieOptions } from './auth.ts';
-import { formBody } from './forms.ts';
+import { formBody, type FormValues } from './forms.ts';
 import { html } from '../lib/html.ts';
 import { renderPage, type Flash, type PageOptions, type Viewer } from './layout.ts';
-import { sha256Hex } from '../lib/hash.ts';
 
-/** What the dashboard's pages use: the same repositories and services as /v1, and the session service. */
+/** What the dashboard's pages use: the same services as /v1, and the session service. */
 export interface DashboardDeps {
   config: Config;
-  repos: Repositories;
   services: Services;
   sessions: SessionService;
   logger: Logger;
@@ -35,17 +29,10 @@ export interface DashboardState {
   user: UserDoc;
   viewer: Viewer;
   /** The parsed form of an unsafe request (after the CSRF check). */
-  form: Record<string, string | string[]>;
+  form: FormValues;
 }
 
 export const dash = (ctx: Context): DashboardState => ctx.state.dashboard as DashboardState;
-
-/** The signed-in user of this request, who must hold `scope` (else 403, judged as on /v1). */
-export function dashWith(ctx: Context, scope: Scope): DashboardState {
-  const state = dash(ctx);
-  assertScope(state.principal, scope);
-  return state;
-}
 
 
 const FLASH_COOKIE = 'slipway_flash';
@@ -60,12 +47,12 @@ function flashCookie(config: Config) {
  * request is sent to sign in and brought back afterwards. Pages are never cached (they carry the CSRF
  * token and account data).
  */
-export function requireSession({ sessions, repos, config }: Pick<DashboardDeps, 'sessions' | 'repos' | 'config'>): Middleware {
+export function requireSession({ sessions, services, config }: Pick<DashboardDeps, 'sessions' | 'services' | 'config'>): Middleware {
   return async (ctx, next) => {
     ctx.set('Cache-Control', 'no-store');
     const token = ctx.cookies.get(SESSION_COOKIE);
     const found = token ? await sessions.authenticate(token) : null;
-    const user = found ? await repos.users.findById(found.principal.id) : null;
+    const user = found ? await services.dashboardClient.user(found.principal.id) : null;
     if (!token || !found || !user) {
       if (token) ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(config));
       const next = SAFE.has(ctx.method) ? ctx.originalUrl : '/dashboard';
@@ -172,32 +159,5 @@ export function dashboardErrors(logger: Logger): Middleware {
       (ctx.state.log ?? logger).error({ err }, 'dashboard request failed');
       problemPage(ctx, 500, 'Something went wrong', 'Something went wrong on our side. Please try again.');
     }
-  };
-}
-
-const ONCE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
-
-/** A fresh token for a form whose answer shows a secret (`_once`): see `claimOnce`. */
-export const newOnce = () => randomBytes(16).toString('base64url');
-
-/**
- * Forms whose answer shows a secret (create/rotate a key, register a client) render that answer in the
- * POST response itself (never stored, never re-displayable by a GET). Each such form carries a one-time
- * token: the first submission claims it, so a reload (the browser re-posting) or a double click creates
- * nothing new and shows nothing again. The claim is an insert with a unique id (idempotency_keys,
- * swept after 24 h), atomic on MongoDB and FerretDB alike.
- */
-export async function claimOnce(
-  repos: Pick<Repositories, 'idempotencyKeys'>,
-  state: DashboardState,
-  token: unknown,
-): Promise<{ succeeded(): Promise<void>; failed(): Promise<void> } | null> {
-  if (typeof token !== 'string' || !ONCE_PATTERN.test(token)) return null;
-  const id = sha256Hex(`dashboard-form\n${state.session._id}\n${token}`);
-  if (await repos.idempotencyKeys.reserve(id, sha256Hex('dashboard-form'))) return null;
-  return {
-    // Only that it was used is kept; never the response (it holds the secret).
-    succeeded: () => repos.idempotencyKeys.complete(id, { status: 200, body: '{}', location: null }),
-    failed: () => repos.idempotencyKeys.release(id),
   };
 }

@@ -1,31 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { html, type Html } from '../lib/html.ts';
+import { parseInput } from '../schemas/parse.ts';
 
 /** Messages per form field name, shown next to the field. */
 export type FieldErrors = Record<string, string>;
 
+/** A form body as koa-body parsed it: strings, or arrays for repeated names. */
+export type FormValues = Record<string, string | string[]>;
+
 /** What a form is re-rendered with after a refused submission: the values sent and what was wrong. */
 export interface FormState {
-  values: Record<string, string | string[]>;
+  values: FormValues;
   errors: FieldErrors;
   /** A problem that belongs to no one field. */
   message?: string;
 }
 
-
-export const value = (state: FormState | undefined, name: string): string => {
-  const v = state?.values[name];
-  return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
-};
-
-export const values = (state: FormState | undefined, name: string): string[] => {
-  const v = state?.values[name];
-  return Array.isArray(v) ? v : v ? [v] : [];
-};
+/** A fresh token for a form whose answer shows a secret (`_once`; see DashboardClientService.claimForm). */
+export const newOnce = () => randomBytes(16).toString('base64url');
 
 /** A form body as koa-body parsed it: strings, or arrays for repeated names. Unknown shapes become ''. */
-export function formBody(body: unknown): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+export function formBody(body: unknown): FormValues {
+  const out: FormValues = {};
   if (!body || typeof body !== 'object') return out;
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
     if (typeof v === 'string') out[k] = v;
@@ -34,15 +32,20 @@ export function formBody(body: unknown): Record<string, string | string[]> {
   return out;
 }
 
-export const str = (body: Record<string, string | string[]>, name: string): string => {
+/** A field's value (a repeated name: the first). */
+export const str = (body: FormValues, name: string): string => {
   const v = body[name];
   return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
 };
 
-export const list = (body: Record<string, string | string[]>, name: string): string[] => {
+/** A field's values (checkboxes). */
+export const list = (body: FormValues, name: string): string[] => {
   const v = body[name];
   return Array.isArray(v) ? v : v ? [v] : [];
 };
+
+const value = (state: FormState | undefined, name: string): string => str(state?.values ?? {}, name);
+const values = (state: FormState | undefined, name: string): string[] => list(state?.values ?? {}, name);
 
 export interface RefusedForm {
   status: number;
@@ -154,6 +157,31 @@ export function formProblem(state: FormState | undefined, labels: Record<string,
 ${state.message ? html`<p>${state.message}</p>` : ''}${
     fields.length ? html`<p>Please correct: ${fields.map((f, i) => html`${i ? ', ' : ''}${labels[f] ?? f}`)}.</p>` : ''
   }</div>`;
+}
+
+/**
+ * A page's filters (from the query string) checked with the /v1 list route's own query schema
+ * (`parseInput`): the parsed query, or no query and a message per filter field (`messages`, by field;
+ * `rename` moves a field's message onto a form field).
+ */
+export function parseQuery<S extends z.ZodType>(
+  schema: S,
+  raw: Record<string, string>,
+  options: { messages: Record<string, string>; rename?: Record<string, string> },
+): { query: z.output<S> | undefined; errors: FieldErrors } {
+  const given = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== ''));
+  try {
+    return { query: parseInput(schema, given), errors: {} };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'validation_failed') throw err;
+    const errors: FieldErrors = {};
+    for (const detail of err.details ?? []) {
+      const top = detail.field.split('.')[0]!;
+      const field = options.rename?.[top] ?? top;
+      errors[field] ??= options.messages[field] ?? sentence(detail.message);
+    }
+    return { query: undefined, errors };
+  }
 }
 
 /** A positive integer from the query string (`?page=`), or the fallback when absent or malformed. */

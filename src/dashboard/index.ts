@@ -10,13 +10,15 @@ import { registerProjectPage } from './pages/project.ts';
 import { registerProjectPages } from './pages/projects.ts';
 import { registerUserPages } from './pages/users.ts';
 import { registerWebhookPages } from './pages/webhooks.ts';
+import { PageRouter } from './pageRouter.ts';
 
 export type { DashboardDeps } from './context.ts';
 
 /**
  * The dashboard's pages (server-rendered HTML; sign-in, callback and logout are in auth.ts). Every page
  * needs a session; every unsafe request needs the session's CSRF token; errors are HTML pages. Handles
- * every path under /dashboard that auth.ts does not.
+ * every path under /dashboard that auth.ts does not. Each page is a handler module in `pages/`
+ * (routes declared on a PageRouter: scope, form parsing, the POST shape) and its markup in `views/`.
  */
 export function createDashboard(deps: DashboardDeps): Middleware {
   const router = new Router({ prefix: '/dashboard' });
@@ -26,15 +28,19 @@ export function createDashboard(deps: DashboardDeps): Middleware {
     ctx.status = 302;
     ctx.redirect('/dashboard/projects');
   });
-  registerProjectPages(router, deps);
-  registerProjectPage(router, deps);
-  registerDeploymentPage(router, deps);
-  registerEventsPage(router, deps);
-  registerApiKeyPages(router, deps);
-  registerUserPages(router, deps);
-  registerOAuthAppPages(router, deps);
-  registerWebhookPages(router, deps);
-  registerAccountPage(router, deps);
+  const pages = new PageRouter(router, deps.config, deps.services.dashboardClient);
+  for (const register of [
+    registerProjectPages,
+    registerProjectPage,
+    registerDeploymentPage,
+    registerEventsPage,
+    registerApiKeyPages,
+    registerUserPages,
+    registerOAuthAppPages,
+    registerWebhookPages,
+    registerAccountPage,
+  ])
+    register(pages, deps);
 
   const routes = router.routes() as Middleware;
   const allowed = router.allowedMethods() as Middleware;

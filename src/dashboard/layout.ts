@@ -134,7 +134,17 @@ export function secretReveal(id: string, label: string, secret: string, ifLost =
 }
 
 /** The confirmation step before something that cannot be undone. */
-export function confirmBody(o: { crumb?: string; title: string; message: Html; action: string; button: string; cancelHref: string; csrf: string }): Html {
+export interface ConfirmOptions {
+  crumb?: string;
+  title: string;
+  message: Html;
+  action: string;
+  button: string;
+  cancelHref: string;
+  csrf: string;
+}
+
+export function confirmBody(o: ConfirmOptions): Html {
   return html`<div class="confirm">
 ${o.crumb ? html`<p class="crumb">${o.crumb}</p>` : ''}
 <h1>${o.title}</h1>

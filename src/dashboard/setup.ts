@@ -4,7 +4,7 @@ import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { AppError } from '../errors.ts';
 import { setLoginNotice } from '../oauth/loginNotice.ts';
-import type { UserDoc } from '../repositories/users.ts';
+import type { UserDoc } from '../services/users.ts';
 import { parseInput } from '../schemas/parse.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SetPasswordInput } from '../schemas/users.ts';
 import { dashboardErrors, type DashboardDeps } from './context.ts';

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { RecordCache } from '../lib/recordCache.ts';
 import { findPage } from './page.ts';
 import { type PageRequest, type PageResult } from '../domain/page.ts';
@@ -45,6 +46,24 @@ export class OAuthClientRepository {
 
   async insert(doc: OAuthClientDoc): Promise<void> {
     await this.collection.insertOne(doc);
+  }
+
+  /**
+   * Writes a client the operator's own code defines (its fields set whole, `created_at` kept from the
+   * first write): the same record after any number of calls, on any number of instances at once.
+   */
+  async upsertDefined(doc: Omit<OAuthClientDoc, 'created_at' | 'updated_at'>, at: Date): Promise<void> {
+    const { _id, ...fields } = doc;
+    const write = () => this.collection.updateOne({ _id }, { $set: { ...fields, updated_at: at }, $setOnInsert: { created_at: at } }, { upsert: true });
+    try {
+      await write();
+    } catch (err) {
+      // Two upserts of a new id at once: one inserts, the other fails on the unique _id; it now updates.
+      if (!isDuplicateKeyError(err)) throw err;
+      await write();
+    } finally {
+      this.#cache.forget(_id);
+    }
   }
 
   async findById(id: string): Promise<OAuthClientDoc | null> {

@@ -15,6 +15,7 @@ import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { withLock } from './locking.ts';
 import type { QuotaService } from './quotas.ts';
 import type { ProjectService } from './projects.ts';
+export type { ApiKeyDoc } from '../repositories/apiKeys.ts';
 
 /** The key with its plaintext secret: returned by create and rotate, and never again. */
 export interface IssuedApiKey {

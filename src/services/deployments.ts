@@ -11,6 +11,7 @@ import { createOnce } from './createOnce.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import type { ProjectService } from './projects.ts';
 import type { CreateDeploymentBody, UpdateDeploymentBody } from '../schemas/deployments.ts';
+export type { DeploymentDoc } from '../repositories/deployments.ts';
 
 /** Deployments read for an activity summary: a month of a very busy project (over 300 a day). */
 const ACTIVITY_LIMIT = 10_000;

@@ -5,6 +5,7 @@ import { newId } from '../lib/ids.ts';
 import { presentEvent } from '../presenters/events.ts';
 import type { EventDoc, EventFilter, EventRepository } from '../repositories/events.ts';
 import { enqueueForEvent, type WebhookQueueDeps } from './webhookFanOut.ts';
+export type { EventDoc } from '../repositories/events.ts';
 
 export function actorOf(principal: Pick<Principal, 'kind' | 'id'>): Actor {
   return { type: principal.kind, id: principal.id };

@@ -5,6 +5,7 @@ import type { Repositories } from '../repositories/index.ts';
 import { AccountService } from './accounts.ts';
 import { ApiKeyService } from './apiKeys.ts';
 import { ConfigurationService } from './configurations.ts';
+import { DashboardClientService } from './dashboardClient.ts';
 import { DeploymentService } from './deployments.ts';
 import { EventService } from './events.ts';
 import { OAuthClientService } from './oauthClients.ts';
@@ -28,6 +29,7 @@ export interface Services {
   webhooks: WebhookService;
   events: EventService;
   quotas: QuotaService;
+  dashboardClient: DashboardClientService;
 }
 
 export interface ServiceDeps {
@@ -70,5 +72,6 @@ export function createServices({ repos, secretBox, changes, config }: ServiceDep
     webhooks: new WebhookService({ repos, secretBox, config, quotas }),
     events: new EventService(repos),
     quotas,
+    dashboardClient: new DashboardClientService({ ...repos, changes }, config),
   };
 }

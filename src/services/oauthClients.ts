@@ -14,6 +14,7 @@ import { foldLookalike } from '../lib/lookalike.ts';
 import type { QuotaService } from './quotas.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
+export type { OAuthClientDoc } from '../repositories/oauthClients.ts';
 
 export const hashClientSecret = sha256Hex;
 /** `cli_` + 20 base62 characters (about 119 bits). */

@@ -15,6 +15,7 @@ import { createOnce } from './createOnce.ts';
 import type { QuotaService } from './quotas.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import type { CreateProjectBody, UpdateProjectBody } from '../schemas/projects.ts';
+export type { ProjectDoc } from '../repositories/projects.ts';
 
 /** What else goes when a project is deleted (deployments, configurations, API keys...). */
 export type ProjectDeletionHook = (project: ProjectDoc, principal: Principal) => Promise<void>;

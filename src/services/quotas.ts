@@ -1,6 +1,7 @@
 import { quotaExceeded } from '../errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import { QUOTA_KINDS, slotId, type QuotaKind, type QuotaSlotRepository } from '../repositories/quotaSlots.ts';
+export type { QuotaKind } from '../repositories/quotaSlots.ts';
 
 /** How many of each counted resource one account may hold (configuration: `quota*`). */
 export type QuotaLimits = Record<QuotaKind, number>;

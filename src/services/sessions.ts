@@ -4,6 +4,7 @@ import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionDoc, type SessionRepo
 import type { UserRepository } from '../repositories/users.ts';
 import { sha256Hex } from '../lib/hash.ts';
 import { RecordCache } from '../lib/recordCache.ts';
+export { SESSION_ABSOLUTE_MS, type SessionDoc } from '../repositories/sessions.ts';
 
 export const SESSION_PREFIX = 'slws_';
 export const SESSION_COOKIE = 'slipway_session';

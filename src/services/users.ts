@@ -20,6 +20,7 @@ import type { QuotaService } from './quotas.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { ChangePasswordBody, CreateUserBody, OperatorCreateUserInput, SetPasswordInput, UpdateUserBody } from '../schemas/users.ts';
 import { sha256Hex } from '../lib/hash.ts';
+export type { UserDoc } from '../repositories/users.ts';
 
 const SETUP_TOKEN_TTL_SECONDS = 24 * 3600;
 const SETUP_TOKEN_PREFIX = 'slwsu_';

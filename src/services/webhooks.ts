@@ -15,6 +15,8 @@ import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { enqueueDelivery } from './webhookFanOut.ts';
 import { newWebhookSecret } from './webhookSigning.ts';
 import { checkTarget, TargetRefused, type TargetPolicy } from './webhookTargets.ts';
+export type { WebhookDoc } from '../repositories/webhooks.ts';
+export type { WebhookDeliveryDoc } from '../repositories/webhookDeliveries.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one, so receivers can roll over. */
 export const SECRET_OVERLAP_MS = 24 * 3600 * 1000;

@@ -1,0 +1,141 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { Config } from '../config/index.ts';
+import type { Scope } from '../domain/principal.ts';
+import { assertScope } from '../http/requireScope.ts';
+import { parseInput } from '../schemas/parse.ts';
+import type { DashboardClientService } from '../services/dashboardClient.ts';
+import { dash, seeOther, sendPage, type DashboardState } from './context.ts';
+import { refusal, type FormState, type FormValues } from './forms.ts';
+import { confirmBody, type ConfirmOptions, type Flash, type NavItem } from './layout.ts';
+
+/** A page's handler: runs once the route's scope is checked, with the signed-in user's state. */
+export type PageHandler = (ctx: Context, state: DashboardState) => Promise<void> | void;
+
+/** Where a write leads (Post/Redirect/Get), with an optional message for the page it leads to. */
+export interface Redirect {
+  to: string;
+  flash?: Flash;
+}
+
+/** A refusal the form shows on its own page again: the values sent (see `keep`) and what was wrong. */
+export interface Rerender {
+  /** The form's field names: a refusal about one of them is shown next to it. */
+  fields: readonly string[];
+  /** A service field name → the form's field name (`expires_at` → `expires_on`). */
+  rename?: Record<string, string>;
+  /** The field a `conflict` belongs to (a name already taken). */
+  conflictField?: string;
+  /** The values put back into the form (default: all sent); secrets and passwords are never sent back. */
+  keep?: (form: FormValues) => FormValues;
+  rerender: (ctx: Context, form: FormState, status: number) => Promise<void> | void;
+}
+
+/** A refusal shown as a message on the page the form came from (buttons, selects in a table row). */
+export interface Back {
+  back: (ctx: Context, form: FormValues) => string;
+  /** Shown when the refusal has no message of its own. */
+  message: string;
+}
+
+/**
+ * One POST of the dashboard, declared in one piece:
+ * claim (the CSRF token is checked before any route; a form that shows a secret also claims its
+ * one-time token) → parse (`fields` read from the form, checked with the /v1 route's own `schema`) →
+ * `run` (the service, as the principal) → `answer`: a redirect (303, with a message for the next page)
+ * or a page rendered in the response (a secret shown once). A refusal the form owns (422 `validation_failed`, 409) is shown
+ * by `refused`: the form again with its messages, or a message on the page it came from. Anything else
+ * (403, 404, 500) is the dashboard's error page.
+ */
+export interface FormAction<S extends z.ZodType, R> {
+  scope: Scope;
+  /** The answer shows a secret: the form's `_once` token is claimed first; a second submission goes `back`. */
+  once?: { back: (ctx: Context) => string; message: string };
+  schema?: S;
+  /** The form's fields as the schema's input (the /v1 body's names and types). */
+  fields?: (form: FormValues, ctx: Context) => unknown;
+  run: (ctx: Context, input: z.output<S>, state: DashboardState) => Promise<R>;
+  /** A redirect (with its message), or nothing when it rendered the answer itself (a secret shown once). */
+  answer: (result: R, ctx: Context, state: DashboardState) => Redirect | void | Promise<void>;
+  refused?: Rerender | Back;
+}
+
+/** A confirmation step before a destructive form (its page title, navigation entry and question). */
+export interface Confirmation extends Omit<ConfirmOptions, 'csrf'> {
+  page: string;
+  active: NavItem;
+}
+
+export const success = (to: string, text: string): Redirect => ({ to, flash: { kind: 'success', text } });
+
+/**
+ * The dashboard's routes, declared like `/v1`'s (src/http/apiRouter.ts): each route states the scope it
+ * needs next to its path, and the declaration is the check (403 before the handler runs, judged as on
+ * /v1 by `assertScope`). Pages are `get`; every form posts to a `form` action.
+ */
+export class PageRouter {
+  readonly #router: Router;
+  readonly #config: Config;
+  readonly #claims: DashboardClientService;
+
+  constructor(router: Router, config: Config, claims: DashboardClientService) {
+    this.#router = router;
+    this.#config = config;
+    this.#claims = claims;
+  }
+
+  get(path: string, scope: Scope, handler: PageHandler): this {
+    this.#router.get(path, async (ctx) => await handler(ctx, this.#allowed(ctx, scope)));
+    return this;
+  }
+
+  /** The page that asks before a destructive action (its form posts to a `form` action). */
+  confirm(path: string, scope: Scope, describe: (ctx: Context, state: DashboardState) => Promise<Confirmation>): this {
+    return this.get(path, scope, async (ctx, state) => {
+      const { page, active, ...question } = await describe(ctx, state);
+      sendPage(ctx, this.#config, { title: page, active, body: confirmBody({ ...question, csrf: state.viewer.csrf }) });
+    });
+  }
+
+  form<S extends z.ZodType = z.ZodUndefined, R = void>(path: string, action: FormAction<S, R>): this {
+    this.#router.post(path, async (ctx) => await this.#submit(ctx, action));
+    return this;
+  }
+
+  #allowed(ctx: Context, scope: Scope): DashboardState {
+    const state = dash(ctx);
+    assertScope(state.principal, scope);
+    return state;
+  }
+
+  async #submit<S extends z.ZodType, R>(ctx: Context, action: FormAction<S, R>): Promise<void> {
+    const state = this.#allowed(ctx, action.scope);
+    const form = state.form;
+    const claim = action.once ? await this.#claims.claimForm(state.session._id, form._once) : null;
+    if (action.once && !claim) return seeOther(ctx, this.#config, action.once.back(ctx), { kind: 'error', text: action.once.message });
+    let result: R;
+    try {
+      const input = action.schema ? parseInput(action.schema, action.fields?.(form, ctx)) : (undefined as z.output<S>);
+      result = await action.run(ctx, input, state);
+      await claim?.succeeded();
+    } catch (err) {
+      await claim?.failed();
+      return await this.#refuse(ctx, action.refused, form, err);
+    }
+    const redirect = await action.answer(result, ctx, state);
+    if (redirect) seeOther(ctx, this.#config, redirect.to, redirect.flash);
+  }
+
+  async #refuse(ctx: Context, refused: Rerender | Back | undefined, form: FormValues, err: unknown): Promise<void> {
+    if (!refused) throw err;
+    if ('back' in refused) {
+      const found = refusal(err, { fields: [] });
+      if (!found) throw err;
+      return seeOther(ctx, this.#config, refused.back(ctx, form), { kind: 'error', text: found.message ?? refused.message });
+    }
+    const found = refusal(err, refused);
+    if (!found) throw err;
+    await refused.rerender(ctx, { values: refused.keep ? refused.keep(form) : form, ...found }, found.status);
+  }
+}

@@ -1,0 +1,120 @@
+import { html, type Html } from '../../lib/html.ts';
+import { presentApiKey } from '../../presenters/apiKeys.ts';
+import type { ApiKeyDoc } from '../../services/apiKeys.ts';
+import type { ProjectDoc } from '../../services/projects.ts';
+import { choiceGroup, formProblem, newOnce, selectField, textField, type FormState } from '../forms.ts';
+import { csrfField, dateTime, pagination, secretReveal, statusBadge } from '../layout.ts';
+
+export const KEYS_PATH = '/dashboard/settings/api-keys';
+
+const SCOPE_OPTIONS = [
+  { value: 'read', label: 'read: view projects, deployments, configuration' },
+  { value: 'write', label: 'write: also create and change them' },
+  { value: 'admin', label: 'admin: also delete the project and reveal secrets' },
+];
+
+export const GRACE_OPTIONS = [
+  { value: '0', label: 'Old key stops now' },
+  { value: '3600', label: 'Old key works 1 more hour' },
+  { value: '86400', label: 'Old key works 24 more hours' },
+  { value: '604800', label: 'Old key works 7 more days' },
+];
+
+export interface ApiKeysView {
+  csrf: string;
+  /** The account's projects for the selectors (newest 100). */
+  projects: ProjectDoc[];
+  /** The project whose keys are listed. */
+  selected: ProjectDoc | undefined;
+  keys: { items: ApiKeyDoc[]; total: number; page: number };
+  /** The Create Key form as sent, after a refusal. */
+  form?: FormState | undefined;
+}
+
+function createKeyForm(v: ApiKeysView, options: { value: string; label: string }[]): Html {
+  const state: FormState = v.form ?? { values: { project_id: v.selected?._id ?? '', scopes: ['read'] }, errors: {} };
+  return html`<section class="panel" aria-labelledby="create-key-title">
+<h2 id="create-key-title">Create Key</h2>
+${formProblem(v.form, { name: 'Name', project_id: 'Project', scopes: 'Scopes', expires_on: 'Expires on' })}
+<form method="post" action="${KEYS_PATH}" novalidate>
+${csrfField(v.csrf)}
+<input type="hidden" name="_once" value="${newOnce()}">
+<div class="form-grid">
+${textField({ form: 'key', name: 'name', label: 'Name', state, required: true, maxlength: 100, hint: 'Say where it is used, e.g. “GitHub Actions deploy”.' })}
+${selectField({ form: 'key', name: 'project_id', label: 'Project', state, options })}
+</div>
+${choiceGroup({ form: 'key', name: 'scopes', label: 'Scopes', state, options: SCOPE_OPTIONS, hint: 'Each scope includes the ones above it.' })}
+${textField({ form: 'key', name: 'expires_on', label: 'Expires on (optional)', type: 'date', state, hint: 'The key stops working at the end of this day (UTC). Leave empty for no expiry.' })}
+<div class="form-actions"><button type="submit">Create Key</button></div>
+</form>
+</section>`;
+}
+
+function keyActions(csrf: string, doc: ApiKeyDoc): Html {
+  const base = `${KEYS_PATH}/${doc.project_id}/${doc._id}`;
+  return html`<div class="row-actions">
+<form method="post" action="${base}/rotate" class="inline">
+${csrfField(csrf)}
+<input type="hidden" name="_once" value="${newOnce()}">
+<label for="grace-${doc._id}" class="visually-hidden">Grace period for ${doc.name}</label>
+<select id="grace-${doc._id}" name="grace_period_seconds">${GRACE_OPTIONS.map((o) => html`<option value="${o.value}">${o.label}</option>`)}</select>
+<button type="submit" class="secondary small" aria-label="Rotate ${doc.name}">Rotate</button>
+</form>
+<a href="${base}/revoke" aria-label="Revoke ${doc.name}…">Revoke…</a>
+</div>`;
+}
+
+function keyTable(csrf: string, items: ApiKeyDoc[]): Html {
+  return html`<div class="table-wrap"><table class="list stack">
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+<tbody>
+${items.map((doc) => {
+  const k = presentApiKey(doc);
+  return html`<tr>
+<td data-label="Name">${k.name}<br><span class="muted">created ${dateTime(doc.created_at)}</span></td>
+<td data-label="Key"><code>${k.prefix}…${k.last_four}</code></td>
+<td data-label="Scopes">${k.scopes.join(', ')}</td>
+<td data-label="Status">${statusBadge(k.status)}</td>
+<td data-label="Last used">${dateTime(doc.last_used_at)}</td>
+<td data-label="Expires">${doc.expires_at ? dateTime(doc.expires_at) : html`<span class="muted">Never</span>`}</td>
+<td data-label="Actions">${k.status === 'active' ? keyActions(csrf, doc) : html`<span class="muted">—</span>`}</td>
+</tr>`;
+})}
+</tbody></table></div>`;
+}
+
+/**
+ * Settings › API Keys: Create Key above the chosen project's keys (rotate with a grace period,
+ * revoke); with no project yet, a pointer to create one.
+ */
+export function apiKeysView(v: ApiKeysView): Html {
+  const options = v.projects.map((p) => ({ value: p._id, label: p.name }));
+  const { selected } = v;
+  return html`<p class="crumb">Settings</p>
+<h1>API Keys</h1>
+<p class="muted">An API key lets a server or CI job call the API for one project: send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+${
+  v.projects.length === 0
+    ? html`<div class="panel"><p>API keys belong to a project. <a href="/dashboard/projects">Create a project</a> first.</p></div>`
+    : html`${createKeyForm(v, options)}
+<section class="panel" aria-labelledby="keys-title">
+<h2 id="keys-title">Keys of ${selected?.name ?? ''}</h2>
+<form method="get" action="${KEYS_PATH}" class="filters" aria-label="Choose a project">
+${selectField({ form: 'show', name: 'project', label: 'Project', value: selected?._id ?? '', options })}
+<div class="form-actions"><button type="submit" class="secondary">Show keys</button></div>
+</form>
+${v.keys.items.length ? keyTable(v.csrf, v.keys.items) : html`<p class="empty">This project has no API keys yet.</p>`}
+${selected ? pagination(v.keys.page, 20, v.keys.total, (n) => `${KEYS_PATH}?project=${encodeURIComponent(selected._id)}&page=${n}`) : ''}
+</section>`
+}`;
+}
+
+/** The page that shows a new or rotated key, once. */
+export function issuedKeyView(o: { title: string; lead: Html; key: string; projectId: string; publicUrl: string }): Html {
+  return html`<p class="crumb">Settings › API Keys</p>
+<h1>${o.title}</h1>
+${o.lead}
+${secretReveal('new-api-key', 'Your new API key', o.key)}
+<p>Use it as <code>Authorization: Bearer &lt;key&gt;</code> on requests to <code>${o.publicUrl}/v1</code>.</p>
+<p><a href="${KEYS_PATH}?project=${encodeURIComponent(o.projectId)}">Back to API keys</a></p>`;
+}

@@ -1,0 +1,95 @@
+import type { Config } from '../config/index.ts';
+import type { Changes } from '../lib/changes.ts';
+import { sha256Hex } from '../lib/hash.ts';
+import type { IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
+import type { OAuthClientRepository } from '../repositories/oauthClients.ts';
+import type { UserDoc, UserRepository } from '../repositories/users.ts';
+
+export const DASHBOARD_CLIENT_ID = 'slipway-dashboard';
+
+export const dashboardRedirectUri = (config: Pick<Config, 'publicUrl'>) => `${config.publicUrl}/dashboard/callback`;
+
+const ONCE_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+const FORM_FINGERPRINT = sha256Hex('dashboard-form');
+
+/** A form's one-time token, claimed: say how the submission ended. */
+export interface FormClaim {
+  /** Kept as used (only that; never the response, which holds the secret). */
+  succeeded(): Promise<void>;
+  /** Released: the same form may be submitted again. */
+  failed(): Promise<void>;
+}
+
+export interface DashboardClientDeps {
+  oauthClients: OAuthClientRepository;
+  users: UserRepository;
+  idempotencyKeys: IdempotencyKeyRepository;
+  changes: Changes;
+}
+
+/**
+ * What the dashboard, a first-party client of this server, needs beyond the resource services: its own
+ * registration as an OAuth client, the user a sign-in or session is for, and the one-time claim of a
+ * form whose answer shows a secret.
+ *
+ * The dashboard signs people in through the authorization server's own login page (one login
+ * implementation, one brute-force guard): it is a first-party public client using the authorization
+ * code flow with PKCE (docs/product.md §4), and turns the code into an opaque session token instead of
+ * keeping OAuth tokens.
+ */
+export class DashboardClientService {
+  readonly #deps: DashboardClientDeps;
+  readonly #config: Pick<Config, 'publicUrl'>;
+
+  constructor(deps: DashboardClientDeps, config: Pick<Config, 'publicUrl'>) {
+    this.#deps = deps;
+    this.#config = config;
+  }
+
+  /**
+   * Registers the dashboard's client as this configuration defines it (its redirect URI follows
+   * PUBLIC_URL), at every start; the same record however many instances start at once.
+   */
+  async ensureRegistered(): Promise<void> {
+    await this.#deps.oauthClients.upsertDefined(
+      {
+        _id: DASHBOARD_CLIENT_ID,
+        account_id: 'system',
+        client_name: 'Slipway Dashboard',
+        redirect_uris: [dashboardRedirectUri(this.#config)],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        scope: 'read',
+        first_party: true,
+        client_secret_hash: null,
+      },
+      new Date(),
+    );
+    // Its redirect URI may have moved with PUBLIC_URL.
+    this.#deps.changes.emit('oauthClientsChanged');
+  }
+
+  /** The user a dashboard sign-in (an authorization code's account) or session is for, or null when gone. */
+  async user(id: string | undefined): Promise<UserDoc | null> {
+    return id ? await this.#deps.users.findById(id) : null;
+  }
+
+  /**
+   * Forms whose answer shows a secret (create or rotate a key, register a client, add a user with a
+   * setup link) render it in the POST response itself, never stored nor shown again by a GET. Each
+   * such form carries a one-time token: the first submission claims it, so a reload (the browser
+   * posting again) or a double click creates nothing new and shows nothing again. The claim is an
+   * insert with a unique id (idempotency_keys, swept after 24 h), atomic on MongoDB and FerretDB
+   * alike. Null: a malformed token, or one already claimed.
+   */
+  async claimForm(sessionId: string, token: unknown): Promise<FormClaim | null> {
+    if (typeof token !== 'string' || !ONCE_PATTERN.test(token)) return null;
+    const keys = this.#deps.idempotencyKeys;
+    const id = sha256Hex(`dashboard-form\n${sessionId}\n${token}`);
+    if (await keys.reserve(id, FORM_FINGERPRINT)) return null;
+    return {
+      succeeded: () => keys.complete(id, { status: 200, body: '{}', location: null }),
+      failed: () => keys.release(id),
+    };
+  }
+}
