@@ -37,6 +37,13 @@ export default {
       to: { path: '^src/(routes|dashboard)/', pathNot: '^src/$1/' },
     },
     {
+      name: 'dashboard-not-to-repositories',
+      comment: 'The dashboard reaches the data through the services only (types too: the services re-export the record types it shows).',
+      severity: 'error',
+      from: { path: '^src/dashboard/' },
+      to: { path: '^src/repositories/' },
+    },
+    {
       name: 'no-circular',
       comment: 'No import cycles.',
       severity: 'error',

@@ -8,15 +8,53 @@ import type { UserDoc } from '../services/users.ts';
 import { parseInput } from '../schemas/parse.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SetPasswordInput } from '../schemas/users.ts';
 import { dashboardErrors, type DashboardDeps } from './context.ts';
-import { formBody, formProblem, queryValue, refusal, str, textField, type FieldErrors, type FormState } from './forms.ts';
-import { html } from '../lib/html.ts';
-import { dateTime, renderPage } from './layout.ts';
+import { formBody, queryValue, refusal, str, type FieldErrors, type FormValues } from './forms.ts';
+import type { Html } from '../lib/html.ts';
+import { renderPage } from './layout.ts';
+import { invalidLinkView, SETUP_PATH, setupFormView, type SetupFormView } from './views/setup.ts';
 
-const SETUP_PATH = '/dashboard/setup';
 const CSRF_COOKIE = 'slipway_setup_csrf';
 const CSRF_PATTERN = /^[A-Za-z0-9_-]{32}$/;
-const INVALID_LINK = 'This setup link is invalid or has expired. Ask an administrator for a new one.';
-const FIELD_LABELS = { password: 'New password', confirm_password: 'Confirm new password' };
+
+function send(ctx: Context, status: number, title: string, body: Html): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = renderPage({ title, body });
+}
+
+const invalidPage = (ctx: Context) => send(ctx, 400, 'Setup link not valid', invalidLinkView());
+
+/** The double-submit cookie: signed, SameSite=Strict, this path only. */
+const csrfCookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: 'strict' as const, secure, path: SETUP_PATH, signed: true, overwrite: true });
+
+/** This browser's double-submit value: the one in its cookie when there is one, else a new one. */
+function csrfValue(ctx: Context, secure: boolean): string {
+  const existing = ctx.cookies.get(CSRF_COOKIE, { signed: true });
+  if (existing && CSRF_PATTERN.test(existing)) return existing;
+  const value = randomBytes(24).toString('base64url');
+  ctx.cookies.set(CSRF_COOKIE, value, { ...csrfCookieOptions(secure), maxAge: 24 * 3600 * 1000 });
+  return value;
+}
+
+function csrfMatches(ctx: Context, presented: string): boolean {
+  const expected = ctx.cookies.get(CSRF_COOKIE, { signed: true });
+  if (!expected || !CSRF_PATTERN.test(expected)) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** What is wrong with the chosen password, by field (none: it may be set). */
+function passwordErrors(form: FormValues): FieldErrors {
+  const password = str(form, 'password');
+  const errors: FieldErrors = {};
+  if (!password) errors.password = 'Enter a new password.';
+  else if (password.length < PASSWORD_MIN_LENGTH) errors.password = `Use at least ${PASSWORD_MIN_LENGTH} characters.`;
+  else if (password.length > PASSWORD_MAX_LENGTH) errors.password = `Use at most ${PASSWORD_MAX_LENGTH} characters.`;
+  if (password && str(form, 'confirm_password') !== password) errors.confirm_password = 'Does not match the new password.';
+  return errors;
+}
 
 /**
  * The page behind a setup link (`/dashboard/setup?token=slwsu_…`): the new user, who has no session
@@ -38,77 +76,11 @@ export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services'
   const { config, logger } = deps;
   const { users } = deps.services;
   const secure = config.publicUrl.startsWith('https:');
-  const csrfCookie = { httpOnly: true, sameSite: 'strict' as const, secure, path: SETUP_PATH, signed: true, overwrite: true };
   const parseForm = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
   const router = new Router({ prefix: '/dashboard' });
 
-  function send(ctx: Context, status: number, title: string, body: ReturnType<typeof html>) {
-    ctx.status = status;
-    ctx.type = 'html';
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = renderPage({ title, body });
-  }
-
-  /** Malformed, unknown, expired or used: one answer, no details. */
-  const invalidPage = (ctx: Context) =>
-    send(
-      ctx,
-      400,
-      'Setup link not valid',
-      html`<div class="narrow"><h1>Setup link not valid</h1><p class="problem">${INVALID_LINK}</p><p>Already chose your password? <a href="/dashboard/login">Sign in</a>.</p></div>`,
-    );
-
-  /** This browser's double-submit value: the one in its cookie when there is one, else a new one. */
-  function csrfValue(ctx: Context): string {
-    const existing = ctx.cookies.get(CSRF_COOKIE, { signed: true });
-    if (existing && CSRF_PATTERN.test(existing)) return existing;
-    const value = randomBytes(24).toString('base64url');
-    ctx.cookies.set(CSRF_COOKIE, value, { ...csrfCookie, maxAge: 24 * 3600 * 1000 });
-    return value;
-  }
-
-  function csrfMatches(ctx: Context, presented: string): boolean {
-    const expected = ctx.cookies.get(CSRF_COOKIE, { signed: true });
-    if (!expected || !CSRF_PATTERN.test(expected)) return false;
-    const a = Buffer.from(expected);
-    const b = Buffer.from(presented);
-    return a.length === b.length && timingSafeEqual(a, b);
-  }
-
-  function renderForm(ctx: Context, o: { token: string; user: UserDoc; expiresAt: Date; form?: FormState }, status = 200) {
-    send(
-      ctx,
-      status,
-      'Set your password',
-      html`<div class="narrow">
-<h1>Set your password</h1>
-<p>Welcome to Slipway, <strong>${o.user.name}</strong>. Choose the password you will sign in with as <strong>${o.user.email}</strong>.</p>
-<p class="muted">This link works once, until ${dateTime(o.expiresAt)}.</p>
-<div class="panel">
-${formProblem(o.form, FIELD_LABELS)}
-<form method="post" action="${SETUP_PATH}" novalidate>
-<input type="hidden" name="token" value="${o.token}">
-<input type="hidden" name="_csrf" value="${csrfValue(ctx)}">
-<input type="text" name="username" value="${o.user.email}" autocomplete="username" hidden>
-${textField({
-  form: 'setup',
-  name: 'password',
-  label: FIELD_LABELS.password,
-  type: 'password',
-  state: o.form,
-  required: true,
-  autocomplete: 'new-password',
-  minlength: PASSWORD_MIN_LENGTH,
-  maxlength: PASSWORD_MAX_LENGTH,
-  hint: `At least ${PASSWORD_MIN_LENGTH} characters.`,
-})}
-${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confirm_password, type: 'password', state: o.form, required: true, autocomplete: 'new-password', minlength: PASSWORD_MIN_LENGTH, maxlength: PASSWORD_MAX_LENGTH })}
-<div class="form-actions"><button type="submit">Set password</button></div>
-</form>
-</div>
-</div>`,
-    );
-  }
+  const renderForm = (ctx: Context, o: Omit<SetupFormView, 'csrf'>, status = 200) =>
+    send(ctx, status, 'Set your password', setupFormView({ ...o, csrf: csrfValue(ctx, secure) }));
 
   router.get('/setup', async (ctx) => {
     const token = queryValue(ctx.query.token);
@@ -128,18 +100,13 @@ ${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confi
       return renderForm(ctx, { token, ...found, form: { values: {}, errors: {}, message } }, 403);
     }
 
-    const password = str(form, 'password');
-    const errors: FieldErrors = {};
-    if (!password) errors.password = 'Enter a new password.';
-    else if (password.length < PASSWORD_MIN_LENGTH) errors.password = `Use at least ${PASSWORD_MIN_LENGTH} characters.`;
-    else if (password.length > PASSWORD_MAX_LENGTH) errors.password = `Use at most ${PASSWORD_MAX_LENGTH} characters.`;
-    if (password && str(form, 'confirm_password') !== password) errors.confirm_password = 'Does not match the new password.';
+    const errors = passwordErrors(form);
     if (Object.keys(errors).length > 0) return renderForm(ctx, { token, ...found, form: { values: {}, errors } }, 422);
 
     let user: UserDoc;
     try {
       // Consumes the token exactly once, also against concurrent posts (see UserService.completeSetup).
-      user = await users.completeSetup(token, parseInput(SetPasswordInput, { password }));
+      user = await users.completeSetup(token, parseInput(SetPasswordInput, { password: str(form, 'password') }));
     } catch (err) {
       if (err instanceof AppError && err.code === 'invalid_request') return invalidPage(ctx);
       const refused = refusal(err, { fields: ['password'] });
@@ -147,7 +114,7 @@ ${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confi
       return renderForm(ctx, { token, ...found, form: { values: {}, ...refused } }, refused.status);
     }
     // The service ended every sign-in made with the old password (a setup link also serves as a reset).
-    ctx.cookies.set(CSRF_COOKIE, null, csrfCookie);
+    ctx.cookies.set(CSRF_COOKIE, null, csrfCookieOptions(secure));
     setLoginNotice(ctx, secure, 'password-set', user.email);
     (ctx.state.log ?? logger).info({ user_id: user._id }, 'password set with a setup link');
     ctx.status = 303;

@@ -54,6 +54,14 @@ export function registerWebhookPages(pages: PageRouter, deps: DashboardDeps): vo
     refused: { fields: ['url', 'events', 'description'], rerender: showList },
   });
 
+  registerEndpointActions(pages, deps);
+}
+
+/** The endpoint's own buttons: enable or disable, ping, rotate its secret, redeliver, delete. */
+function registerEndpointActions(pages: PageRouter, deps: DashboardDeps): void {
+  const { config } = deps;
+  const { webhooks } = deps.services;
+
   for (const [action, status] of [
     ['enable', 'enabled'],
     ['disable', 'disabled'],
