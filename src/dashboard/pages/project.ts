@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { hasScope } from '../../http/requireScope.ts';
+import type { Principal } from '../../domain/principal.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { CreateConfigurationBody, ListConfigurationsQuery } from '../../schemas/configurations.ts';
 import { CreateDeploymentBody, ListDeploymentsQuery, UpdateDeploymentBody } from '../../schemas/deployments.ts';
@@ -20,6 +21,9 @@ import {
 } from '../views/project.ts';
 
 const ENVIRONMENT_MESSAGE = 'Use lower-case letters, digits and "-" only.';
+const TAB_TITLES: Record<ProjectTab, string> = { deployments: 'Deployments', configuration: 'Configuration', 'api-keys': 'API keys', activity: 'Activity' };
+/** What a list shows while its filter is not valid. */
+const NOTHING = { items: [], total: 0 };
 const projectPath = (id: string) => `/dashboard/projects/${id}`;
 
 /** What every handler of the project page shares: loading the project and showing a tab. */
@@ -29,12 +33,13 @@ function projectPage(deps: DashboardDeps) {
 
   const load = async (ctx: Context) => await projects.get(dash(ctx).principal, ctx.params.id!);
 
-  async function show(ctx: Context, tab: ProjectTab, title: string, body: (v: ProjectViewer) => Promise<Html>, status = 200) {
+  /** A tab of the project page: the head (details, actions, tabs), then what `body` makes of the project. */
+  async function show(ctx: Context, tab: ProjectTab, body: (v: ProjectViewer, principal: Principal) => Promise<Html>, status = 200) {
     const { principal, viewer } = dash(ctx);
     const project = await load(ctx);
     const v: ProjectViewer = { project, csrf: viewer.csrf, canWrite: hasScope(principal, 'write'), isAdmin: hasScope(principal, 'admin') };
-    const content = await body(v);
-    sendPage(ctx, config, { title: `${title} · ${project.name}`, active: 'projects', status, body: html`${projectHead(v, tab)}${content}` });
+    const content = await body(v, principal);
+    sendPage(ctx, config, { title: `${TAB_TITLES[tab]} · ${project.name}`, active: 'projects', status, body: html`${projectHead(v, tab)}${content}` });
   }
 
   /** Deployment filters, checked with GET /v1/projects/:id/deployments's own query schema. */
@@ -42,19 +47,13 @@ function projectPage(deps: DashboardDeps) {
     const filter = { environment: queryValue(ctx.query.environment), status: queryValue(ctx.query.status) };
     const { query, errors } = parseQuery(ListDeploymentsQuery, filter, { messages: { environment: ENVIRONMENT_MESSAGE, status: 'Choose a status from the list.' } });
     const page = intParam(ctx.query.dpage, 1);
-    const { principal } = dash(ctx);
-    await show(
-      ctx,
-      'deployments',
-      'Deployments',
-      async (v) => {
-        const wanted = { ...(query?.environment ? { environment: query.environment } : {}), ...(query?.status ? { status: query.status } : {}) };
-        const found = query ? await deployments.list(principal, v.project._id, wanted, { page, per_page: PER_PAGE }) : { items: [], total: 0 };
-        const activity = await deployments.activity(principal, v.project._id, ACTIVITY_DAYS);
-        return deploymentsTab(v, { filter: { ...filter, errors }, deployments: { ...found, page }, activity, form });
-      },
-      status,
-    );
+    const wanted = { ...(query?.environment ? { environment: query.environment } : {}), ...(query?.status ? { status: query.status } : {}) };
+    const tab = async (v: ProjectViewer, principal: Principal) => {
+      const found = query ? await deployments.list(principal, v.project._id, wanted, { page, per_page: PER_PAGE }) : NOTHING;
+      const activity = await deployments.activity(principal, v.project._id, ACTIVITY_DAYS);
+      return deploymentsTab(v, { filter: { ...filter, errors }, deployments: { ...found, page }, activity, form });
+    };
+    await show(ctx, 'deployments', tab, status);
   }
 
   /** The configuration filter, checked with GET /v1/projects/:id/configurations's own query schema. */
@@ -62,15 +61,13 @@ function projectPage(deps: DashboardDeps) {
     const environment = queryValue(ctx.query.cenv);
     const { query, errors } = parseQuery(ListConfigurationsQuery, { environment }, { messages: { environment: ENVIRONMENT_MESSAGE } });
     const page = intParam(ctx.query.cpage, 1);
-    const { principal } = dash(ctx);
+    const filterError = errors.environment;
     await show(
       ctx,
       'configuration',
-      'Configuration',
-      async (v) => {
-        const filter = query?.environment ? { environment: query.environment } : {};
-        const found = query ? await configurations.list(principal, v.project._id, filter, { page, per_page: PER_PAGE }) : { items: [], total: 0 };
-        return configurationTab(v, { environment, filterError: errors.environment, configurations: { ...found, page }, ...extras });
+      async (v, principal) => {
+        const found = query ? await configurations.list(principal, v.project._id, query.environment ? { environment: query.environment } : {}, { page, per_page: PER_PAGE }) : NOTHING;
+        return configurationTab(v, { environment, filterError, configurations: { ...found, page }, ...extras });
       },
       status,
     );
@@ -99,11 +96,11 @@ function registerTabs(pages: PageRouter, deps: DashboardDeps, { show, showDeploy
   pages.get('/projects/:id/configuration', 'read', (ctx) => showConfiguration(ctx));
   pages.get('/projects/:id/api-keys', 'admin', async (ctx, { principal }) => {
     const page = intParam(ctx.query.page, 1);
-    await show(ctx, 'api-keys', 'API keys', async (v) => apiKeysTab(v, { ...(await apiKeys.list(principal, v.project._id, {}, { page, per_page: PER_PAGE })), page }));
+    await show(ctx, 'api-keys', async (v) => apiKeysTab(v, { ...(await apiKeys.list(principal, v.project._id, {}, { page, per_page: PER_PAGE })), page }));
   });
   pages.get('/projects/:id/activity', 'admin', async (ctx, { principal }) => {
     const page = intParam(ctx.query.page, 1);
-    await show(ctx, 'activity', 'Activity', async (v) => activityTab(v, { ...(await events.list(principal, { project_id: v.project._id }, { page, per_page: PER_PAGE })), page }));
+    await show(ctx, 'activity', async (v) => activityTab(v, { ...(await events.list(principal, { project_id: v.project._id }, { page, per_page: PER_PAGE })), page }));
   });
 }
 
