@@ -40,13 +40,13 @@ export interface Back {
 }
 
 /**
- * One POST of the dashboard, declared in one piece:
- * claim (the CSRF token is checked before any route; a form that shows a secret also claims its
- * one-time token) → parse (`fields` read from the form, checked with the /v1 route's own `schema`) →
- * `run` (the service, as the principal) → `answer`: a redirect (303, with a message for the next page)
- * or a page rendered in the response (a secret shown once). A refusal the form owns (422 `validation_failed`, 409) is shown
- * by `refused`: the form again with its messages, or a message on the page it came from. Anything else
- * (403, 404, 500) is the dashboard's error page.
+ * One POST of the dashboard, declared in one piece: claim (the CSRF token is checked before any route;
+ * a form that shows a secret also claims its one-time token) → parse (`fields` read from the form,
+ * checked with the /v1 route's own `schema`; without a schema, `run` gets no input) → `run` (the
+ * service, as the principal) → `answer`: a redirect (303, with a message for the next page) or a page
+ * rendered in the response (a secret shown once). A refusal the form owns (422 `validation_failed`,
+ * 409) is shown by `refused`: the form again with its messages, or a message on the page it came from.
+ * Anything else (403, 404, 500), or any refusal of an action without `refused`, is the error page.
  */
 export interface FormAction<S extends z.ZodType, R> {
   scope: Scope;
