@@ -2,14 +2,28 @@ import { randomBytes } from 'node:crypto';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
-export const ID_PREFIXES = ['proj', 'dep', 'cfg', 'usr', 'acct', 'key', 'whk', 'evt', 'cli', 'dlv'] as const;
-export type IdPrefix = (typeof ID_PREFIXES)[number];
-
 /**
- * `prefix_` + 10 chars of millisecond time + 16 chars of randomness (80 bits), Crockford base32 lower
- * case: URL-safe and sortable by creation time.
+ * Every kind of id the service mints, and its prefix: written here once. Services mint with `newId(kind)`;
+ * the /v1 routes reserve ids for Idempotency-Key with the same function, and may check a path id's kind
+ * with `hasKind`.
  */
-export function newId(prefix: IdPrefix, now = Date.now()): string {
+export const ID_PREFIX = {
+  project: 'proj',
+  deployment: 'dep',
+  configuration: 'cfg',
+  user: 'usr',
+  account: 'acct',
+  apiKey: 'key',
+  webhook: 'whk',
+  event: 'evt',
+  delivery: 'dlv',
+  oauthClient: 'cli',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+/** `prefix_` + 10 chars of millisecond time + 16 chars of randomness (80 bits), Crockford base32 lower case. */
+function sortableId(prefix: string, now: number): string {
   let time = '';
   let t = now;
   for (let i = 0; i < 10; i++) {
@@ -23,10 +37,26 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
 }
 
 /**
- * The smallest id `newId(prefix, at)` can make: every id minted at or after `at` sorts at or above it
- * (ids sort by their time part first), so `{ _id: { $gte: idFloor(prefix, at) } }` selects by creation time
- * on the `_id` index.
+ * A new id of the kind: `prefix_` + a time part + randomness, URL-safe and sortable by creation time.
+ * OAuth client ids are the exception: `cli_` + 20 base62 characters (about 119 bits), a `client_id`
+ * that tells nothing of when the client was registered.
  */
-export function idFloor(prefix: IdPrefix, at: number): string {
-  return newId(prefix, at).slice(0, prefix.length + 1 + 10);
+export function newId(kind: IdKind, now = Date.now()): string {
+  if (kind === 'oauthClient') return `${ID_PREFIX.oauthClient}_${randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 20)}`;
+  return sortableId(ID_PREFIX[kind], now);
+}
+
+/** True when `id` has the prefix of `kind` (a cheap check of a path id before any query). */
+export function hasKind(kind: IdKind, id: string): boolean {
+  return id.startsWith(`${ID_PREFIX[kind]}_`);
+}
+
+/**
+ * The smallest id `newId(kind, at)` can make: every id minted at or after `at` sorts at or above it
+ * (ids sort by their time part first), so `{ _id: { $gte: idFloor(kind, at) } }` selects by creation
+ * time on the `_id` index.
+ */
+export function idFloor(kind: Exclude<IdKind, 'oauthClient'>, at: number): string {
+  const prefix = ID_PREFIX[kind];
+  return sortableId(prefix, at).slice(0, prefix.length + 1 + 10);
 }
