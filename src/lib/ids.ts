@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * Every kind of id the service mints, and its prefix: written here once. Services mint with `newId(kind)`;
- * the /v1 routes reserve ids for Idempotency-Key with the same function, and may check a path id's kind
- * with `hasKind`.
+ * Every kind of id the service mints, and its prefix: written here once. Services and repositories mint
+ * with `newId(kind)`; the /v1 routes reserve ids for Idempotency-Key with the same function.
  */
 export const ID_PREFIX = {
   project: 'proj',
@@ -36,19 +36,21 @@ function sortableId(prefix: string, now: number): string {
   return `${prefix}_${time}${rand}`;
 }
 
+/** `length` uniformly random base62 characters (bytes of 248 and above are drawn again, so none is likelier). */
+function base62(length: number): string {
+  let out = '';
+  while (out.length < length) for (const byte of randomBytes(length)) if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+  return out;
+}
+
 /**
  * A new id of the kind: `prefix_` + a time part + randomness, URL-safe and sortable by creation time.
  * OAuth client ids are the exception: `cli_` + 20 base62 characters (about 119 bits), a `client_id`
  * that tells nothing of when the client was registered.
  */
 export function newId(kind: IdKind, now = Date.now()): string {
-  if (kind === 'oauthClient') return `${ID_PREFIX.oauthClient}_${randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 20)}`;
+  if (kind === 'oauthClient') return `${ID_PREFIX.oauthClient}_${base62(20)}`;
   return sortableId(ID_PREFIX[kind], now);
-}
-
-/** True when `id` has the prefix of `kind` (a cheap check of a path id before any query). */
-export function hasKind(kind: IdKind, id: string): boolean {
-  return id.startsWith(`${ID_PREFIX[kind]}_`);
 }
 
 /**
