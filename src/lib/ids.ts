@@ -21,6 +21,9 @@ export const ID_PREFIX = {
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
+/** The prefixes themselves (`proj`, `dep`, …), as help texts and checks of written ids name them. */
+export type IdPrefix = (typeof ID_PREFIX)[IdKind];
+export const ID_PREFIXES: readonly IdPrefix[] = Object.values(ID_PREFIX);
 
 /** `prefix_` + 10 chars of millisecond time + 16 chars of randomness (80 bits), Crockford base32 lower case. */
 function sortableId(prefix: string, now: number): string {
