@@ -68,21 +68,27 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const projects = new ProjectService({ projects: repos.projects, deployments: repos.deployments, eventLog, quotas });
   const deployments = new DeploymentService({ deployments: repos.deployments, eventLog, projects });
   const configurations = new ConfigurationService({ configurations: repos.configurations, eventLog, locks, secretBox, projects });
-  const { apiKeys: apiKeyRecords, apiKeySecrets, apiKeyUsage } = repos;
-  const apiKeys = new ApiKeyService({ apiKeys: apiKeyRecords, apiKeySecrets, apiKeyUsage, eventLog, locks, changes, projects, quotas });
+  const apiKeys = new ApiKeyService({
+    ...{ apiKeys: repos.apiKeys, apiKeySecrets: repos.apiKeySecrets, apiKeyUsage: repos.apiKeyUsage },
+    ...{ eventLog, locks, changes, projects, quotas },
+  });
   // docs/product.md §5: deleting a project removes its configurations and revokes its API keys.
   projects.onDelete(async (project, principal) => {
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);
   });
-  const { userSetupTokens, consents, sessions: sessionRecords, revokedGrants, oidcArtifacts } = repos;
-  const users = new UserService({ users: repos.users, accounts: repos.accounts, userSetupTokens, consents, sessions: sessionRecords, revokedGrants, oidcArtifacts, eventLog, locks, grants, quotas, changes });
-  const oauthClients = new OAuthClientService({ oauthClients: repos.oauthClients, accounts: repos.accounts, consents, revokedGrants, oidcArtifacts, eventLog, grants, quotas, changes });
+  // What ends a user's or a client's access: their grants, consents and authorization-server sessions.
+  const access = { consents: repos.consents, revokedGrants: repos.revokedGrants, oidcArtifacts: repos.oidcArtifacts };
+  const users = new UserService({
+    ...{ users: repos.users, accounts: repos.accounts, userSetupTokens: repos.userSetupTokens, sessions: repos.sessions, ...access },
+    ...{ eventLog, locks, grants, quotas, changes },
+  });
+  const oauthClients = new OAuthClientService({ oauthClients: repos.oauthClients, accounts: repos.accounts, ...access, eventLog, grants, quotas, changes });
   const accounts = new AccountService({ accounts: repos.accounts, projects, users, oauthClients, quotas });
   const webhookRecords = { webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, webhookQueue: repos.webhookQueue, webhookCircuits: repos.webhookCircuits };
   const webhooks = new WebhookService({ ...webhookRecords, eventLog, fanOut, quotas, secretBox, config });
   const webhookDispatcher = new WebhookDispatcher({ ...webhookRecords, webhookLeases: repos.webhookLeases, config, logger, secretBox, eventLog, metrics });
   const events = new EventService({ events: repos.events });
-  const sessions = new SessionService({ sessions: sessionRecords, users: repos.users });
+  const sessions = new SessionService({ sessions: repos.sessions, users: repos.users });
   return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher };
 }
