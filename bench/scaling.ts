@@ -5,9 +5,8 @@ import type { DeploymentDoc } from '../src/repositories/deployments.ts';
 import { collectionName, storedArtifact } from '../src/repositories/oidcStore.ts';
 import type { ProjectDoc } from '../src/repositories/projects.ts';
 import type { UserDoc } from '../src/repositories/users.ts';
-import { UserService } from '../src/services/users.ts';
-import { NO_QUOTAS, QuotaService } from '../src/services/quotas.ts';
 import { basicAuth, CookieJar, obtainTokens } from '../test/support/oauthDriver.ts';
+import { buildServices } from '../test/support/services.ts';
 import { runScenario, type LoadOptions } from './lib/load.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './lib/types.ts';
 import { rotatingRefresh } from './scenarios/token.ts';
@@ -71,7 +70,7 @@ async function signIn(ctx: BenchContext, email: string, password: string): Promi
 
 async function makeFixture(ctx: BenchContext): Promise<Fixture> {
   const { repos } = ctx.seed;
-  const users = new UserService(repos, new QuotaService(repos.quotaSlots, NO_QUOTAS));
+  const { users } = buildServices(repos);
   const password = `bench-${randomBytes(12).toString('base64url')}`;
   const big = await users.createByOperator({ email: `bench-scale-${randomBytes(4).toString('hex')}@example.com`, name: 'Scaling account', role: 'owner', password });
   const small = await users.createByOperator({ email: `bench-tenant-${randomBytes(4).toString('hex')}@example.com`, name: 'Small tenant', role: 'developer', password });
@@ -79,7 +78,7 @@ async function makeFixture(ctx: BenchContext): Promise<Fixture> {
   await fill(repos.projects.collection, 0, 20, (i) => project(small.account_id, now - 1_000_000 + i, `tenant-${i}`));
   const target = project(big.account_id, now, 'deploy-target');
   await repos.projects.collection.insertOne(target);
-  const spreadAccounts = Array.from({ length: SPREAD_ACCOUNTS }, () => newId('acct'));
+  const spreadAccounts = Array.from({ length: SPREAD_ACCOUNTS }, () => newId('account'));
   return {
     accountId: big.account_id,
     userId: big._id,
@@ -93,7 +92,7 @@ async function makeFixture(ctx: BenchContext): Promise<Fixture> {
 
 function project(accountId: string, at: number, name: string): ProjectDoc {
   const date = new Date(at);
-  return { _id: newId('proj', at), account_id: accountId, name, name_lower: name, status: 'active', deploy_target: null, created_at: date, updated_at: date };
+  return { _id: newId('project', at), account_id: accountId, name, name_lower: name, status: 'active', deploy_target: null, created_at: date, updated_at: date };
 }
 
 /** Grows every dataset from `from` to `to` documents. */
@@ -106,7 +105,7 @@ async function grow(ctx: BenchContext, f: Fixture, from: number, to: number): Pr
   await fill(repos.deployments.collection, from, to, (i): DeploymentDoc => {
     const at = new Date(base + i);
     return {
-      _id: newId('dep', at.getTime()),
+      _id: newId('deployment', at.getTime()),
       account_id: f.accountId,
       project_id: f.projectId,
       environment: i % 2 ? 'production' : 'staging',
@@ -122,7 +121,7 @@ async function grow(ctx: BenchContext, f: Fixture, from: number, to: number): Pr
       finished_at: null,
     };
   });
-  await fill(repos.users.collection, from, to, (i) => ({ ...f.userTemplate, _id: newId('usr', base + i), email: `scale-${tag}-${i}@example.com`, role: 'developer' as const }));
+  await fill(repos.users.collection, from, to, (i) => ({ ...f.userTemplate, _id: newId('user', base + i), email: `scale-${tag}-${i}@example.com`, role: 'developer' as const }));
   // Live grants and refresh tokens of other sessions, in their stored form (sealed under their own ids).
   const now = Date.now();
   const expiresAt = new Date(now + 30 * 24 * 3600_000);

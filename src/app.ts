@@ -8,7 +8,6 @@ import { clientErrors } from './http/clientErrors.ts';
 import { apiCors, CorsOrigins } from './http/cors.ts';
 import { singleHeaders } from './http/edge.ts';
 import { errorHandler } from './http/errorHandler.ts';
-import type { Metrics } from './http/metrics.ts';
 import { pinPublicOrigin } from './http/publicOrigin.ts';
 import { requestContext } from './http/requestContext.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
@@ -25,7 +24,6 @@ export interface AppDeps {
   container: Container;
   /** The authorization server, mounted at /oauth. */
   provider: Provider;
-  metrics: Metrics;
   isShuttingDown: () => boolean;
 }
 
@@ -34,8 +32,8 @@ export interface AppDeps {
  * (outside the JSON error handler, so its errors keep the OAuth format), then the JSON API.
  */
 export function createApp(deps: AppDeps): Koa {
-  const { provider, metrics, container } = deps;
-  const { config, logger, repos, sessions, services } = container;
+  const { provider, container } = deps;
+  const { config, logger, repos, sessions, services, metrics } = container;
   // `X-Forwarded-*` is never read by Koa itself: the client address comes from the proxy settings
   // (http/clientAddress.ts), the scheme and host from PUBLIC_URL (http/publicOrigin.ts).
   const app = new Koa({ proxy: false });
@@ -64,7 +62,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(system.routes());
   app.use(createAssetsRouter().routes());
 
-  const interactions = createInteractionRouter({ config, provider, repos, logger });
+  const interactions = createInteractionRouter({ config, provider, repos, logger, metrics });
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
 
@@ -73,7 +71,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(dashboardAuth.allowedMethods());
 
   // The JSON API and the dashboard use the very same services (same rules in both).
-  const v1 = createV1Api({ config, repos, services, authenticators: container.authenticators });
+  const v1 = createV1Api({ config, repos, services, metrics, authenticators: container.authenticators });
   // Setup links are opened by people without a session, so this page sits before the dashboard's.
   app.use(createSetupPages({ config, services, logger }));
   app.use(createDashboard({ config, services, sessions, logger }));

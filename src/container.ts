@@ -5,11 +5,12 @@ import { openDatabase } from './db/runtime.ts';
 import type { Database } from './db/mongo.ts';
 import { loadOrCreateKeys, type KeyMaterial } from './keys/keystore.ts';
 import { createSecretBox, readDataKeysSync, type SecretBox } from './keys/secretBox.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createChanges, type Changes } from './lib/changes.ts';
 import type { Logger } from './logger.ts';
 import { createRepositories, migrate, type Repositories } from './repositories/index.ts';
 import { createServices, type Services } from './services/index.ts';
-import { SessionService } from './services/sessions.ts';
+import type { SessionService } from './services/sessions.ts';
 
 /**
  * The composition root: everything the process is made of, built once, here and nowhere else, and
@@ -26,11 +27,15 @@ export interface Container {
   secretBox: SecretBox;
   /** What this process changed and what listens (see lib/changes.ts). */
   changes: Changes;
+  /** The process's one metrics handle: served at /metrics, reported to by requests, logins, tokens, the database driver and webhooks. */
+  metrics: Metrics;
   services: Services;
   /** Dashboard session tokens (cookie or Bearer `slws_…`). */
   sessions: SessionService;
   /** Every /v1 credential: OAuth access tokens, API keys, dashboard sessions. */
   authenticators: Authenticator[];
+  /** Creates or updates every index and re-keys old records (idempotent; `slipway db migrate`). */
+  migrate(): Promise<{ collections: string[] }>;
   /** Closes the database (and stops the embedded one when this process started it). */
   close(): Promise<void>;
 }
@@ -51,8 +56,9 @@ export async function openContainer(config: Config, logger: Logger, options: Con
     // Values sealed by an instance started after a data-key rotation are opened by re-reading keys/
     // (at most every few seconds).
     const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
-    const services = createServices({ repos, secretBox, changes, config });
-    const sessions = new SessionService(repos.sessions, repos.users);
+    const metrics = createMetrics();
+    const services = createServices({ repos, secretBox, changes, config, logger, metrics });
+    const { sessions } = services;
     // A user removed, demoted or promoted, or their password changed, through this process: the service
     // has changed the rows; this drops the validated sessions cached here too, so the next request reads
     // the user's role and their remaining sessions. Other instances: within the 30 s session cache.
@@ -66,9 +72,11 @@ export async function openContainer(config: Config, logger: Logger, options: Con
       keys,
       secretBox,
       changes,
+      metrics,
       services,
       sessions,
       authenticators,
+      migrate: () => migrate(database.db, repos),
       async close() {
         changes.removeAllListeners();
         await database.close();

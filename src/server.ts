@@ -4,13 +4,11 @@ import type Provider from 'oidc-provider';
 import { createApp } from './app.ts';
 import type { Config } from './config/index.ts';
 import { httpServerOptions, onClientError } from './http/edge.ts';
-import { createMetrics, metrics as operatorMetrics } from './http/metrics.ts';
 import { metricsExposure, startMetricsListener, watchDatabaseCommands } from './http/metricsEndpoint.ts';
 import type { Logger } from './logger.ts';
 import { createProvider } from './oauth/provider.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openContainer, type Container } from './container.ts';
-import { WebhookDispatcher } from './services/webhookDispatcher.ts';
 
 export interface RunningServer {
   url: string;
@@ -27,12 +25,11 @@ export interface RunningServer {
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const container = await openContainer(config, logger);
-  const { database, repos, keys, secretBox } = container;
+  const { database, repos, keys, metrics } = container;
   let shuttingDown = false;
-  const metrics = createMetrics();
-  const provider = createProvider({ config, keys, repos, db: database.db, logger });
+  const provider = createProvider({ config, keys, repos, db: database.db, logger, metrics });
   await container.services.dashboardClient.ensureRegistered();
-  const app = createApp({ container, provider, metrics, isShuttingDown: () => shuttingDown });
+  const app = createApp({ container, provider, isShuttingDown: () => shuttingDown });
 
   const server = http.createServer(httpServerOptions(config), app.callback());
   server.keepAliveTimeout = 65_000;
@@ -47,8 +44,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw err;
   }
   const { port } = server.address() as AddressInfo;
-  const unwatchDatabase = watchDatabaseCommands(database.client);
-  const metricsListener = await startMetricsListener(config, logger).catch(async (err: unknown) => {
+  const unwatchDatabase = watchDatabaseCommands(database.client, metrics);
+  const metricsListener = await startMetricsListener(config, logger, metrics).catch(async (err: unknown) => {
     server.close();
     unwatchDatabase();
     await container.close();
@@ -64,14 +61,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   sweep.unref();
 
   // Webhook deliveries: every instance polls the queue; leases decide who makes each attempt.
-  const webhooks = new WebhookDispatcher({
-    config,
-    logger,
-    repos,
-    secretBox,
-    onAttempt: (outcome, seconds) => operatorMetrics.webhookDelivery(outcome, seconds),
-    onPause: () => operatorMetrics.webhookEndpointPaused(),
-  });
+  const webhooks = container.services.webhookDispatcher;
   webhooks.start();
 
   logger.info({ url: `http://${config.host}:${port}`, public_url: config.publicUrl, issuer: config.issuer }, 'slipway listening');

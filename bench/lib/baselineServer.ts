@@ -60,7 +60,7 @@ const server = http.createServer((req, res) => {
       if (!project || project.account_id !== accountId) return send(res, 404, { error: { code: 'not_found' } });
       const now = new Date();
       const doc = {
-        _id: newId('dep', now.getTime()),
+        _id: newId('deployment', now.getTime()),
         account_id: accountId,
         project_id: project._id,
         environment: input.environment,
@@ -78,7 +78,7 @@ const server = http.createServer((req, res) => {
       await deployments.insertOne(doc);
       // The audit event the real handler records with every new deployment.
       await events.insertOne({
-        _id: newId('evt', now.getTime()),
+        _id: newId('event', now.getTime()),
         account_id: accountId,
         type: 'deployment.created',
         actor: { type: 'user', id: userId },

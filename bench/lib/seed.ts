@@ -3,9 +3,7 @@ import { connectDatabase, type Database } from '../../src/db/mongo.ts';
 import { createRepositories, type Repositories } from '../../src/repositories/index.ts';
 import { createChanges, type Changes } from '../../src/lib/changes.ts';
 import { systemPrincipal } from '../../src/domain/principal.ts';
-import { OAuthClientService } from '../../src/services/oauthClients.ts';
-import { UserService } from '../../src/services/users.ts';
-import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
+import { buildServices } from '../../test/support/services.ts';
 
 /** Never contacted: the benchmark reads the code from the redirect's Location header. */
 export const BENCH_REDIRECT_URI = 'http://127.0.0.1:9/callback';
@@ -32,10 +30,10 @@ export async function seed(uri: string, dbName: string): Promise<Seed> {
   const database = await connectDatabase(uri, dbName);
   const changes = createChanges();
   const repos = { ...createRepositories(database.db, { changes }), changes };
-  const quotas = new QuotaService(repos.quotaSlots, NO_QUOTAS);
+  const services = buildServices(repos, { changes });
   const password = `bench-${randomBytes(12).toString('base64url')}`;
-  const user = await new UserService(repos, quotas).createByOperator({ email: `bench-${randomBytes(4).toString('hex')}@example.com`, name: 'Bench Owner', role: 'owner', password });
-  const clients = new OAuthClientService({ repos, changes: repos.changes, quotas });
+  const user = await services.users.createByOperator({ email: `bench-${randomBytes(4).toString('hex')}@example.com`, name: 'Bench Owner', role: 'owner', password });
+  const clients = services.oauthClients;
   const operator = systemPrincipal(user.account_id);
   const confidential = await clients.registerAsOperator(operator, {
     client_name: 'Bench confidential client',

@@ -39,7 +39,7 @@ export const getProjectDpop: Scenario = {
   async prepare(ctx) {
     const { repos, user } = ctx.seed;
     const now = new Date();
-    const project: ProjectDoc = { _id: newId('proj', now.getTime()), account_id: user.accountId, name: 'bench-dpop-target', name_lower: 'bench-dpop-target', status: 'active', deploy_target: 'fly', created_at: now, updated_at: now };
+    const project: ProjectDoc = { _id: newId('project', now.getTime()), account_id: user.accountId, name: 'bench-dpop-target', name_lower: 'bench-dpop-target', status: 'active', deploy_target: 'fly', created_at: now, updated_at: now };
     await repos.projects.collection.insertOne(project);
     const key = newSyncDpopKey();
     const { access_token: accessToken } = await boundTokens(ctx, key, new CookieJar(), 'read');

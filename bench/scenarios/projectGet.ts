@@ -1,12 +1,10 @@
 import { newId } from '../../src/lib/ids.ts';
 import type { ProjectDoc } from '../../src/repositories/projects.ts';
 import { systemPrincipal } from '../../src/domain/principal.ts';
-import { ApiKeyService } from '../../src/services/apiKeys.ts';
-import { ProjectService } from '../../src/services/projects.ts';
 import { obtainTokens } from '../../test/support/oauthDriver.ts';
 import { startBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
-import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
+import { buildServices } from '../../test/support/services.ts';
 
 /**
  * GET /v1/projects/:id, the hot read path of a deployer, with each credential that reaches it from a
@@ -30,10 +28,9 @@ function fixture(ctx: BenchContext): Promise<Fixture> {
     pending = (async () => {
       const { repos, user, confidentialClient } = ctx.seed;
       const now = new Date();
-      const project: ProjectDoc = { _id: newId('proj', now.getTime()), account_id: user.accountId, name: 'bench-read-target', name_lower: 'bench-read-target', status: 'active', deploy_target: 'fly', created_at: now, updated_at: now };
+      const project: ProjectDoc = { _id: newId('project', now.getTime()), account_id: user.accountId, name: 'bench-read-target', name_lower: 'bench-read-target', status: 'active', deploy_target: 'fly', created_at: now, updated_at: now };
       await repos.projects.collection.insertOne(project);
-      const quotas = new QuotaService(repos.quotaSlots, NO_QUOTAS);
-      const apiKeys = new ApiKeyService({ ...repos, projects: new ProjectService(repos, quotas), quotas });
+      const { apiKeys } = buildServices(repos);
       const { key } = await apiKeys.create(systemPrincipal(user.accountId), project._id, { name: 'bench reader', scopes: ['read'] });
       const tokens = await obtainTokens({
         issuer: ctx.server.issuer,

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../src/lib/ids.ts';
 import type { ProjectDoc } from '../../src/repositories/projects.ts';
-import { UserService } from '../../src/services/users.ts';
 import { obtainTokens } from '../../test/support/oauthDriver.ts';
 import { startBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
-import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
+import { buildServices } from '../../test/support/services.ts';
 
 /**
  * The /v1 read and write paths, each beside a baseline (bench/lib/baselineServer.ts: bare node:http,
@@ -35,7 +34,7 @@ function projectDocs(accountId: string, count: number): ProjectDoc[] {
   const base = Date.now() - count;
   return Array.from({ length: count }, (_, i) => {
     const at = new Date(base + i);
-    return { _id: newId('proj', at.getTime()), account_id: accountId, name: `bench-${i}`, name_lower: `bench-${i}`, status: 'active', deploy_target: i % 3 ? 'aws' : null, created_at: at, updated_at: at };
+    return { _id: newId('project', at.getTime()), account_id: accountId, name: `bench-${i}`, name_lower: `bench-${i}`, status: 'active', deploy_target: i % 3 ? 'aws' : null, created_at: at, updated_at: at };
   });
 }
 
@@ -52,7 +51,7 @@ function fixture(ctx: BenchContext): Promise<V1Fixture> {
     pending = (async () => {
       const { repos, user, confidentialClient } = ctx.seed;
       const now = new Date();
-      const deployTo: ProjectDoc = { _id: newId('proj'), account_id: user.accountId, name: 'bench-deploy-target', name_lower: 'bench-deploy-target', status: 'active', deploy_target: 'fly', created_at: now, updated_at: now };
+      const deployTo: ProjectDoc = { _id: newId('project'), account_id: user.accountId, name: 'bench-deploy-target', name_lower: 'bench-deploy-target', status: 'active', deploy_target: 'fly', created_at: now, updated_at: now };
       await repos.projects.collection.insertOne(deployTo);
       const signIn = async (email: string, password: string) =>
         (
@@ -67,7 +66,7 @@ function fixture(ctx: BenchContext): Promise<V1Fixture> {
           })
         ).access_token;
       const password = `bench-${randomBytes(12).toString('base64url')}`;
-      const other = await new UserService(repos, new QuotaService(repos.quotaSlots, NO_QUOTAS)).createByOperator({ email: `bench-small-${randomBytes(4).toString('hex')}@example.com`, name: 'Small account', role: 'developer', password });
+      const other = await buildServices(repos).users.createByOperator({ email: `bench-small-${randomBytes(4).toString('hex')}@example.com`, name: 'Small account', role: 'developer', password });
       await repos.projects.collection.insertMany(projectDocs(other.account_id, 20));
       return {
         token: await signIn(user.email, user.password),

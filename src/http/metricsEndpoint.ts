@@ -5,7 +5,7 @@ import type { MongoClient } from 'mongodb';
 import type { Config } from '../config/index.ts';
 import { sha256Hex } from '../lib/hash.ts';
 import type { Logger } from '../logger.ts';
-import { metrics } from './metrics.ts';
+import type { Metrics } from './metrics.ts';
 
 /**
  * Where /metrics is served, chosen by settings, so that it is never open on the public port:
@@ -30,12 +30,12 @@ export function metricsAuthorized(config: Pick<Config, 'metricsToken'>, authoriz
   return timingSafeEqual(Buffer.from(sha256Hex(match[1]!)), Buffer.from(sha256Hex(config.metricsToken)));
 }
 
-export async function metricsText(): Promise<{ contentType: string; body: string }> {
+export async function metricsText(metrics: Pick<Metrics, 'registry'>): Promise<{ contentType: string; body: string }> {
   return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
 }
 
 /** The separate /metrics listener (`metricsListen`), or undefined when metrics are served otherwise. */
-export async function startMetricsListener(config: Config, logger: Logger): Promise<{ url: string; close(): Promise<void> } | undefined> {
+export async function startMetricsListener(config: Config, logger: Logger, metrics: Metrics): Promise<{ url: string; close(): Promise<void> } | undefined> {
   if (!config.metricsListen) return undefined;
   const separator = config.metricsListen.lastIndexOf(':');
   const host = config.metricsListen.slice(0, separator).replace(/^\[(.*)\]$/, '$1');
@@ -50,7 +50,7 @@ export async function startMetricsListener(config: Config, logger: Logger): Prom
       res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('unauthorized\n');
       return;
     }
-    metricsText().then(
+    metricsText(metrics).then(
       ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(body),
       (err: unknown) => {
         logger.error({ err }, 'could not collect metrics');
@@ -77,7 +77,7 @@ export async function startMetricsListener(config: Config, logger: Logger): Prom
 }
 
 /** Database latency from the driver's command monitoring (the client needs `monitorCommands: true`). */
-export function watchDatabaseCommands(client: MongoClient): () => void {
+export function watchDatabaseCommands(client: MongoClient, metrics: Pick<Metrics, 'dbCommand'>): () => void {
   const succeeded = (e: { commandName: string; duration: number }) => metrics.dbCommand(e.commandName, e.duration / 1000, false);
   const failed = (e: { commandName: string; duration: number }) => metrics.dbCommand(e.commandName, e.duration / 1000, true);
   client.on('commandSucceeded', succeeded);

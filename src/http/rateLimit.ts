@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { rateLimited } from '../errors.ts';
 import { sourceKey } from './clientAddress.ts';
-import { metrics } from './metrics.ts';
+import type { Metrics } from './metrics.ts';
 import type { RateLimitRepository } from '../repositories/rateLimits.ts';
 
 const WINDOW_SECONDS = 3600;
@@ -63,6 +63,7 @@ interface Bucket {
 export function createApiRateLimiter(
   repo: RateLimitRepository,
   limitPerHour: number,
+  metrics: Pick<Metrics, 'rateLimited'>,
   options: { prefix?: string; what?: string; headers?: boolean } = {},
 ): ApiRateLimiter {
   const { prefix = 'api', what = 'Rate limit', headers = true } = options;
@@ -130,8 +131,8 @@ export function createApiRateLimiter(
  * Over it → 429 `rate_limited` naming the account request budget, with Retry-After; the RateLimit-*
  * headers stay those of the credential.
  */
-export const createAccountRateLimiter = (repo: RateLimitRepository, limitPerHour: number): ApiRateLimiter =>
-  createApiRateLimiter(repo, limitPerHour, { prefix: 'acct', what: 'Account request budget', headers: false });
+export const createAccountRateLimiter = (repo: RateLimitRepository, limitPerHour: number, metrics: Pick<Metrics, 'rateLimited'>): ApiRateLimiter =>
+  createApiRateLimiter(repo, limitPerHour, metrics, { prefix: 'acct', what: 'Account request budget', headers: false });
 
 /** The bucket of a request that presents no usable credential: its source (IPv6 by /64). */
 export const anonymousBucket = (ctx: Context) => `ip:${sourceKey(ctx.ip)}`;

@@ -5,7 +5,7 @@ import { koaBody } from 'koa-body';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Config } from '../config/index.ts';
-import { metrics } from '../http/metrics.ts';
+import type { Metrics } from '../http/metrics.ts';
 import { sourceKey } from '../http/clientAddress.ts';
 import { clientOf } from '../http/requestContext.ts';
 import type { Logger } from '../logger.ts';
@@ -33,7 +33,7 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
  * Login and consent pages of the authorization server. They sit in front of the provider's mount so the
  * provider keeps its own OAuth error handling.
  */
-export function createInteractionRouter({ config, provider, repos, logger }: { config: Config; provider: Provider; repos: Repositories; logger: Logger }) {
+export function createInteractionRouter({ config, provider, repos, logger, metrics }: { config: Config; provider: Provider; repos: Repositories; logger: Logger; metrics: Metrics }) {
   const router = new Router({ prefix: '/oauth/interaction' });
   const form = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
 

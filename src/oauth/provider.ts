@@ -5,7 +5,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'o
 import type { Config } from '../config/index.ts';
 import { behindProxy, proxyModel } from '../http/clientAddress.ts';
 import { clientMayCallFrom } from '../http/cors.ts';
-import { metrics } from '../http/metrics.ts';
+import type { Metrics } from '../http/metrics.ts';
 import { clientOf } from '../http/requestContext.ts';
 import { dpopNonceSecret, type KeyMaterial } from '../keys/keystore.ts';
 import type { Logger } from '../logger.ts';
@@ -45,6 +45,8 @@ export interface ProviderDeps {
   repos: Repositories;
   db: Db;
   logger: Logger;
+  /** The process's metrics handle: token responses, refresh-token reuse, token endpoint refusals. */
+  metrics: Metrics;
 }
 
 /**
@@ -86,7 +88,7 @@ function installAccessTokenHash(provider: Provider): void {
   };
 }
 
-export function createProvider({ config, keys, repos, db, logger }: ProviderDeps): Provider {
+export function createProvider({ config, keys, repos, db, logger, metrics }: ProviderDeps): Provider {
   const audience = config.apiAudience;
   const corsOrigins = new Set(config.corsOrigins.map((o) => new URL(o).origin));
   const Adapter = createAdapterClass(db, repos.oauthClients, {

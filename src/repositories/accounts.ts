@@ -22,7 +22,7 @@ export class AccountRepository {
 
   async create(name: string): Promise<AccountDoc> {
     const now = new Date();
-    const doc: AccountDoc = { _id: newId('acct'), name, created_at: now, updated_at: now };
+    const doc: AccountDoc = { _id: newId('account'), name, created_at: now, updated_at: now };
     await this.collection.insertOne(doc);
     return doc;
   }

@@ -73,7 +73,7 @@ export class DeploymentRepository {
   async createdSince(accountId: string, projectId: string, since: Date, limit: number): Promise<Pick<DeploymentDoc, '_id' | 'status' | 'created_at' | 'finished_at'>[]> {
     return await this.collection
       .find(
-        { project_id: String(projectId), _id: { $gte: idFloor('dep', since.getTime()) }, account_id: String(accountId) },
+        { project_id: String(projectId), _id: { $gte: idFloor('deployment', since.getTime()) }, account_id: String(accountId) },
         { projection: { _id: 1, status: 1, created_at: 1, finished_at: 1 }, sort: { _id: -1 }, limit },
       )
       .toArray();

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Config } from '../config/index.ts';
 import { pingDatabase, type Database } from '../db/mongo.ts';
 import type { Metrics } from '../http/metrics.ts';
-import { metricsAuthorized, metricsExposure } from '../http/metricsEndpoint.ts';
+import { metricsAuthorized, metricsExposure, metricsText } from '../http/metricsEndpoint.ts';
 import { SCOPE_ORDER } from '../domain/principal.ts';
 import { DPOP_ALGORITHMS } from '../errors.ts';
 
@@ -35,8 +35,9 @@ export function createSystemRouter({ config, database, metrics, isShuttingDown }
       ctx.body = { error: { code: 'unauthorized', message: 'A valid metrics token is required.', status: 401, request_id: ctx.state.requestId } };
       return;
     }
-    ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
+    const { contentType, body } = await metricsText(metrics);
+    ctx.type = contentType;
+    ctx.body = body;
   });
 
   // Browsers ask for it on every page; there is none, and an error would only be noise.

@@ -1,15 +1,14 @@
 import { systemPrincipal } from '../domain/principal.ts';
 import { notFound } from '../errors.ts';
-import type { AccountDoc, AccountRepository } from '../repositories/accounts.ts';
-import type { OAuthClientRepository } from '../repositories/oauthClients.ts';
-import type { ProjectRepository } from '../repositories/projects.ts';
-import type { UserRepository } from '../repositories/users.ts';
+import type { AccountDoc } from '../repositories/accounts.ts';
+import type { Repositories } from '../repositories/index.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { AccountSummary } from '../presenters/accounts.ts';
 import type { OAuthClientService } from './oauthClients.ts';
 import type { ProjectService } from './projects.ts';
 import type { QuotaService } from './quotas.ts';
 import type { UserService } from './users.ts';
+import { Service } from './service.ts';
 
 /** More than any account could hold: every loop below ends even if deletions keep failing silently. */
 const MAX_ROUNDS = 10_000;
@@ -20,26 +19,17 @@ const MAX_ROUNDS = 10_000;
  * principal is taken: no principal of an account may act on accounts, and the operator acts in each
  * account as `systemPrincipal(accountId)`.
  */
-export class AccountService {
-  readonly #repos: { accounts: AccountRepository; users: UserRepository; oauthClients: OAuthClientRepository; projects: ProjectRepository };
-  readonly #projects: ProjectService;
-  readonly #users: UserService;
-  readonly #oauthClients: OAuthClientService;
-  readonly #quotas: QuotaService;
+export interface AccountServiceDeps extends Pick<Repositories, 'accounts'> {
+  /** What is in an account is counted and deleted through the service that owns it. */
+  projects: ProjectService;
+  users: UserService;
+  oauthClients: OAuthClientService;
+  quotas: QuotaService;
+}
 
-  constructor(
-    repos: { accounts: AccountRepository; users: UserRepository; oauthClients: OAuthClientRepository; projects: ProjectRepository },
-    services: { projects: ProjectService; users: UserService; oauthClients: OAuthClientService; quotas: QuotaService },
-  ) {
-    this.#quotas = services.quotas;
-    this.#repos = repos;
-    this.#projects = services.projects;
-    this.#users = services.users;
-    this.#oauthClients = services.oauthClients;
-  }
-
+export class AccountService extends Service<AccountServiceDeps> {
   async list(page: PageRequest): Promise<PageResult<AccountSummary>> {
-    const { items, total } = await this.#repos.accounts.page(page);
+    const { items, total } = await this.deps.accounts.page(page);
     return { items: await Promise.all(items.map((a) => this.#summarize(a))), total };
   }
 
@@ -48,17 +38,18 @@ export class AccountService {
   }
 
   async #find(id: string): Promise<AccountDoc> {
-    const account = await this.#repos.accounts.findById(id);
+    const account = await this.deps.accounts.findById(id);
     if (!account) throw notFound('No such account.');
     return account;
   }
 
   async #summarize(account: AccountDoc): Promise<AccountSummary> {
     const one = { page: 1, per_page: 1 };
+    const system = systemPrincipal(account._id);
     const [users, clients, projects] = await Promise.all([
-      this.#repos.users.page(account._id, one),
-      this.#repos.oauthClients.page(account._id, one),
-      this.#repos.projects.page({ accountId: account._id }, one),
+      this.deps.users.list(system, one),
+      this.deps.oauthClients.list(system, one),
+      this.deps.projects.list(system, one),
     ]);
     return { account, users: users.total, oauth_clients: clients.total, projects: projects.total };
   }
@@ -81,10 +72,10 @@ export class AccountService {
     const first = { page: 1, per_page: 100 };
 
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const { items } = await this.#repos.oauthClients.page(account._id, first);
+      const { items } = await this.deps.oauthClients.list(system, first);
       if (!items.length) break;
       for (const client of items) {
-        const result = await this.#oauthClients.delete(system, client._id).catch(ignoreGone);
+        const result = await this.deps.oauthClients.delete(system, client._id).catch(ignoreGone);
         if (result) {
           deleted.oauth_clients++;
           deleted.revoked_grants += result.revokedGrants;
@@ -94,21 +85,21 @@ export class AccountService {
     }
 
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const { items } = await this.#projects.list(system, first);
+      const { items } = await this.deps.projects.list(system, first);
       if (!items.length) break;
       for (const project of items) {
-        const result = await this.#projects.delete(system, project._id).then(() => true, ignoreGone);
+        const result = await this.deps.projects.delete(system, project._id).then(() => true, ignoreGone);
         if (result) deleted.projects++;
       }
       progress(`deleted ${deleted.projects} project(s)`);
     }
 
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const { items } = await this.#users.list(system, first);
+      const { items } = await this.deps.users.list(system, first);
       if (!items.length) break;
       for (const user of items) {
         // Changed or removed meanwhile: the next round sees it as it is now.
-        const result = await this.#users.deleteWithAccount(system, user._id).catch(ignoreGoneOrChanged);
+        const result = await this.deps.users.deleteWithAccount(system, user._id).catch(ignoreGoneOrChanged);
         if (!result) continue;
         deleted.users++;
         deleted.revoked_grants += result.revokedGrants;
@@ -116,8 +107,8 @@ export class AccountService {
       progress(`deleted ${deleted.users} user(s)`);
     }
 
-    await this.#quotas.releaseAccount(account._id);
-    await this.#repos.accounts.delete(account._id);
+    await this.deps.quotas.releaseAccount(account._id);
+    await this.deps.accounts.delete(account._id);
     return { account, deleted };
   }
 }

@@ -4,17 +4,16 @@ import { conflict, notFound } from '../errors.ts';
 import { apiKeyHints, generateApiKey, hashApiKey } from '../lib/apiKeyFormat.ts';
 import { newId } from '../lib/ids.ts';
 import { createOnce } from './createOnce.ts';
-import type { ApiKeyDoc, ApiKeyRepository, ApiKeyStatus } from '../repositories/apiKeys.ts';
-import type { ApiKeySecretRepository } from '../repositories/apiKeySecrets.ts';
-import type { ApiKeyUsageRepository } from '../repositories/apiKeyUsage.ts';
-import type { LockRepository } from '../repositories/locks.ts';
+import type { ApiKeyDoc, ApiKeyStatus } from '../repositories/apiKeys.ts';
+import type { Repositories } from '../repositories/index.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { CreateApiKeyBody, RotateApiKeyBody } from '../schemas/apiKeys.ts';
-import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
-import { withLock } from './locking.ts';
+import { actorOf, type EventLog } from './eventLog.ts';
+import type { LockService } from './locking.ts';
 import type { QuotaService } from './quotas.ts';
 import type { ProjectService } from './projects.ts';
+import { Service } from './service.ts';
 export type { ApiKeyDoc } from '../repositories/apiKeys.ts';
 
 /** The key with its plaintext secret: returned by create and rotate, and never again. */
@@ -29,19 +28,23 @@ export interface RecoveredApiKey {
   key: null;
 }
 
-export interface ApiKeyServiceDeps extends EventLogDeps {
+export interface ApiKeyServiceDeps extends Pick<Repositories, 'apiKeys' | 'apiKeySecrets' | 'apiKeyUsage'> {
+  eventLog: EventLog;
+  locks: LockService;
   /** Tells this process's key cache at once when a key is revoked or rotated. */
   changes: Changes;
-  apiKeys: ApiKeyRepository;
-  apiKeySecrets: ApiKeySecretRepository;
-  apiKeyUsage: ApiKeyUsageRepository;
-  locks: LockRepository;
+  /** Finds the project for the principal (404 outside its reach, 409 when archived for a change). */
   projects: ProjectService;
   quotas: QuotaService;
 }
 
 /** Rotations and revocations of one key run one at a time (two concurrent rotations would each retire the other's new secret). */
 const keyLock = (id: string) => `api-key:${id}`;
+
+/** What the audit log says of a key: its id, name and public prefix, never the secret. */
+function eventData(apiKey: ApiKeyDoc) {
+  return { api_key_id: apiKey._id, name: apiKey.name, prefix: apiKey.prefix };
+}
 
 function normaliseScopes(scopes: readonly string[]): Scope[] {
   return SCOPE_ORDER.filter((s) => scopes.includes(s));
@@ -53,27 +56,7 @@ function normaliseScopes(scopes: readonly string[]): Scope[] {
  * (409 project_not_active), revoking never does. Keys are managed by users and clients, never by an
  * API key (403 forbidden).
  */
-export class ApiKeyService {
-  readonly #apiKeys: ApiKeyRepository;
-  readonly #secrets: ApiKeySecretRepository;
-  readonly #usage: ApiKeyUsageRepository;
-  readonly #events: EventLogDeps;
-  readonly #locks: { locks: LockRepository };
-  readonly #changes: Changes;
-  readonly #projects: ProjectService;
-  readonly #quotas: QuotaService;
-
-  constructor(deps: ApiKeyServiceDeps) {
-    this.#apiKeys = deps.apiKeys;
-    this.#secrets = deps.apiKeySecrets;
-    this.#usage = deps.apiKeyUsage;
-    this.#events = deps;
-    this.#locks = deps;
-    this.#changes = deps.changes;
-    this.#projects = deps.projects;
-    this.#quotas = deps.quotas;
-  }
-
+export class ApiKeyService extends Service<ApiKeyServiceDeps> {
   /**
    * `id` is the id reserved for this request (Idempotency-Key): a key that already has it was made by
    * an earlier run of the request and is the answer, whatever the project's status now, but its secret
@@ -83,16 +66,16 @@ export class ApiKeyService {
   async create(principal: Principal, projectId: string, input: CreateApiKeyBody, id: string | undefined): Promise<IssuedApiKey | RecoveredApiKey>;
   async create(principal: Principal, projectId: string, input: CreateApiKeyBody, id?: string): Promise<IssuedApiKey | RecoveredApiKey> {
     notForApiKeys(principal);
-    const madeAlready = id ? async () => (await this.#apiKeys.findInProject(principal.accountId, projectId, id)) !== null : undefined;
-    const project = await this.#projects.getWritable(principal, projectId, madeAlready);
-    const keyId = id ?? newId('key');
+    const madeAlready = id ? async () => (await this.deps.apiKeys.findInProject(principal.accountId, projectId, id)) !== null : undefined;
+    const project = await this.deps.projects.getWritable(principal, projectId, madeAlready);
+    const keyId = id ?? newId('apiKey');
     const { doc, created } = await createOnce<IssuedApiKey | RecoveredApiKey>(
       id,
       async (existing) => {
-        const apiKey = await this.#apiKeys.findInProject(project.account_id, project._id, existing);
+        const apiKey = await this.deps.apiKeys.findInProject(project.account_id, project._id, existing);
         return apiKey ? { apiKey, key: null } : null;
       },
-      () => this.#quotas.withSlot(principal, 'api_keys', keyId, () => this.#insert(principal, project, input, keyId)),
+      () => this.deps.quotas.withSlot(principal, 'api_keys', keyId, () => this.#insert(principal, project, input, keyId)),
     );
     return created ? doc : { apiKey: doc.apiKey, key: null };
   }
@@ -116,46 +99,39 @@ export class ApiKeyService {
       rotated_at: null,
       revoked_at: null,
     };
-    await this.#apiKeys.insert(apiKey);
+    await this.deps.apiKeys.insert(apiKey);
     try {
-      await this.#secrets.insert({ _id: hashApiKey(key), key_id: apiKey._id, expires_at: null, created_at: now });
+      await this.deps.apiKeySecrets.insert({ _id: hashApiKey(key), key_id: apiKey._id, expires_at: null, created_at: now });
     } catch (err) {
       // No transactions: undo the half-made key so no secretless key is left behind.
-      await this.#apiKeys.deleteById(apiKey._id).catch(() => undefined);
+      await this.deps.apiKeys.deleteById(apiKey._id).catch(() => undefined);
       throw err;
     }
-    await recordEvent(this.#events, {
-      accountId: apiKey.account_id,
-      type: 'api_key.created',
-      actor: actorOf(principal),
-      projectId: apiKey.project_id,
-      data: { api_key_id: apiKey._id, name: apiKey.name, scopes: apiKey.scopes, prefix: apiKey.prefix, expires_at: apiKey.expires_at },
-      at: now,
-    });
+    await this.deps.eventLog.record('api_key.created', principal, apiKey, { ...eventData(apiKey), scopes: apiKey.scopes, expires_at: apiKey.expires_at }, now);
     return { apiKey, key };
   }
 
   /** Oldest first, revoked keys included unless `filter.status` says otherwise. */
   async list(principal: Principal, projectId: string, filter: { status?: ApiKeyStatus | undefined }, page: PageRequest): Promise<PageResult<ApiKeyDoc>> {
     notForApiKeys(principal);
-    const project = await this.#projects.get(principal, projectId);
-    const result = await this.#apiKeys.page(project.account_id, project._id, filter.status ? { status: filter.status } : {}, page);
+    const project = await this.deps.projects.get(principal, projectId);
+    const result = await this.deps.apiKeys.page(project.account_id, project._id, filter.status ? { status: filter.status } : {}, page);
     return { items: await this.#withUsage(result.items), total: result.total };
   }
 
   async get(principal: Principal, projectId: string, id: string): Promise<ApiKeyDoc> {
     notForApiKeys(principal);
-    return await this.#find(await this.#projects.get(principal, projectId), id);
+    return await this.#find(await this.deps.projects.get(principal, projectId), id);
   }
 
   async #find(project: ProjectDoc, id: string): Promise<ApiKeyDoc> {
-    const doc = await this.#apiKeys.findInProject(project.account_id, project._id, id);
+    const doc = await this.deps.apiKeys.findInProject(project.account_id, project._id, id);
     if (!doc) throw notFound('No such API key.');
     return (await this.#withUsage([doc]))[0]!;
   }
 
   async #withUsage(docs: ApiKeyDoc[]): Promise<ApiKeyDoc[]> {
-    const used = await this.#usage.lastUsed(docs.map((d) => d._id));
+    const used = await this.deps.apiKeyUsage.lastUsed(docs.map((d) => d._id));
     return docs.map((d) => ({ ...d, last_used_at: used.get(d._id) ?? null }));
   }
 
@@ -166,11 +142,11 @@ export class ApiKeyService {
    */
   async rotate(principal: Principal, projectId: string, id: string, input: RotateApiKeyBody): Promise<IssuedApiKey> {
     notForApiKeys(principal);
-    const project = await this.#projects.getWritable(principal, projectId);
+    const project = await this.deps.projects.getWritable(principal, projectId);
     const grace = input.grace_period_seconds;
     // 404 before anything else, so no lease is ever taken on an id from another account.
     await this.#find(project, id);
-    const issued = await withLock(this.#locks, keyLock(id), async () => {
+    const issued = await this.deps.locks.run(keyLock(id), async () => {
       const current = await this.#find(project, id);
       const now = new Date();
       if (current.status !== 'active') throw conflict('A revoked API key cannot be rotated.');
@@ -179,24 +155,17 @@ export class ApiKeyService {
       const key = generateApiKey();
       const hash = hashApiKey(key);
       // The new secret works before the old one is retired, so there is no moment with neither.
-      await this.#secrets.insert({ _id: hash, key_id: current._id, expires_at: null, created_at: now });
-      const rotated = await this.#apiKeys.recordRotation(current._id, apiKeyHints(key), now);
+      await this.deps.apiKeySecrets.insert({ _id: hash, key_id: current._id, expires_at: null, created_at: now });
+      const rotated = await this.deps.apiKeys.recordRotation(current._id, apiKeyHints(key), now);
       if (!rotated) {
-        await this.#secrets.deleteByHash(hash);
+        await this.deps.apiKeySecrets.deleteByHash(hash);
         throw conflict('A revoked API key cannot be rotated.');
       }
-      await this.#secrets.retireOthers(current._id, hash, grace > 0 ? new Date(now.getTime() + grace * 1000) : null);
+      await this.deps.apiKeySecrets.retireOthers(current._id, hash, grace > 0 ? new Date(now.getTime() + grace * 1000) : null);
       return { apiKey: { ...rotated, last_used_at: current.last_used_at }, key, at: now };
     });
-    this.#changes.emit('apiKeyChanged', id);
-    await recordEvent(this.#events, {
-      accountId: issued.apiKey.account_id,
-      type: 'api_key.rotated',
-      actor: actorOf(principal),
-      projectId: issued.apiKey.project_id,
-      data: { api_key_id: issued.apiKey._id, name: issued.apiKey.name, prefix: issued.apiKey.prefix, grace_period_seconds: grace },
-      at: issued.at,
-    });
+    this.deps.changes.emit('apiKeyChanged', id);
+    await this.deps.eventLog.record('api_key.rotated', principal, issued.apiKey, { ...eventData(issued.apiKey), grace_period_seconds: grace }, issued.at);
     return { apiKey: issued.apiKey, key: issued.key };
   }
 
@@ -206,7 +175,7 @@ export class ApiKeyService {
    */
   async revoke(principal: Principal, projectId: string, id: string): Promise<ApiKeyDoc> {
     notForApiKeys(principal);
-    const project = await this.#projects.get(principal, projectId);
+    const project = await this.deps.projects.get(principal, projectId);
     const existing = await this.#find(project, id);
     const revoked = await this.#revoke(principal, project, id, {});
     return revoked ? { ...revoked, last_used_at: existing.last_used_at } : await this.#find(project, id);
@@ -218,33 +187,26 @@ export class ApiKeyService {
    */
   async revokeAllForProject(principal: Principal, project: ProjectDoc): Promise<number> {
     let count = 0;
-    for (const key of await this.#apiKeys.activeForProject(project.account_id, project._id)) {
+    for (const key of await this.deps.apiKeys.activeForProject(project.account_id, project._id)) {
       if (await this.#revoke(principal, project, key._id, { reason: 'project_deleted' })) count++;
     }
     // Also the secrets of keys revoked earlier, in case a crash left any behind.
-    await this.#secrets.deleteForKeys(await this.#apiKeys.idsForProject(project.account_id, project._id));
+    await this.deps.apiKeySecrets.deleteForKeys(await this.deps.apiKeys.idsForProject(project.account_id, project._id));
     return count;
   }
 
   async #revoke(principal: Principal, project: ProjectDoc, id: string, extra: Record<string, unknown>): Promise<ApiKeyDoc | null> {
     const now = new Date();
-    const revoked = await withLock(this.#locks, keyLock(id), async () => {
-      const doc = await this.#apiKeys.revoke(project.account_id, project._id, id, now);
+    const revoked = await this.deps.locks.run(keyLock(id), async () => {
+      const doc = await this.deps.apiKeys.revoke(project.account_id, project._id, id, now);
       // Secrets go too: even a stale "active" read somewhere finds nothing to authenticate with.
-      if (doc) await this.#secrets.deleteForKeys([doc._id]);
+      if (doc) await this.deps.apiKeySecrets.deleteForKeys([doc._id]);
       return doc;
     });
     if (!revoked) return null;
-    this.#changes.emit('apiKeyChanged', revoked._id);
-    await this.#quotas.release('api_keys', revoked._id);
-    await recordEvent(this.#events, {
-      accountId: revoked.account_id,
-      type: 'api_key.revoked',
-      actor: actorOf(principal),
-      projectId: revoked.project_id,
-      data: { api_key_id: revoked._id, name: revoked.name, prefix: revoked.prefix, ...extra },
-      at: now,
-    });
+    this.deps.changes.emit('apiKeyChanged', revoked._id);
+    await this.deps.quotas.release('api_keys', revoked._id);
+    await this.deps.eventLog.record('api_key.revoked', principal, revoked, { ...eventData(revoked), ...extra }, now);
     return revoked;
   }
 }

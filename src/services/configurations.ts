@@ -2,16 +2,17 @@ import type { Principal } from '../domain/principal.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { newId } from '../lib/ids.ts';
-import type { ConfigurationChanges, ConfigurationDoc, ConfigurationRepository } from '../repositories/configurations.ts';
-import type { LockRepository } from '../repositories/locks.ts';
+import type { ConfigurationChanges, ConfigurationDoc } from '../repositories/configurations.ts';
+import type { Repositories } from '../repositories/index.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { CreateConfigurationBody, ListConfigurationsQuery, UpdateConfigurationBody } from '../schemas/configurations.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import { createOnce } from './createOnce.ts';
-import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
-import { withLock } from './locking.ts';
+import type { EventLog } from './eventLog.ts';
+import type { LockService } from './locking.ts';
 import type { ProjectService } from './projects.ts';
+import { Service } from './service.ts';
 
 /**
  * Updates and re-encryption of one record run one at a time: "a secret stays secret" must not depend
@@ -22,6 +23,11 @@ const recordLock = (id: string) => `configuration:${id}`;
 /** Binds a sealed value to its record: moving the ciphertext to another record makes it unreadable. */
 function configurationAad(doc: Pick<ConfigurationDoc, '_id' | 'key'>): string {
   return `configuration:${doc._id}:${doc.key}`;
+}
+
+/** What the audit log says of a variable: never its value. */
+function eventData(doc: ConfigurationDoc) {
+  return { configuration_id: doc._id, environment: doc.environment, key: doc.key, secret: doc.secret };
 }
 
 const SECRET_STAYS_SECRET = 'a secret configuration cannot be made non-secret; delete it and create it again';
@@ -47,11 +53,12 @@ export interface ReencryptResult {
   by_key: Record<string, number>;
 }
 
-export interface ConfigurationServiceDeps extends EventLogDeps {
-  configurations: ConfigurationRepository;
-  locks: LockRepository;
+export interface ConfigurationServiceDeps extends Pick<Repositories, 'configurations'> {
+  eventLog: EventLog;
+  locks: LockService;
   /** Seals secret values at rest and opens them for `reveal`. */
   secretBox: SecretBox;
+  /** Finds the project for the principal (404 outside its reach, 409 when archived for a change). */
   projects: ProjectService;
 }
 
@@ -60,39 +67,21 @@ export interface ConfigurationServiceDeps extends EventLogDeps {
  * first (404 outside its account, or for an API key outside its own project); changes need a project
  * that is not archived (409 project_not_active).
  */
-export class ConfigurationService {
-  readonly #configurations: ConfigurationRepository;
-  readonly #events: EventLogDeps;
-  readonly #locks: { locks: LockRepository };
-  readonly #secretBox: SecretBox;
-  readonly #projects: ProjectService;
-
-  constructor(deps: ConfigurationServiceDeps) {
-    this.#configurations = deps.configurations;
-    this.#events = deps;
-    this.#locks = deps;
-    this.#secretBox = deps.secretBox;
-    this.#projects = deps.projects;
-  }
-
+export class ConfigurationService extends Service<ConfigurationServiceDeps> {
   /**
    * `id` is the id reserved for this request (Idempotency-Key): a configuration that already has it
    * was made by an earlier run of the request and is the answer, whatever the project's status now.
    */
   async create(principal: Principal, projectId: string, input: CreateConfigurationBody, id?: string): Promise<ConfigurationDoc> {
-    const madeAlready = id ? async () => (await this.#configurations.findInProject(principal.accountId, projectId, id)) !== null : undefined;
-    const project = await this.#projects.getWritable(principal, projectId, madeAlready);
-    const { doc } = await createOnce(
-      id,
-      (existing) => this.#configurations.findInProject(project.account_id, project._id, existing),
-      () => this.#insert(principal, project, input, id),
-    );
+    const madeAlready = id ? async () => (await this.deps.configurations.findInProject(principal.accountId, projectId, id)) !== null : undefined;
+    const project = await this.deps.projects.getWritable(principal, projectId, madeAlready);
+    const { doc } = await createOnce(id, (existing) => this.deps.configurations.findInProject(project.account_id, project._id, existing), () => this.#insert(principal, project, input, id));
     return doc;
   }
 
   async #insert(principal: Principal, project: ProjectDoc, input: CreateConfigurationBody, reservedId: string | undefined): Promise<ConfigurationDoc> {
     const now = new Date();
-    const id = reservedId ?? newId('cfg', now.getTime());
+    const id = reservedId ?? newId('configuration', now.getTime());
     const doc: ConfigurationDoc = {
       _id: id,
       account_id: project.account_id,
@@ -101,49 +90,42 @@ export class ConfigurationService {
       key: input.key,
       secret: input.secret,
       value: input.secret ? null : input.value,
-      value_encrypted: input.secret ? this.#secretBox.seal(input.value, configurationAad({ _id: id, key: input.key })) : null,
+      value_encrypted: input.secret ? this.deps.secretBox.seal(input.value, configurationAad({ _id: id, key: input.key })) : null,
       created_at: now,
       updated_at: now,
     };
     try {
-      await this.#configurations.insert(doc);
+      await this.deps.configurations.insert(doc);
     } catch (err) {
       if (isDuplicateKeyError(err)) throw conflict(`${input.key} already exists in the ${input.environment} environment of this project.`);
       throw err;
     }
-    await recordEvent(this.#events, {
-      accountId: doc.account_id,
-      type: 'configuration.created',
-      actor: actorOf(principal),
-      projectId: doc.project_id,
-      data: { configuration_id: id, environment: doc.environment, key: doc.key, secret: doc.secret },
-      at: now,
-    });
+    await this.deps.eventLog.record('configuration.created', principal, doc, eventData(doc), now);
     return doc;
   }
 
   /** Ordered by environment, then key. */
   async list(principal: Principal, projectId: string, filter: ConfigurationFilter, page: PageRequest, options: ReadOptions = {}): Promise<PageResult<ReadConfiguration>> {
-    const project = await this.#projects.get(principal, projectId);
-    const result = await this.#configurations.page(project.account_id, project._id, filter.environment !== undefined ? { environment: filter.environment } : {}, page);
+    const project = await this.deps.projects.get(principal, projectId);
+    const result = await this.deps.configurations.page(project.account_id, project._id, filter.environment !== undefined ? { environment: filter.environment } : {}, page);
     return options.reveal ? { items: result.items.map((doc) => this.#revealed(doc)), total: result.total } : result;
   }
 
   async get(principal: Principal, projectId: string, id: string, options: ReadOptions = {}): Promise<ReadConfiguration> {
-    const project = await this.#projects.get(principal, projectId);
+    const project = await this.deps.projects.get(principal, projectId);
     const doc = await this.#find(project, id);
     return options.reveal ? this.#revealed(doc) : doc;
   }
 
   async #find(project: ProjectDoc, id: string): Promise<ConfigurationDoc> {
-    const doc = await this.#configurations.findInProject(project.account_id, project._id, id);
+    const doc = await this.deps.configurations.findInProject(project.account_id, project._id, id);
     if (!doc) throw notFound('No such configuration.');
     return doc;
   }
 
   /** Throws when the sealed value cannot be opened (an unknown data key, or a ciphertext moved from another record). */
   #revealed(doc: ConfigurationDoc): ReadConfiguration {
-    return doc.secret ? { ...doc, revealed: this.#secretBox.open(doc.value_encrypted!, configurationAad(doc)) } : doc;
+    return doc.secret ? { ...doc, revealed: this.deps.secretBox.open(doc.value_encrypted!, configurationAad(doc)) } : doc;
   }
 
   /**
@@ -152,10 +134,10 @@ export class ConfigurationService {
    * that sends it, so it reads like any other invalid field rather than a state conflict.
    */
   async update(principal: Principal, projectId: string, id: string, input: UpdateConfigurationBody): Promise<ConfigurationDoc> {
-    const project = await this.#projects.getWritable(principal, projectId);
+    const project = await this.deps.projects.getWritable(principal, projectId);
     // 404 before anything else, so no lease is ever taken on an id from another account.
     await this.#find(project, id);
-    const result = await withLock(this.#locks, recordLock(id), async () => {
+    const result = await this.deps.locks.run(recordLock(id), async () => {
       const current = await this.#find(project, id);
       if (current.secret && input.secret === false) throw validationFailed([{ field: 'secret', message: SECRET_STAYS_SECRET }]);
       const secret = input.secret ?? current.secret;
@@ -170,38 +152,25 @@ export class ConfigurationService {
       if (secret) {
         const plaintext = input.value ?? current.value ?? '';
         if (input.value === undefined) expect.value = current.value;
-        Object.assign(changes, { secret: true, value: null, value_encrypted: this.#secretBox.seal(plaintext, configurationAad(current)) });
+        Object.assign(changes, { secret: true, value: null, value_encrypted: this.deps.secretBox.seal(plaintext, configurationAad(current)) });
       } else {
         changes.value = input.value!;
       }
-      const updated = await this.#configurations.updateWhere(project.account_id, project._id, id, expect, changes);
+      const updated = await this.deps.configurations.updateWhere(project.account_id, project._id, id, expect, changes);
       if (!updated) throw conflict('The configuration was changed by another request at the same time; retry.');
       return { doc: updated, changed };
     });
     if (result.changed.length === 0) return result.doc;
     const updated = result.doc;
-    await recordEvent(this.#events, {
-      accountId: updated.account_id,
-      type: 'configuration.updated',
-      actor: actorOf(principal),
-      projectId: updated.project_id,
-      data: { configuration_id: id, environment: updated.environment, key: updated.key, secret: updated.secret, changed: result.changed },
-      at: updated.updated_at,
-    });
+    await this.deps.eventLog.record('configuration.updated', principal, updated, { ...eventData(updated), changed: result.changed }, updated.updated_at);
     return updated;
   }
 
   async delete(principal: Principal, projectId: string, id: string): Promise<ConfigurationDoc> {
-    const project = await this.#projects.getWritable(principal, projectId);
-    const doc = await this.#configurations.delete(project.account_id, project._id, id);
+    const project = await this.deps.projects.getWritable(principal, projectId);
+    const doc = await this.deps.configurations.delete(project.account_id, project._id, id);
     if (!doc) throw notFound('No such configuration.');
-    await recordEvent(this.#events, {
-      accountId: doc.account_id,
-      type: 'configuration.deleted',
-      actor: actorOf(principal),
-      projectId: doc.project_id,
-      data: { configuration_id: doc._id, environment: doc.environment, key: doc.key, secret: doc.secret },
-    });
+    await this.deps.eventLog.record('configuration.deleted', principal, doc, eventData(doc));
     return doc;
   }
 
@@ -212,28 +181,28 @@ export class ConfigurationService {
    * anyone: it takes no principal and records no event.
    */
   async reencryptSecrets(): Promise<ReencryptResult> {
-    const current = this.#secretBox.currentKeyId;
+    const current = this.deps.secretBox.currentKeyId;
     let reencrypted = 0;
     let skipped = 0;
     const failed: ReencryptResult['failed'] = [];
-    for await (const doc of this.#configurations.sealedNotUnder(current)) {
+    for await (const doc of this.deps.configurations.sealedNotUnder(current)) {
       if (!doc.value_encrypted) continue;
       const aad = configurationAad(doc);
       let plaintext: string;
       try {
-        plaintext = this.#secretBox.open(doc.value_encrypted, aad);
+        plaintext = this.deps.secretBox.open(doc.value_encrypted, aad);
       } catch (err) {
         // One unreadable value must not stop the others from moving to the new key.
         failed.push({ id: doc._id, kid: doc.value_encrypted.kid, error: (err as Error).name === 'UnknownDataKeyError' ? 'unknown data key' : 'cannot be decrypted' });
         continue;
       }
-      const sealed = this.#secretBox.seal(plaintext, aad);
-      const replaced = await withLock(this.#locks, recordLock(doc._id), () => this.#configurations.replaceSealed(doc._id, doc.value_encrypted!.ct, sealed), {
+      const sealed = this.deps.secretBox.seal(plaintext, aad);
+      const replaced = await this.deps.locks.run(recordLock(doc._id), () => this.deps.configurations.replaceSealed(doc._id, doc.value_encrypted!.ct, sealed), {
         waitMs: 1_000,
       }).catch(() => false);
       if (replaced) reencrypted++;
       else skipped++;
     }
-    return { current_key: current, reencrypted, skipped, failed, by_key: await this.#configurations.countSealedByKey() };
+    return { current_key: current, reencrypted, skipped, failed, by_key: await this.deps.configurations.countSealedByKey() };
   }
 }

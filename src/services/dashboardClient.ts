@@ -4,6 +4,7 @@ import { sha256Hex } from '../lib/hash.ts';
 import type { IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
 import type { OAuthClientRepository } from '../repositories/oauthClients.ts';
 import type { UserDoc, UserRepository } from '../repositories/users.ts';
+import { Service } from './service.ts';
 
 export const DASHBOARD_CLIENT_ID = 'slipway-dashboard';
 
@@ -25,6 +26,8 @@ export interface DashboardClientDeps {
   users: UserRepository;
   idempotencyKeys: IdempotencyKeyRepository;
   changes: Changes;
+  /** PUBLIC_URL, which the client's redirect URI follows. */
+  config: Pick<Config, 'publicUrl'>;
 }
 
 /**
@@ -37,26 +40,18 @@ export interface DashboardClientDeps {
  * code flow with PKCE (docs/product.md §4), and turns the code into an opaque session token instead of
  * keeping OAuth tokens.
  */
-export class DashboardClientService {
-  readonly #deps: DashboardClientDeps;
-  readonly #config: Pick<Config, 'publicUrl'>;
-
-  constructor(deps: DashboardClientDeps, config: Pick<Config, 'publicUrl'>) {
-    this.#deps = deps;
-    this.#config = config;
-  }
-
+export class DashboardClientService extends Service<DashboardClientDeps> {
   /**
    * Registers the dashboard's client as this configuration defines it (its redirect URI follows
    * PUBLIC_URL), at every start; the same record however many instances start at once.
    */
   async ensureRegistered(): Promise<void> {
-    await this.#deps.oauthClients.upsertDefined(
+    await this.deps.oauthClients.upsertDefined(
       {
         _id: DASHBOARD_CLIENT_ID,
         account_id: 'system',
         client_name: 'Slipway Dashboard',
-        redirect_uris: [dashboardRedirectUri(this.#config)],
+        redirect_uris: [dashboardRedirectUri(this.deps.config)],
         token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code'],
         scope: 'read',
@@ -66,12 +61,12 @@ export class DashboardClientService {
       new Date(),
     );
     // Its redirect URI may have moved with PUBLIC_URL.
-    this.#deps.changes.emit('oauthClientsChanged');
+    this.deps.changes.emit('oauthClientsChanged');
   }
 
   /** The user a dashboard sign-in (an authorization code's account) or session is for, or null when gone. */
   async user(id: string | undefined): Promise<UserDoc | null> {
-    return id ? await this.#deps.users.findById(id) : null;
+    return id ? await this.deps.users.findById(id) : null;
   }
 
   /**
@@ -84,7 +79,7 @@ export class DashboardClientService {
    */
   async claimForm(sessionId: string, token: unknown): Promise<FormClaim | null> {
     if (typeof token !== 'string' || !ONCE_PATTERN.test(token)) return null;
-    const keys = this.#deps.idempotencyKeys;
+    const keys = this.deps.idempotencyKeys;
     const id = sha256Hex(`dashboard-form\n${sessionId}\n${token}`);
     if (await keys.reserve(id, FORM_FINGERPRINT)) return null;
     return {

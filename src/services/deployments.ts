@@ -3,40 +3,38 @@ import { deploymentActivity, periodStart, type DeploymentActivity } from '../dom
 import { conflict, invalidTransition, notFound, projectNotActive } from '../errors.ts';
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
-import type { DeploymentDoc, DeploymentFilter, DeploymentRepository } from '../repositories/deployments.ts';
+import type { DeploymentDoc, DeploymentFilter } from '../repositories/deployments.ts';
+import type { Repositories } from '../repositories/index.ts';
 import { canMoveDeployment, FINISHED_STATUSES, type DeploymentStatus } from '../domain/deployments.ts';
 import { acceptsDeployments } from '../domain/projects.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import { createOnce } from './createOnce.ts';
-import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
+import { actorOf, type EventLog } from './eventLog.ts';
 import type { ProjectService } from './projects.ts';
 import type { CreateDeploymentBody, UpdateDeploymentBody } from '../schemas/deployments.ts';
+import { Service } from './service.ts';
 export type { DeploymentDoc } from '../repositories/deployments.ts';
 
 /** Deployments read for an activity summary: a month of a very busy project (over 300 a day). */
 const ACTIVITY_LIMIT = 10_000;
 
-export class DeploymentService {
-  readonly #deployments: DeploymentRepository;
-  readonly #events: EventLogDeps;
-  readonly #projects: ProjectService;
+export interface DeploymentServiceDeps extends Pick<Repositories, 'deployments'> {
+  eventLog: EventLog;
+  /** Finds the project for the principal (404 outside its reach). */
+  projects: ProjectService;
+}
 
-  constructor(repos: { deployments: DeploymentRepository } & EventLogDeps, projects: ProjectService) {
-    this.#deployments = repos.deployments;
-    this.#events = repos;
-    this.#projects = projects;
-  }
-
+export class DeploymentService extends Service<DeploymentServiceDeps> {
   /**
    * 201 queued; the project must be visible (else 404) and active (else 409 project_not_active). `id`
    * is the id reserved for this request (Idempotency-Key): a deployment that already has it was made
    * by an earlier run of the request and is returned as it is, whatever the project's status now.
    */
   async create(principal: Principal, projectId: string, input: CreateDeploymentBody, id?: string): Promise<DeploymentDoc> {
-    const project = await this.#projects.get(principal, projectId);
+    const project = await this.deps.projects.get(principal, projectId);
     const { doc } = await createOnce(
       id,
-      (existing) => this.#deployments.find(project.account_id, project._id, existing),
+      (existing) => this.deps.deployments.find(project.account_id, project._id, existing),
       () => this.#insert(principal, project, input, id),
     );
     return doc;
@@ -46,7 +44,7 @@ export class DeploymentService {
     if (!acceptsDeployments(project.status)) throw projectNotActive(`The project is ${project.status}; it accepts no new deployments.`);
     const now = new Date();
     const doc: DeploymentDoc = {
-      _id: id ?? newId('dep', now.getTime()),
+      _id: id ?? newId('deployment', now.getTime()),
       account_id: project.account_id,
       project_id: project._id,
       environment: input.environment,
@@ -55,27 +53,21 @@ export class DeploymentService {
       status: 'queued',
       status_message: null,
       url: null,
-      created_by: { type: principal.kind, id: principal.id },
+      created_by: actorOf(principal),
       created_at: now,
       updated_at: now,
       started_at: null,
       finished_at: null,
     };
-    await this.#deployments.insert(doc);
-    await recordEvent(this.#events, {
-      accountId: doc.account_id,
-      type: 'deployment.created',
-      actor: actorOf(principal),
-      projectId: doc.project_id,
-      data: { deployment_id: doc._id, environment: doc.environment, branch: doc.branch, commit_sha: doc.commit_sha },
-      at: now,
-    });
+    await this.deps.deployments.insert(doc);
+    const data = { deployment_id: doc._id, environment: doc.environment, branch: doc.branch, commit_sha: doc.commit_sha };
+    await this.deps.eventLog.record('deployment.created', principal, doc, data, now);
     return doc;
   }
 
   async list(principal: Principal, projectId: string, filter: DeploymentFilter, page: PageRequest) {
-    const project = await this.#projects.get(principal, projectId);
-    return await this.#deployments.page(project.account_id, project._id, filter, page);
+    const project = await this.deps.projects.get(principal, projectId);
+    return await this.deps.deployments.page(project.account_id, project._id, filter, page);
   }
 
   /**
@@ -83,14 +75,14 @@ export class DeploymentService {
    * outcome, and the median time from creation to success. Reads at most ACTIVITY_LIMIT deployments.
    */
   async activity(principal: Principal, projectId: string, days = 30, now = new Date()): Promise<DeploymentActivity> {
-    const project = await this.#projects.get(principal, projectId);
-    const recent = await this.#deployments.createdSince(project.account_id, project._id, periodStart(days, now), ACTIVITY_LIMIT);
+    const project = await this.deps.projects.get(principal, projectId);
+    const recent = await this.deps.deployments.createdSince(project.account_id, project._id, periodStart(days, now), ACTIVITY_LIMIT);
     return deploymentActivity(recent, days, now);
   }
 
   async get(principal: Principal, projectId: string, id: string): Promise<DeploymentDoc> {
-    const project = await this.#projects.get(principal, projectId);
-    const deployment = await this.#deployments.find(project.account_id, project._id, id);
+    const project = await this.deps.projects.get(principal, projectId);
+    const deployment = await this.deps.deployments.find(project.account_id, project._id, id);
     if (!deployment) throw notFound('No such deployment.');
     return deployment;
   }
@@ -104,10 +96,10 @@ export class DeploymentService {
    * newer one already succeeded).
    */
   async updateStatus(principal: Principal, projectId: string, id: string, input: UpdateDeploymentBody): Promise<DeploymentDoc> {
-    const project = await this.#projects.get(principal, projectId);
+    const project = await this.deps.projects.get(principal, projectId);
     if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it before changing its deployments.');
     for (let attempt = 0; attempt < 3; attempt++) {
-      const current = await this.#deployments.find(project.account_id, project._id, id);
+      const current = await this.deps.deployments.find(project.account_id, project._id, id);
       if (!current) throw notFound('No such deployment.');
       const to = input.status;
       if (to !== current.status && !canMoveDeployment(current.status, to))
@@ -121,7 +113,7 @@ export class DeploymentService {
         if (to === 'building') set.started_at = now;
         if (FINISHED_STATUSES.has(to)) set.finished_at = now;
       }
-      const updated = await this.#deployments.transition(current._id, current.status, set);
+      const updated = await this.deps.deployments.transition(current._id, current.status, set);
       if (!updated) continue;
       const actor = actorOf(principal);
       if (to !== current.status) await this.#statusChanged(updated, current.status, actor);
@@ -137,10 +129,10 @@ export class DeploymentService {
    * stays `succeeded`.
    */
   async #supersede(deployment: DeploymentDoc, now: Date, actor: Actor): Promise<DeploymentDoc> {
-    for (const older of await this.#deployments.supersedeOlder(deployment.project_id, deployment.environment, deployment._id, now))
+    for (const older of await this.deps.deployments.supersedeOlder(deployment.project_id, deployment.environment, deployment._id, now))
       await this.#statusChanged(older, 'succeeded', actor, deployment._id);
-    if (await this.#deployments.hasNewerSuccess(deployment.project_id, deployment.environment, deployment._id)) {
-      const superseded = await this.#deployments.transition(deployment._id, 'succeeded', { status: 'superseded', updated_at: new Date() });
+    if (await this.deps.deployments.hasNewerSuccess(deployment.project_id, deployment.environment, deployment._id)) {
+      const superseded = await this.deps.deployments.transition(deployment._id, 'succeeded', { status: 'superseded', updated_at: new Date() });
       if (superseded) {
         await this.#statusChanged(superseded, 'succeeded', actor);
         return superseded;
@@ -150,12 +142,7 @@ export class DeploymentService {
   }
 
   async #statusChanged(deployment: DeploymentDoc, from: DeploymentStatus, actor: Actor, supersededBy?: string): Promise<void> {
-    await recordEvent(this.#events, {
-      accountId: deployment.account_id,
-      type: 'deployment.status_changed',
-      actor,
-      projectId: deployment.project_id,
-      data: { deployment_id: deployment._id, environment: deployment.environment, from, to: deployment.status, ...(supersededBy ? { superseded_by: supersededBy } : {}) },
-    });
+    const data = { deployment_id: deployment._id, environment: deployment.environment, from, to: deployment.status, ...(supersededBy ? { superseded_by: supersededBy } : {}) };
+    await this.deps.eventLog.record('deployment.status_changed', actor, deployment, data);
   }
 }

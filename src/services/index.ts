@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { Changes } from '../lib/changes.ts';
+import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { AccountService } from './accounts.ts';
@@ -7,11 +8,17 @@ import { ApiKeyService } from './apiKeys.ts';
 import { ConfigurationService } from './configurations.ts';
 import { DashboardClientService } from './dashboardClient.ts';
 import { DeploymentService } from './deployments.ts';
+import { EventLog } from './eventLog.ts';
 import { EventService } from './events.ts';
+import { GrantRevocation } from './grantRevocation.ts';
+import { LockService } from './locking.ts';
 import { OAuthClientService } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
 import { QuotaService } from './quotas.ts';
+import { SessionService } from './sessions.ts';
 import { UserService } from './users.ts';
+import { WebhookDispatcher, type DeliveryMetrics } from './webhookDispatcher.ts';
+import { WebhookFanOut } from './webhookFanOut.ts';
 import { WebhookService } from './webhooks.ts';
 
 /**
@@ -29,6 +36,11 @@ export interface Services {
   webhooks: WebhookService;
   events: EventService;
   quotas: QuotaService;
+  /** Dashboard session tokens (cookie or Bearer `slws_…`). */
+  sessions: SessionService;
+  /** Makes webhook delivery attempts once started (src/server.ts starts it; the CLI never does). */
+  webhookDispatcher: WebhookDispatcher;
+  /** The dashboard's own OAuth client, the user of a sign-in, its one-time form claims. */
   dashboardClient: DashboardClientService;
 }
 
@@ -36,42 +48,51 @@ export interface ServiceDeps {
   repos: Repositories;
   secretBox: SecretBox;
   changes: Changes;
-  /** For the webhook target policy (`webhookAllowLoopback`). */
+  /** Quotas, the webhook target policy and the dispatcher's timings. */
   config: Config;
+  logger: Logger;
+  /** The process's metrics handle (src/http/metrics.ts): the dispatcher reports its attempts to it. */
+  metrics: DeliveryMetrics;
 }
 
-export function createServices({ repos, secretBox, changes, config }: ServiceDeps): Services {
-  const shared = { ...repos, secretBox, changes };
-  const quotas = new QuotaService(repos.quotaSlots, {
-    projects: config.quotaProjects,
-    oauth_clients: config.quotaOauthClients,
-    api_keys: config.quotaApiKeys,
-    webhooks: config.quotaWebhooks,
-    users: config.quotaUsers,
+/**
+ * Builds every service one way: each takes one typed object naming exactly what it uses (its
+ * repositories, the shared EventLog, LockService, QuotaService, GrantRevocation, and the services it
+ * asks), and nothing else is handed a bag of repositories.
+ */
+export function createServices({ repos, secretBox, changes, config, logger, metrics }: ServiceDeps): Services {
+  const fanOut = new WebhookFanOut({ webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, webhookQueue: repos.webhookQueue });
+  const eventLog = new EventLog({ events: repos.events, fanOut });
+  const locks = new LockService({ locks: repos.locks });
+  const grants = new GrantRevocation({ revokedGrants: repos.revokedGrants, oidcArtifacts: repos.oidcArtifacts });
+  const limits = { projects: config.quotaProjects, oauth_clients: config.quotaOauthClients, api_keys: config.quotaApiKeys, webhooks: config.quotaWebhooks, users: config.quotaUsers };
+  const quotas = new QuotaService({ quotaSlots: repos.quotaSlots, limits });
+
+  const projects = new ProjectService({ projects: repos.projects, deployments: repos.deployments, eventLog, quotas });
+  const deployments = new DeploymentService({ deployments: repos.deployments, eventLog, projects });
+  const configurations = new ConfigurationService({ configurations: repos.configurations, eventLog, locks, secretBox, projects });
+  const apiKeys = new ApiKeyService({
+    ...{ apiKeys: repos.apiKeys, apiKeySecrets: repos.apiKeySecrets, apiKeyUsage: repos.apiKeyUsage },
+    ...{ eventLog, locks, changes, projects, quotas },
   });
-  const projects = new ProjectService(repos, quotas);
-  const deployments = new DeploymentService(repos, projects);
-  const configurations = new ConfigurationService({ ...shared, projects });
-  const apiKeys = new ApiKeyService({ ...shared, projects, quotas });
   // docs/product.md §5: deleting a project removes its configurations and revokes its API keys.
   projects.onDelete(async (project, principal) => {
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);
   });
-  const users = new UserService({ ...repos, changes }, quotas);
-  const oauthClients = new OAuthClientService({ repos, changes, quotas });
-  const accounts = new AccountService(repos, { projects, users, oauthClients, quotas });
-  return {
-    projects,
-    deployments,
-    configurations,
-    apiKeys,
-    users,
-    accounts,
-    oauthClients,
-    webhooks: new WebhookService({ repos, secretBox, config, quotas }),
-    events: new EventService(repos),
-    quotas,
-    dashboardClient: new DashboardClientService({ ...repos, changes }, config),
-  };
+  // What ends a user's or a client's access: their grants, consents and authorization-server sessions.
+  const access = { consents: repos.consents, revokedGrants: repos.revokedGrants, oidcArtifacts: repos.oidcArtifacts };
+  const users = new UserService({
+    ...{ users: repos.users, accounts: repos.accounts, userSetupTokens: repos.userSetupTokens, sessions: repos.sessions, ...access },
+    ...{ eventLog, locks, grants, quotas, changes },
+  });
+  const oauthClients = new OAuthClientService({ oauthClients: repos.oauthClients, accounts: repos.accounts, ...access, eventLog, grants, quotas, changes });
+  const accounts = new AccountService({ accounts: repos.accounts, projects, users, oauthClients, quotas });
+  const webhookRecords = { webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, webhookQueue: repos.webhookQueue, webhookCircuits: repos.webhookCircuits };
+  const webhooks = new WebhookService({ ...webhookRecords, eventLog, fanOut, quotas, secretBox, config });
+  const webhookDispatcher = new WebhookDispatcher({ ...webhookRecords, webhookLeases: repos.webhookLeases, config, logger, secretBox, eventLog, metrics });
+  const events = new EventService({ events: repos.events });
+  const sessions = new SessionService({ sessions: repos.sessions, users: repos.users });
+  const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
+  return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, dashboardClient };
 }

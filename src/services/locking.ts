@@ -1,5 +1,6 @@
 import { conflict } from '../errors.ts';
-import type { LockRepository } from '../repositories/locks.ts';
+import type { Repositories } from '../repositories/index.ts';
+import { Service } from './service.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -11,22 +12,37 @@ export interface LockOptions {
 }
 
 /**
- * Runs `fn` while holding the named lease, so changes to one thing (an account's users, an API key, a
- * configuration) happen one at a time across every instance. Busy past `waitMs` → 409 `conflict`.
+ * Named leases across every instance (src/repositories/locks.ts: a lease is a unique insert, the one
+ * write FerretDB 1.24 performs atomically). Built once by createServices and given to the services that
+ * serialise changes (an account's users, an API key, a configuration) or claim something once.
  */
-export async function withLock<T>(deps: { locks: LockRepository }, name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-  const ttlMs = options.ttlMs ?? 10_000;
-  const deadline = Date.now() + (options.waitMs ?? 3_000);
-  for (;;) {
-    const lease = await deps.locks.tryAcquire(name, ttlMs);
-    if (lease) {
-      try {
-        return await fn();
-      } finally {
-        await deps.locks.release(lease);
+export class LockService extends Service<Pick<Repositories, 'locks'>> {
+  /**
+   * Runs `fn` while holding the named lease, so changes to one thing happen one at a time across every
+   * instance. Busy past `waitMs` → 409 `conflict`.
+   */
+  async run<T>(name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+    const ttlMs = options.ttlMs ?? 10_000;
+    const deadline = Date.now() + (options.waitMs ?? 3_000);
+    for (;;) {
+      const lease = await this.deps.locks.tryAcquire(name, ttlMs);
+      if (lease) {
+        try {
+          return await fn();
+        } finally {
+          await this.deps.locks.release(lease);
+        }
       }
+      if (Date.now() >= deadline) throw conflict('Another change to the same resource is in progress; retry.');
+      await sleep(10 + Math.floor(Math.random() * 30));
     }
-    if (Date.now() >= deadline) throw conflict('Another change to the same resource is in progress; retry.');
-    await sleep(10 + Math.floor(Math.random() * 30));
+  }
+
+  /**
+   * Takes the named lease for `ttlMs` and never gives it back: of concurrent callers exactly one gets
+   * true (single use: a setup link). Ends only when it expires.
+   */
+  async claim(name: string, ttlMs: number): Promise<boolean> {
+    return (await this.deps.locks.tryAcquire(name, ttlMs)) !== null;
   }
 }

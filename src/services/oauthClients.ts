@@ -4,21 +4,20 @@ import type { Principal } from '../domain/principal.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../errors.ts';
 import type { Changes } from '../lib/changes.ts';
 import { sha256Hex } from '../lib/hash.ts';
-import type { AccountRepository } from '../repositories/accounts.ts';
-import type { ConsentRepository } from '../repositories/consents.ts';
-import type { OAuthClientDoc, OAuthClientRepository } from '../repositories/oauthClients.ts';
+import { newId } from '../lib/ids.ts';
+import type { Repositories } from '../repositories/index.ts';
+import type { OAuthClientDoc } from '../repositories/oauthClients.ts';
 import { revokedClientKey } from '../repositories/revokedGrants.ts';
 import { CLIENT_DEFAULTS, type OperatorClientInput, type RegisterClientBody } from '../schemas/oauthClients.ts';
 import { createOnce } from './createOnce.ts';
 import { foldLookalike } from '../lib/lookalike.ts';
 import type { QuotaService } from './quotas.ts';
-import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
-import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
+import type { EventLog } from './eventLog.ts';
+import type { GrantRevocation } from './grantRevocation.ts';
+import { Service } from './service.ts';
 export type { OAuthClientDoc } from '../repositories/oauthClients.ts';
 
 export const hashClientSecret = sha256Hex;
-/** `cli_` + 20 base62 characters (about 119 bits). */
-export const newClientId = () => `cli_${randomBytes(16).toString('base64url').replace(/[-_]/g, '').slice(0, 20)}`;
 
 const newClientSecret = () => `slwcs_${randomBytes(32).toString('base64url')}`;
 
@@ -28,10 +27,18 @@ export interface IssuedClient {
   clientSecret: string | null;
 }
 
-export interface OAuthClientRepos extends GrantRevocationDeps, EventLogDeps {
-  oauthClients: OAuthClientRepository;
-  accounts: AccountRepository;
-  consents: ConsentRepository;
+export interface OAuthClientServiceDeps extends Pick<Repositories, 'oauthClients' | 'accounts' | 'consents' | 'revokedGrants' | 'oidcArtifacts'> {
+  eventLog: EventLog;
+  /** Ends the grants made to a deleted client. */
+  grants: GrantRevocation;
+  quotas: QuotaService;
+  /** Tells this process (the CORS origins) at once that the set of clients changed. */
+  changes: Changes;
+}
+
+/** What the audit log says of a client: never its secret. */
+function eventData(client: OAuthClientDoc) {
+  return { client_id: client._id, client_name: client.client_name };
 }
 
 /**
@@ -45,17 +52,7 @@ export interface OAuthClientRepos extends GrantRevocationDeps, EventLogDeps {
  * trust decision about the operator's own apps: an account admin could otherwise register a
  * "first-party" client and obtain tokens for users of other accounts without asking them.
  */
-export class OAuthClientService {
-  readonly #repos: OAuthClientRepos;
-  readonly #changes: Changes;
-  readonly #quotas: QuotaService;
-
-  constructor({ repos, changes, quotas }: { repos: OAuthClientRepos; changes: Changes; quotas: QuotaService }) {
-    this.#repos = repos;
-    this.#quotas = quotas;
-    this.#changes = changes;
-  }
-
+export class OAuthClientService extends Service<OAuthClientServiceDeps> {
   /**
    * Registers a third-party client in the principal's account; the secret (confidential clients) is
    * returned once. `id` is the id reserved for this request (Idempotency-Key): a client that already
@@ -65,29 +62,25 @@ export class OAuthClientService {
   async register(principal: Principal, input: RegisterClientBody, id?: string): Promise<IssuedClient> {
     // The schema refuses the product's name; first-party apps' names are looked up here.
     const folded = foldLookalike(input.client_name);
-    if ((await this.#repos.oauthClients.firstPartyNames()).some((name) => foldLookalike(name) === folded))
+    if ((await this.deps.oauthClients.firstPartyNames()).some((name) => foldLookalike(name) === folded))
       throw validationFailed([{ field: 'client_name', message: 'is the name of one of our own apps; choose another' }]);
-    const clientId = id ?? newClientId();
-    const { doc } = await createOnce(
-      id,
-      async (existing) => {
-        const client = await this.#repos.oauthClients.findInAccount(principal.accountId, existing);
-        return client ? { client, clientSecret: null } : null;
-      },
-      async () => {
-        const issued = await this.#quotas.withSlot(principal, 'oauth_clients', clientId, () => this.#insert(principal.accountId, input, false, clientId));
-        const { client } = issued;
-        await recordEvent(this.#repos, {
-          accountId: client.account_id,
-          type: 'oauth_client.created',
-          actor: actorOf(principal),
-          data: { client_id: client._id, client_name: client.client_name, token_endpoint_auth_method: client.token_endpoint_auth_method, grant_types: client.grant_types },
-          at: client.created_at,
-        });
-        return issued;
-      },
-    );
+    const clientId = id ?? newId('oauthClient');
+    const { doc } = await createOnce(id, (existing) => this.#registeredBefore(principal, existing), () => this.#registerNew(principal, input, clientId));
     return doc;
+  }
+
+  /** A client an earlier run of the same request registered: the answer again, without its secret. */
+  async #registeredBefore(principal: Principal, clientId: string): Promise<IssuedClient | null> {
+    const client = await this.deps.oauthClients.findInAccount(principal.accountId, clientId);
+    return client ? { client, clientSecret: null } : null;
+  }
+
+  async #registerNew(principal: Principal, input: RegisterClientBody, clientId: string): Promise<IssuedClient> {
+    const issued = await this.deps.quotas.withSlot(principal, 'oauth_clients', clientId, () => this.#insert(principal.accountId, input, false, clientId));
+    const { client } = issued;
+    const data = { ...eventData(client), token_endpoint_auth_method: client.token_endpoint_auth_method, grant_types: client.grant_types };
+    await this.deps.eventLog.record('oauth_client.created', principal, client, data, client.created_at);
+    return issued;
   }
 
   /**
@@ -97,9 +90,9 @@ export class OAuthClientService {
    */
   async registerAsOperator(principal: Principal, input: OperatorClientInput): Promise<IssuedClient> {
     if (principal.kind !== 'system') throw forbidden('Only the operator can register a first-party client (slipway clients create --first-party).');
-    if (!(await this.#repos.accounts.findById(principal.accountId))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
-    const clientId = newClientId();
-    return await this.#quotas.withSlot(principal, 'oauth_clients', clientId, () => this.#insert(principal.accountId, input, input.first_party ?? false, clientId));
+    if (!(await this.deps.accounts.findById(principal.accountId))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
+    const clientId = newId('oauthClient');
+    return await this.deps.quotas.withSlot(principal, 'oauth_clients', clientId, () => this.#insert(principal.accountId, input, input.first_party ?? false, clientId));
   }
 
   async #insert(accountId: string, input: Omit<OperatorClientInput, 'first_party'>, firstParty: boolean, id: string): Promise<IssuedClient> {
@@ -121,18 +114,18 @@ export class OAuthClientService {
       created_at: now,
       updated_at: now,
     };
-    await this.#repos.oauthClients.insert(client);
-    this.#changes.emit('oauthClientsChanged');
+    await this.deps.oauthClients.insert(client);
+    this.deps.changes.emit('oauthClientsChanged');
     return { client, clientSecret };
   }
 
   async list(principal: Principal, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
-    return await this.#repos.oauthClients.page(principal.accountId, page);
+    return await this.deps.oauthClients.page(principal.accountId, page);
   }
 
   /** The client, or 404 whether it does not exist or belongs to another account. */
   async get(principal: Principal, clientId: string): Promise<OAuthClientDoc> {
-    const client = await this.#repos.oauthClients.findInAccount(principal.accountId, clientId);
+    const client = await this.deps.oauthClients.findInAccount(principal.accountId, clientId);
     if (!client) throw notFound('No such OAuth client.');
     return client;
   }
@@ -145,18 +138,12 @@ export class OAuthClientService {
   async rotateSecret(principal: Principal, clientId: string): Promise<{ client: OAuthClientDoc; clientSecret: string }> {
     const clientSecret = newClientSecret();
     const now = new Date();
-    const client = await this.#repos.oauthClients.replaceSecretHash(principal.accountId, clientId, hashClientSecret(clientSecret), now);
+    const client = await this.deps.oauthClients.replaceSecretHash(principal.accountId, clientId, hashClientSecret(clientSecret), now);
     if (!client) {
       await this.get(principal, clientId);
       throw conflict('A public client has no secret to rotate.');
     }
-    await recordEvent(this.#repos, {
-      accountId: client.account_id,
-      type: 'oauth_client.secret_rotated',
-      actor: actorOf(principal),
-      data: { client_id: client._id, client_name: client.client_name },
-      at: now,
-    });
+    await this.deps.eventLog.record('oauth_client.secret_rotated', principal, client, eventData(client), now);
     return { client, clientSecret };
   }
 
@@ -167,23 +154,18 @@ export class OAuthClientService {
    * that no longer exists.
    */
   async delete(principal: Principal, clientId: string): Promise<{ client: OAuthClientDoc; revokedGrants: number }> {
-    const repos = this.#repos;
-    const client = await repos.oauthClients.delete(principal.accountId, clientId);
+    const deps = this.deps;
+    const client = await deps.oauthClients.delete(principal.accountId, clientId);
     if (!client) throw notFound('No such OAuth client.');
-    await this.#quotas.release('oauth_clients', client._id);
+    await deps.quotas.release('oauth_clients', client._id);
     // Every access token of the client (user and client_credentials) is refused from the next request on
     // this instance, and within revocationRefreshSeconds on the others.
-    await repos.revokedGrants.add(revokedClientKey(client._id));
-    this.#changes.emit('oauthClientsChanged');
-    const grantIds = [...(await repos.consents.grantIdsForClient(client._id)), ...(await repos.oidcArtifacts.grantIdsForClient(client._id))];
-    const revokedGrants = await revokeGrants(repos, grantIds);
-    await repos.consents.deleteForClient(client._id);
-    await recordEvent(repos, {
-      accountId: client.account_id,
-      type: 'oauth_client.deleted',
-      actor: actorOf(principal),
-      data: { client_id: client._id, client_name: client.client_name, revoked_grants: revokedGrants },
-    });
+    await deps.revokedGrants.add(revokedClientKey(client._id));
+    deps.changes.emit('oauthClientsChanged');
+    const grantIds = [...(await deps.consents.grantIdsForClient(client._id)), ...(await deps.oidcArtifacts.grantIdsForClient(client._id))];
+    const revokedGrants = await deps.grants.revoke(grantIds);
+    await deps.consents.deleteForClient(client._id);
+    await deps.eventLog.record('oauth_client.deleted', principal, client, { ...eventData(client), revoked_grants: revokedGrants });
     return { client, revokedGrants };
   }
 }

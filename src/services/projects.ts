@@ -2,19 +2,19 @@ import type { Principal } from '../domain/principal.ts';
 import { conflict, forbidden, invalidTransition, notFound, projectNotActive } from '../errors.ts';
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
-import type { DeploymentRepository } from '../repositories/deployments.ts';
+import type { Repositories } from '../repositories/index.ts';
 import {
   DuplicateProjectName,
   foldName,
   type ProjectDoc,
-  type ProjectRepository,
   type ProjectScope,
 } from '../repositories/projects.ts';
 import { acceptsChanges, canMoveProject } from '../domain/projects.ts';
 import { createOnce } from './createOnce.ts';
 import type { QuotaService } from './quotas.ts';
-import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
+import type { EventLog } from './eventLog.ts';
 import type { CreateProjectBody, UpdateProjectBody } from '../schemas/projects.ts';
+import { Service } from './service.ts';
 export type { ProjectDoc } from '../repositories/projects.ts';
 
 /** What else goes when a project is deleted (deployments, configurations, API keys...). */
@@ -26,18 +26,21 @@ export const scopeOf = (principal: Principal): ProjectScope =>
 
 const MAX_ATTEMPTS = 3;
 
-export class ProjectService {
-  readonly #projects: ProjectRepository;
-  readonly #events: EventLogDeps;
-  readonly #hooks: ProjectDeletionHook[] = [];
-  readonly #quotas: QuotaService;
+/** The events of a project itself: the project is their project. */
+const inProject = (project: ProjectDoc) => ({ account_id: project.account_id, project_id: project._id });
 
-  constructor(repos: { projects: ProjectRepository; deployments: DeploymentRepository } & EventLogDeps, quotas: QuotaService) {
-    this.#projects = repos.projects;
-    this.#events = repos;
-    this.#quotas = quotas;
+export interface ProjectServiceDeps extends Pick<Repositories, 'projects' | 'deployments'> {
+  eventLog: EventLog;
+  quotas: QuotaService;
+}
+
+export class ProjectService extends Service<ProjectServiceDeps> {
+  readonly #hooks: ProjectDeletionHook[] = [];
+
+  constructor(deps: ProjectServiceDeps) {
+    super(deps);
     this.onDelete(async (project) => {
-      await repos.deployments.deleteByProject(project.account_id, project._id);
+      await deps.deployments.deleteByProject(project.account_id, project._id);
     });
   }
 
@@ -52,12 +55,12 @@ export class ProjectService {
   }
 
   async list(principal: Principal, page: PageRequest) {
-    return await this.#projects.page(scopeOf(principal), page);
+    return await this.deps.projects.page(scopeOf(principal), page);
   }
 
   /** The project, or 404 whether it does not exist or belongs to someone else. */
   async get(principal: Principal, id: string): Promise<ProjectDoc> {
-    const project = await this.#projects.find(scopeOf(principal), id);
+    const project = await this.deps.projects.find(scopeOf(principal), id);
     if (!project) throw notFound('No such project.');
     return project;
   }
@@ -82,11 +85,11 @@ export class ProjectService {
    */
   async create(principal: Principal, input: CreateProjectBody, id?: string): Promise<ProjectDoc> {
     if (principal.projectId) throw forbidden('An API key belongs to one project and cannot create projects.');
-    const projectId = id ?? newId('proj');
+    const projectId = id ?? newId('project');
     const { doc } = await createOnce(
       id,
-      (existing) => this.#projects.find(scopeOf(principal), existing),
-      () => this.#quotas.withSlot(principal, 'projects', projectId, () => this.#insert(principal, input, projectId)),
+      (existing) => this.deps.projects.find(scopeOf(principal), existing),
+      () => this.deps.quotas.withSlot(principal, 'projects', projectId, () => this.#insert(principal, input, projectId)),
     );
     return doc;
   }
@@ -104,19 +107,12 @@ export class ProjectService {
       updated_at: now,
     };
     try {
-      await this.#projects.insert(doc);
+      await this.deps.projects.insert(doc);
     } catch (err) {
       if (err instanceof DuplicateProjectName) throw conflict('A project with this name already exists in the account.');
       throw err;
     }
-    await recordEvent(this.#events, {
-      accountId: doc.account_id,
-      type: 'project.created',
-      actor: actorOf(principal),
-      projectId: doc._id,
-      data: { name: doc.name, deploy_target: doc.deploy_target },
-      at: now,
-    });
+    await this.deps.eventLog.record('project.created', principal, inProject(doc), { name: doc.name, deploy_target: doc.deploy_target }, now);
     return doc;
   }
 
@@ -141,12 +137,12 @@ export class ProjectService {
       if (input.deploy_target !== undefined) set.deploy_target = input.deploy_target;
       if (target !== current.status) set.status = target;
       try {
-        const updated = await this.#projects.update(scopeOf(principal), id, current.status, set);
+        const updated = await this.deps.projects.update(scopeOf(principal), id, current.status, set);
         if (updated) {
           const changes = Object.fromEntries(
             (['name', 'deploy_target', 'status'] as const).filter((k) => input[k] !== undefined && input[k] !== current[k]).map((k) => [k, { from: current[k], to: updated[k] }]),
           );
-          await recordEvent(this.#events, { accountId: updated.account_id, type: 'project.updated', actor: actorOf(principal), projectId: updated._id, data: { changes } });
+          await this.deps.eventLog.record('project.updated', principal, inProject(updated), { changes });
           return updated;
         }
       } catch (err) {
@@ -160,9 +156,9 @@ export class ProjectService {
 
   async delete(principal: Principal, id: string): Promise<void> {
     const project = await this.get(principal, id);
-    if (!(await this.#projects.delete(scopeOf(principal), id))) throw notFound('No such project.');
-    await this.#quotas.release('projects', project._id);
+    if (!(await this.deps.projects.delete(scopeOf(principal), id))) throw notFound('No such project.');
+    await this.deps.quotas.release('projects', project._id);
     for (const hook of this.#hooks) await hook(project, principal);
-    await recordEvent(this.#events, { accountId: project.account_id, type: 'project.deleted', actor: actorOf(principal), projectId: project._id, data: { name: project.name } });
+    await this.deps.eventLog.record('project.deleted', principal, inProject(project), { name: project.name });
   }
 }

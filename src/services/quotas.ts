@@ -1,13 +1,12 @@
 import { quotaExceeded } from '../errors.ts';
 import type { Principal } from '../domain/principal.ts';
-import { QUOTA_KINDS, slotId, type QuotaKind, type QuotaSlotRepository } from '../repositories/quotaSlots.ts';
+import type { Repositories } from '../repositories/index.ts';
+import { QUOTA_KINDS, slotId, type QuotaKind } from '../repositories/quotaSlots.ts';
+import { Service } from './service.ts';
 export type { QuotaKind } from '../repositories/quotaSlots.ts';
 
 /** How many of each counted resource one account may hold (configuration: `quota*`). */
 export type QuotaLimits = Record<QuotaKind, number>;
-
-/** For seeds and tests that build services by hand and are not about quotas. */
-export const NO_QUOTAS: QuotaLimits = { projects: 1e9, oauth_clients: 1e9, api_keys: 1e9, webhooks: 1e9, users: 1e9 };
 
 export interface QuotaUsage {
   kind: QuotaKind;
@@ -26,15 +25,11 @@ const ROUNDS = 3;
  * is deleted or revoked, so concurrent creates at the edge of a quota make exactly as many resources as
  * there were free slots. The operator (the admin CLI) is not limited, but what it creates is counted.
  */
-export class QuotaService {
-  readonly #slots: QuotaSlotRepository;
-  readonly #limits: QuotaLimits;
+export interface QuotaServiceDeps extends Pick<Repositories, 'quotaSlots'> {
+  limits: QuotaLimits;
+}
 
-  constructor(slots: QuotaSlotRepository, limits: QuotaLimits) {
-    this.#slots = slots;
-    this.#limits = limits;
-  }
-
+export class QuotaService extends Service<QuotaServiceDeps> {
   /**
    * Runs `create` (which writes resource `resourceId`) holding a slot of the account's `kind` quota: 403
    * `quota_exceeded` when none is free. If `create` fails, the slot it took is given back.
@@ -44,32 +39,32 @@ export class QuotaService {
     try {
       return await create();
     } catch (err) {
-      if (taken) await this.#slots.release(kind, resourceId).catch(() => undefined);
+      if (taken) await this.deps.quotaSlots.release(kind, resourceId).catch(() => undefined);
       throw err;
     }
   }
 
   /** Gives a deleted (or revoked) resource's slot back. */
   async release(kind: QuotaKind, resourceId: string): Promise<void> {
-    await this.#slots.release(kind, resourceId);
+    await this.deps.quotaSlots.release(kind, resourceId);
   }
 
   /** Every slot of an account (the account is being deleted). */
   async releaseAccount(accountId: string): Promise<void> {
-    await this.#slots.deleteForAccount(accountId);
+    await this.deps.quotaSlots.deleteForAccount(accountId);
   }
 
   /** Each quota of the principal's account and how much of it is used. */
   async usage(principal: Pick<Principal, 'accountId'>): Promise<QuotaUsage[]> {
-    return await Promise.all(QUOTA_KINDS.map(async (kind) => ({ kind, used: await this.#slots.count(principal.accountId, kind), limit: this.#limits[kind] })));
+    return await Promise.all(QUOTA_KINDS.map(async (kind) => ({ kind, used: await this.deps.quotaSlots.count(principal.accountId, kind), limit: this.deps.limits[kind] })));
   }
 
   /** True when this call inserted the slot, false when the resource held one already (a retried request). */
   async #take(accountId: string, kind: QuotaKind, resourceId: string): Promise<boolean> {
-    const limit = this.#limits[kind];
+    const limit = this.deps.limits[kind];
     const own = slotId(kind, resourceId);
     for (let round = 0; round < ROUNDS; round++) {
-      const slots = await this.#slots.list(accountId, kind);
+      const slots = await this.deps.quotaSlots.list(accountId, kind);
       if (slots.some((s) => s._id === own)) return false;
       if (slots.length >= limit) break;
       // Unlimited slots (negative numbers) use up the quota too: the numbered range shrinks by as many.
@@ -77,16 +72,16 @@ export class QuotaService {
       const used = new Set(slots.map((s) => s.n));
       for (let n = 0; n < numbered; n++) {
         if (used.has(n)) continue;
-        if ((await this.#slots.tryInsert(accountId, kind, resourceId, n)) === 'inserted') return true;
-        if (await this.#slots.exists(kind, resourceId)) return false;
+        if ((await this.deps.quotaSlots.tryInsert(accountId, kind, resourceId, n)) === 'inserted') return true;
+        if (await this.deps.quotaSlots.exists(kind, resourceId)) return false;
       }
     }
     throw quotaExceeded(kind, limit, NOUNS[kind]);
   }
 
   async #takeUnlimited(accountId: string, kind: QuotaKind, resourceId: string): Promise<boolean> {
-    if (await this.#slots.exists(kind, resourceId)) return false;
-    await this.#slots.insertUnlimited(accountId, kind, resourceId);
+    if (await this.deps.quotaSlots.exists(kind, resourceId)) return false;
+    await this.deps.quotaSlots.insertUnlimited(accountId, kind, resourceId);
     return true;
   }
 }

@@ -1,9 +1,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { capByRole, expandScopes, type Principal } from '../domain/principal.ts';
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionDoc, type SessionRepository } from '../repositories/sessions.ts';
-import type { UserRepository } from '../repositories/users.ts';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionDoc } from '../repositories/sessions.ts';
+import type { Repositories } from '../repositories/index.ts';
 import { sha256Hex } from '../lib/hash.ts';
 import { RecordCache } from '../lib/recordCache.ts';
+import { Service } from './service.ts';
 export { SESSION_ABSOLUTE_MS, type SessionDoc } from '../repositories/sessions.ts';
 
 export const SESSION_PREFIX = 'slws_';
@@ -16,6 +17,8 @@ const SESSION_PATTERN = /^slws_[A-Za-z0-9_-]{43}$/;
 export const hashSessionToken = sha256Hex;
 export const looksLikeSessionToken = (token: string) => SESSION_PATTERN.test(token);
 
+export type SessionServiceDeps = Pick<Repositories, 'sessions' | 'users'>;
+
 /** A session that checked out, and who it acts as. */
 interface Validated {
   session: SessionDoc;
@@ -27,15 +30,8 @@ interface Validated {
  * 12 h, absolute 7 days. Validated sessions are cached for 30 s, so a logout or a removed user on
  * another instance is refused within that bound; on this instance, logout takes effect at once.
  */
-export class SessionService {
-  readonly #sessions: SessionRepository;
-  readonly #users: UserRepository;
+export class SessionService extends Service<SessionServiceDeps> {
   readonly #cache = new RecordCache<Validated>((hash) => this.#load(hash), { ttlMs: CACHE_MS });
-
-  constructor(sessions: SessionRepository, users: UserRepository) {
-    this.#sessions = sessions;
-    this.#users = users;
-  }
 
   async create(userId: string, accountId: string): Promise<{ token: string; session: SessionDoc }> {
     const token = `${SESSION_PREFIX}${randomBytes(32).toString('base64url')}`;
@@ -49,7 +45,7 @@ export class SessionService {
       last_seen_at: now,
       expires_at: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
     };
-    await this.#sessions.insert(session);
+    await this.deps.sessions.insert(session);
     return { token, session };
   }
 
@@ -65,12 +61,12 @@ export class SessionService {
   }
 
   async #load(hash: string): Promise<Validated | null> {
-    const session = await this.#sessions.findByHash(hash);
+    const session = await this.deps.sessions.findByHash(hash);
     const now = Date.now();
     if (!session || !this.#alive(session, now)) return null;
-    const user = await this.#users.findById(session.user_id);
+    const user = await this.deps.users.findById(session.user_id);
     if (!user || user.account_id !== session.account_id) return null;
-    await this.#sessions.touch(hash);
+    await this.deps.sessions.touch(hash);
     session.last_seen_at = new Date(Math.max(session.last_seen_at.getTime(), now - 60_000));
     const principal: Principal = {
       kind: 'user',
@@ -91,13 +87,13 @@ export class SessionService {
   async revoke(token: string): Promise<void> {
     const hash = hashSessionToken(token);
     this.#cache.forget(hash);
-    await this.#sessions.delete(hash);
+    await this.deps.sessions.delete(hash);
   }
 
   /** Ends every session of a user (removal, password change). */
   async revokeForUser(userId: string): Promise<number> {
     this.forgetUser(userId);
-    return await this.#sessions.deleteForUser(userId);
+    return await this.deps.sessions.deleteForUser(userId);
   }
 
   /** Drops cached sessions of a user (after a role change), so the next request reads the new role. */

@@ -4,22 +4,19 @@ import { conflict, forbidden, invalidRequest, notFound, validationFailed } from 
 import { newId } from '../lib/ids.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { createOnce } from './createOnce.ts';
-import type { AccountRepository } from '../repositories/accounts.ts';
-import type { ConsentRepository } from '../repositories/consents.ts';
-import type { LockRepository } from '../repositories/locks.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
-import type { SessionRepository } from '../repositories/sessions.ts';
+import type { Repositories } from '../repositories/index.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
-import { type UserDoc, type UserRepository } from '../repositories/users.ts';
+import type { UserDoc } from '../repositories/users.ts';
 import { assertPrincipalKind, systemPrincipal, type Principal, type Role } from '../domain/principal.ts';
-import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
-import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
-import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
-import { withLock } from './locking.ts';
+import type { EventLog } from './eventLog.ts';
+import type { GrantRevocation } from './grantRevocation.ts';
+import type { LockService } from './locking.ts';
 import type { QuotaService } from './quotas.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { ChangePasswordBody, CreateUserBody, OperatorCreateUserInput, SetPasswordInput, UpdateUserBody } from '../schemas/users.ts';
 import { sha256Hex } from '../lib/hash.ts';
+import { Service } from './service.ts';
 export type { UserDoc } from '../repositories/users.ts';
 
 const SETUP_TOKEN_TTL_SECONDS = 24 * 3600;
@@ -58,19 +55,23 @@ function requireOwnerFor(principal: Principal, touchesOwner: boolean): void {
   if (touchesOwner && role !== undefined && role !== 'owner') throw forbidden('Only an owner can grant the owner role or change or remove an owner.');
 }
 
+/** What the audit log says of a user. */
+function eventData(user: UserDoc) {
+  return { user_id: user._id, email: user.email, role: user.role };
+}
+
 export interface IssuedSetupToken {
   /** Shown once; the link built from it is the only copy. */
   token: string;
   expiresAt: Date;
 }
 
-export interface UserServiceRepos extends GrantRevocationDeps, EventLogDeps {
-  users: UserRepository;
-  accounts: AccountRepository;
-  locks: LockRepository;
-  userSetupTokens: UserSetupTokenRepository;
-  consents: ConsentRepository;
-  sessions: SessionRepository;
+export interface UserServiceDeps extends Pick<Repositories, 'users' | 'accounts' | 'userSetupTokens' | 'consents' | 'sessions' | 'revokedGrants' | 'oidcArtifacts'> {
+  eventLog: EventLog;
+  locks: LockService;
+  /** Ends a user's OAuth grants (removal, password changes). */
+  grants: GrantRevocation;
+  quotas: QuotaService;
   /** Tells this process's session cache at once that a user's access ended. */
   changes: Changes;
 }
@@ -80,24 +81,16 @@ export interface UserServiceRepos extends GrantRevocationDeps, EventLogDeps {
  * password or a one-time setup link), change name and role, remove, and passwords (a user's own change,
  * a setup link's, an operator's). The owner rules and "never without an owner" live here.
  */
-export class UserService {
-  readonly #repos: UserServiceRepos;
-  readonly #quotas: QuotaService;
-
-  constructor(repos: UserServiceRepos, quotas: QuotaService) {
-    this.#repos = repos;
-    this.#quotas = quotas;
-  }
-
+export class UserService extends Service<UserServiceDeps> {
   async list(principal: Principal, page: PageRequest): Promise<PageResult<UserDoc>> {
     notForApiKeys(principal);
-    return await this.#repos.users.page(principal.accountId, page);
+    return await this.deps.users.page(principal.accountId, page);
   }
 
   /** The user, or 404 whether they do not exist or belong to another account. */
   async get(principal: Principal, id: string): Promise<UserDoc> {
     notForApiKeys(principal);
-    const user = await this.#repos.users.findInAccount(principal.accountId, id);
+    const user = await this.deps.users.findInAccount(principal.accountId, id);
     if (!user) throw notFound('No such user.');
     return user;
   }
@@ -111,27 +104,21 @@ export class UserService {
   async create(principal: Principal, input: CreateUserBody, id?: string): Promise<{ user: UserDoc; setup: IssuedSetupToken | null }> {
     notForApiKeys(principal);
     requireOwnerFor(principal, input.role === 'owner');
-    const userId = id ?? newId('usr');
+    const userId = id ?? newId('user');
     // An earlier run of the same request (Idempotency-Key) added the user already: that one is the
     // answer, without a setup link (shown once; an admin can issue a new one).
     const { doc } = await createOnce(
       id,
       async (existing) => {
-        const user = await this.#repos.users.findInAccount(principal.accountId, existing);
+        const user = await this.deps.users.findInAccount(principal.accountId, existing);
         return user ? { user, setup: null } : null;
       },
       async () => {
         const passwordHash = input.password ? await hashPassword(input.password) : null;
         const invite = principal.kind !== 'system';
-        const user = await this.#quotas.withSlot(principal, 'users', userId, () => this.#insert({ ...input, account_id: principal.accountId }, passwordHash, userId, invite));
+        const user = await this.deps.quotas.withSlot(principal, 'users', userId, () => this.#insert({ ...input, account_id: principal.accountId }, passwordHash, userId, invite));
         const setup = input.password ? null : await this.#issueSetupToken(user);
-        await recordEvent(this.#repos, {
-          accountId: principal.accountId,
-          type: 'user.created',
-          actor: actorOf(principal),
-          data: { user_id: user._id, email: user.email, role: user.role, setup_link: setup !== null },
-          at: user.created_at,
-        });
+        await this.deps.eventLog.record('user.created', principal, user, { ...eventData(user), setup_link: setup !== null }, user.created_at);
         return { user, setup };
       },
     );
@@ -146,13 +133,13 @@ export class UserService {
   async createByOperator(input: OperatorCreateUserInput): Promise<UserDoc> {
     let accountId = input.account_id;
     if (accountId) {
-      if (!(await this.#repos.accounts.findById(accountId))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
+      if (!(await this.deps.accounts.findById(accountId))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
     } else {
-      accountId = (await this.#repos.accounts.create(`${input.name}'s account`))._id;
+      accountId = (await this.deps.accounts.create(`${input.name}'s account`))._id;
     }
     const passwordHash = await hashPassword(input.password);
-    const userId = newId('usr');
-    return await this.#quotas.withSlot(systemPrincipal(accountId), 'users', userId, () => this.#insert({ ...input, account_id: accountId! }, passwordHash, userId, false));
+    const userId = newId('user');
+    return await this.deps.quotas.withSlot(systemPrincipal(accountId), 'users', userId, () => this.#insert({ ...input, account_id: accountId! }, passwordHash, userId, false));
   }
 
   /**
@@ -164,8 +151,8 @@ export class UserService {
    * either way.
    */
   async #insert(data: { email: string; name: string; role: Role; account_id: string }, passwordHash: string | null, id: string, invite: boolean): Promise<UserDoc> {
-    const { users } = this.#repos;
     const now = new Date();
+    const { users } = this.deps;
     const doc: UserDoc = {
       _id: id,
       account_id: data.account_id,
@@ -205,8 +192,8 @@ export class UserService {
     const token = `${SETUP_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     const now = new Date();
     const expiresAt = new Date(now.getTime() + SETUP_TOKEN_TTL_SECONDS * 1000);
-    await this.#repos.userSetupTokens.deleteForUser(user._id);
-    await this.#repos.userSetupTokens.insert({ _id: hashToken(token), user_id: user._id, account_id: user.account_id, expires_at: expiresAt, created_at: now });
+    await this.deps.userSetupTokens.deleteForUser(user._id);
+    await this.deps.userSetupTokens.insert({ _id: hashToken(token), user_id: user._id, account_id: user.account_id, expires_at: expiresAt, created_at: now });
     return { token, expiresAt };
   }
 
@@ -217,8 +204,8 @@ export class UserService {
    */
   async findBySetupToken(token: unknown): Promise<{ user: UserDoc; expiresAt: Date } | null> {
     if (!isSetupTokenShape(token)) return null;
-    const found = await this.#repos.userSetupTokens.findValid(hashToken(token));
-    const user = found ? await this.#repos.users.findById(found.user_id) : null;
+    const found = await this.deps.userSetupTokens.findValid(hashToken(token));
+    const user = found ? await this.deps.users.findById(found.user_id) : null;
     return found && user ? { user, expiresAt: found.expires_at } : null;
   }
 
@@ -227,7 +214,7 @@ export class UserService {
    * Invalid, used or expired → 400 `invalid_request`.
    */
   async completeSetup(token: string, input: SetPasswordInput): Promise<UserDoc> {
-    const { users, userSetupTokens, locks } = this.#repos;
+    const { users, userSetupTokens, locks } = this.deps;
     const invalid = () => invalidRequest('This setup link is invalid, already used or expired.');
     if (!isSetupTokenShape(token)) throw invalid();
     const hash = hashToken(token);
@@ -240,7 +227,7 @@ export class UserService {
     // The lease outlives the token by a margin, and the token is read again once claimed: a request that
     // read it before expiry (or before the winner deleted it) and claims only after the lease ended
     // finds it expired or gone.
-    const claimed = await locks.tryAcquire(`setup-token:${hash}`, Math.max(0, found.expires_at.getTime() - Date.now()) + SETUP_CLAIM_MARGIN_MS);
+    const claimed = await locks.claim(`setup-token:${hash}`, Math.max(0, found.expires_at.getTime() - Date.now()) + SETUP_CLAIM_MARGIN_MS);
     if (!claimed || !(await userSetupTokens.findValid(hash))) throw invalid();
     await userSetupTokens.deleteByHash(hash);
     if (!(await users.setPasswordHash(found.user_id, passwordHash))) throw invalid();
@@ -249,7 +236,7 @@ export class UserService {
     // operator's set-password.
     const revokedGrants = await this.#endSignIns(found.user_id);
     const user = (await users.findById(found.user_id))!;
-    await recordEvent(this.#repos, { accountId: user.account_id, type: 'user.password_set', actor: { type: 'user', id: user._id }, data: { user_id: user._id, revoked_grants: revokedGrants } });
+    await this.deps.eventLog.record('user.password_set', { type: 'user', id: user._id }, user, { user_id: user._id, revoked_grants: revokedGrants });
     return user;
   }
 
@@ -258,10 +245,10 @@ export class UserService {
    * additionally needs another owner (409 `conflict` otherwise).
    */
   async update(principal: Principal, id: string, input: UpdateUserBody): Promise<UserDoc> {
-    const { users } = this.#repos;
+    const { users } = this.deps;
     const { accountId } = principal;
     await this.get(principal, id);
-    const result = await withLock(this.#repos, usersLock(accountId), async () => {
+    const result = await this.deps.locks.run(usersLock(accountId), async () => {
       const user = await this.get(principal, id);
       const changes: { name?: string; role?: Role; updated_at?: Date } = {};
       if (input.name !== undefined && input.name !== user.name) changes.name = input.name;
@@ -284,23 +271,15 @@ export class UserService {
     const { changes, before, user: updated } = result;
     // A new role applies from the user's next request: the repository dropped its cached copy (access
     // tokens), and this drops their cached dashboard sessions. Other instances: within their cache bounds.
-    if (changes.role) this.#repos.changes.emit('userAccessRevoked', updated._id);
-    await recordEvent(this.#repos, {
-      accountId,
-      type: 'user.updated',
-      actor: actorOf(principal),
-      data: {
-        user_id: updated._id,
-        changed: Object.keys(changes).filter((k) => k !== 'updated_at'),
-        ...(changes.role ? { role: { from: before.role, to: changes.role } } : {}),
-      },
-      at: changes.updated_at,
-    });
+    if (changes.role) this.deps.changes.emit('userAccessRevoked', updated._id);
+    const changed = Object.keys(changes).filter((k) => k !== 'updated_at');
+    const data = { user_id: updated._id, changed, ...(changes.role ? { role: { from: before.role, to: changes.role } } : {}) };
+    await this.deps.eventLog.record('user.updated', principal, { account_id: accountId }, data, changes.updated_at);
     return updated;
   }
 
   async #assertAnotherOwnerRemains(accountId: string): Promise<void> {
-    if ((await this.#repos.users.countOwners(accountId)) <= 1) throw conflict(LAST_OWNER);
+    if ((await this.deps.users.countOwners(accountId)) <= 1) throw conflict(LAST_OWNER);
   }
 
   /**
@@ -323,23 +302,18 @@ export class UserService {
   async #delete(principal: Principal, id: string, { lastOwnerStays }: { lastOwnerStays: boolean }): Promise<{ user: UserDoc; revokedGrants: number }> {
     const { accountId } = principal;
     await this.get(principal, id);
-    const deleted = await withLock(this.#repos, usersLock(accountId), async () => {
+    const deleted = await this.deps.locks.run(usersLock(accountId), async () => {
       const user = await this.get(principal, id);
       requireOwnerFor(principal, user.role === 'owner');
       if (lastOwnerStays && user.role === 'owner') await this.#assertAnotherOwnerRemains(accountId);
-      const removed = await this.#repos.users.deleteIfRole(accountId, user._id, user.role);
+      const removed = await this.deps.users.deleteIfRole(accountId, user._id, user.role);
       if (!removed) throw conflict('The user was changed by another request at the same time; retry.');
       return removed;
     });
     // The user is gone first: from here no login, code exchange or refresh can create anything new.
     const revokedGrants = await this.#revokeAccess(deleted._id);
-    await this.#quotas.release('users', deleted._id);
-    await recordEvent(this.#repos, {
-      accountId,
-      type: 'user.deleted',
-      actor: actorOf(principal),
-      data: { user_id: deleted._id, email: deleted.email, role: deleted.role, revoked_grants: revokedGrants },
-    });
+    await this.deps.quotas.release('users', deleted._id);
+    await this.deps.eventLog.record('user.deleted', principal, { account_id: accountId }, { ...eventData(deleted), revoked_grants: revokedGrants });
     return { user: deleted, revokedGrants };
   }
 
@@ -351,12 +325,12 @@ export class UserService {
    * scanning Grant payloads. Returns the number of grants.
    */
   async #revokeAccess(userId: string): Promise<number> {
-    const { revokedGrants, consents, oidcArtifacts, sessions, userSetupTokens, changes } = this.#repos;
+    const { revokedGrants, consents, oidcArtifacts, sessions, userSetupTokens, changes } = this.deps;
     // First, so this instance refuses the user's access tokens from the next request on (and every other
     // instance within revocationRefreshSeconds), whatever grants the searches below find.
     await revokedGrants.add(revokedUserKey(userId));
     const grantIds = [...(await consents.grantIdsForUser(userId)), ...(await oidcArtifacts.grantIdsForAccount(userId))];
-    const count = await revokeGrants(this.#repos, grantIds);
+    const count = await this.deps.grants.revoke(grantIds);
     await consents.deleteForUser(userId);
     await oidcArtifacts.deleteSessionsForAccount(userId);
     await sessions.deleteForUser(userId);
@@ -372,9 +346,9 @@ export class UserService {
    * as GitHub keeps the session that changed the password). Returns the number of grants revoked.
    */
   async #endSignIns(userId: string, keep: { sessionPrefix?: string; grantId?: string } = {}): Promise<number> {
-    const { consents, oidcArtifacts, sessions, changes } = this.#repos;
+    const { consents, oidcArtifacts, sessions, changes } = this.deps;
     const grantIds = [...(await consents.grantIdsForUser(userId)), ...(await oidcArtifacts.grantIdsForAccount(userId))].filter((g) => g !== keep.grantId);
-    const count = await revokeGrants(this.#repos, grantIds);
+    const count = await this.deps.grants.revoke(grantIds);
     await consents.deleteForUser(userId);
     await oidcArtifacts.deleteSessionsForAccount(userId);
     if (keep.sessionPrefix) await sessions.deleteForUserExcept(userId, keep.sessionPrefix);
@@ -389,12 +363,12 @@ export class UserService {
    * grants (so their apps' refresh and access tokens) and any unused setup link.
    */
   async setPassword(principal: Principal, id: string, input: SetPasswordInput): Promise<UserDoc> {
-    const { users, userSetupTokens } = this.#repos;
+    const { users, userSetupTokens } = this.deps;
     const user = await this.get(principal, id);
     if (!(await users.setPasswordHash(user._id, await hashPassword(input.password)))) throw notFound('No such user.');
     const revokedGrants = await this.#endSignIns(user._id);
     await userSetupTokens.deleteForUser(user._id);
-    await recordEvent(this.#repos, { accountId: principal.accountId, type: 'user.password_set', actor: actorOf(principal), data: { user_id: user._id, revoked_grants: revokedGrants } });
+    await this.deps.eventLog.record('user.password_set', principal, { account_id: principal.accountId }, { user_id: user._id, revoked_grants: revokedGrants });
     return (await users.findById(user._id)) ?? user;
   }
 
@@ -412,11 +386,11 @@ export class UserService {
       throw validationFailed([{ field: 'current_password', message: 'is not correct' }]);
     if (current_password === new_password) throw validationFailed([{ field: 'new_password', message: 'must differ from the current password' }]);
     // Conditional on the hash that was verified: a concurrent change wins, this one is refused.
-    if (!(await this.#repos.users.replacePasswordHash(user._id, user.password_hash, await hashPassword(new_password))))
+    if (!(await this.deps.users.replacePasswordHash(user._id, user.password_hash, await hashPassword(new_password))))
       throw conflict('The password was changed by another request at the same time.');
     const keep =
       principal.credential === 'session' ? { sessionPrefix: principal.credentialId } : principal.credential === 'access_token' ? { grantId: principal.credentialId } : {};
     const revokedGrants = await this.#endSignIns(user._id, keep);
-    await recordEvent(this.#repos, { accountId: user.account_id, type: 'user.password_changed', actor: actorOf(principal), data: { user_id: user._id, revoked_grants: revokedGrants } });
+    await this.deps.eventLog.record('user.password_changed', principal, user, { user_id: user._id, revoked_grants: revokedGrants });
   }
 }

@@ -5,12 +5,13 @@ import type { DeliveryAttempt } from '../repositories/webhookDeliveries.ts';
 import type { WebhookCircuitDoc } from '../repositories/webhookCircuits.ts';
 import type { WebhookQueueEntry } from '../repositories/webhookQueue.ts';
 import type { WebhookStatus } from '../repositories/webhooks.ts';
-import { recordEvent } from './events.ts';
+import type { EventLog } from './eventLog.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import { signingSecrets } from './webhooks.ts';
 import { postWebhook } from './webhookSender.ts';
 import { signatureHeader } from './webhookSigning.ts';
 import { checkTarget, TargetRefused } from './webhookTargets.ts';
+import { Service } from './service.ts';
 
 /** Longer than any attempt (twice its timeout, plus time for the database writes): a lease outlives its holder only when the holder died. */
 const leaseMs = (timeoutMs: number) => 2 * timeoutMs + 5_000;
@@ -24,15 +25,22 @@ const MAX_IN_FLIGHT = 32;
 /** How one delivery attempt ended, for metrics: `gave_up` is a failure that ended its retry window. */
 export type DeliveryOutcome = 'success' | 'failure' | 'timeout' | 'gave_up';
 
-export interface DispatcherDeps {
+/** What the dispatcher reports: the process's metrics handle (src/http/metrics.ts) has both. */
+export interface DeliveryMetrics {
+  /** Every attempt made by this instance, by outcome. */
+  webhookDelivery(outcome: DeliveryOutcome, seconds: number): void;
+  /** This instance paused an endpoint (its circuit opened). */
+  webhookEndpointPaused(): void;
+}
+
+export interface DispatcherDeps extends Pick<Repositories, 'webhooks' | 'webhookDeliveries' | 'webhookQueue' | 'webhookCircuits' | 'webhookLeases'> {
   config: Config;
   logger: Logger;
-  repos: Repositories;
+  /** Opens the endpoints' signing secrets. */
   secretBox: SecretBox;
-  /** Told of every attempt made by this instance (the metrics of src/http/metrics.ts). */
-  onAttempt?: (outcome: DeliveryOutcome, seconds: number) => void;
-  /** Told when this instance pauses an endpoint (its circuit opens). */
-  onPause?: () => void;
+  /** Records `webhook.disabled`. */
+  eventLog: EventLog;
+  metrics: DeliveryMetrics;
 }
 
 /** Exponential backoff with ±25 % jitter: base · 2^(n−1), at most an hour. `n` is the attempt that just failed. */
@@ -64,8 +72,7 @@ const slotLeaseId = (webhookId: string, slot: number) => `${webhookId}#slot${slo
  * it). An entry whose holder died (lease expired, entry unchanged) is moved on after the lease ends
  * and retried; a place whose holder died is taken over once its lease ended.
  */
-export class WebhookDispatcher {
-  readonly #deps: DispatcherDeps;
+export class WebhookDispatcher extends Service<DispatcherDeps> {
   readonly #inFlight = new Map<string, Promise<void>>();
   /** Per endpoint, the places (slot numbers) this instance holds. */
   readonly #slots = new Map<string, Set<number>>();
@@ -76,10 +83,6 @@ export class WebhookDispatcher {
   #timer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
   #stopped = false;
-
-  constructor(deps: DispatcherDeps) {
-    this.#deps = deps;
-  }
 
   start(): void {
     this.#stopped = false;
@@ -96,7 +99,7 @@ export class WebhookDispatcher {
 
   #schedule(): void {
     if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.poll().finally(() => this.#schedule()), this.#deps.config.webhookPollIntervalMs);
+    this.#timer = setTimeout(() => void this.poll().finally(() => this.#schedule()), this.deps.config.webhookPollIntervalMs);
     this.#timer.unref();
   }
 
@@ -108,12 +111,12 @@ export class WebhookDispatcher {
   }
 
   async #poll(): Promise<void> {
-    const { repos, logger } = this.#deps;
+    const { logger } = this.deps;
     try {
       const now = new Date();
-      const due = (await repos.webhookQueue.endpointsDue(now)).sort();
+      const due = (await this.deps.webhookQueue.endpointsDue(now)).sort();
       if (due.length === 0) return;
-      const [statuses, circuits] = await Promise.all([repos.webhooks.statuses(due), repos.webhookCircuits.findMany(due)]);
+      const [statuses, circuits] = await Promise.all([this.deps.webhooks.statuses(due), this.deps.webhookCircuits.findMany(due)]);
       for (const id of circuits.keys()) this.#failing.add(id);
       // Round robin: start after the endpoint served last, so every endpoint gets its turn first in some poll.
       const next = due.findIndex((id) => id > this.#cursor);
@@ -137,8 +140,8 @@ export class WebhookDispatcher {
   /** How many attempts may be in flight to the endpoint now. */
   #places(status: WebhookStatus | null, circuit: WebhookCircuitDoc | undefined, now: Date): number {
     // Gone or disabled: its entries are ended without a request, as fast as they come.
-    if (status !== 'enabled') return this.#deps.config.webhookEndpointConcurrency;
-    if (!circuit?.open_until) return this.#deps.config.webhookEndpointConcurrency;
+    if (status !== 'enabled') return this.deps.config.webhookEndpointConcurrency;
+    if (!circuit?.open_until) return this.deps.config.webhookEndpointConcurrency;
     // Open: nothing until its time; then one probe at a time.
     return circuit.open_until > now ? 0 : 1;
   }
@@ -154,7 +157,7 @@ export class WebhookDispatcher {
       if (held.has(slot) || !(await this.#claimSlot(webhookId, slot, now))) continue;
       let started = false;
       try {
-        candidates ??= (await this.#deps.repos.webhookQueue.dueFor(webhookId, now, 2 * places)).filter((e) => !this.#inFlight.has(e._id));
+        candidates ??= (await this.deps.webhookQueue.dueFor(webhookId, now, 2 * places)).filter((e) => !this.#inFlight.has(e._id));
         while (!started && candidates.length > 0) {
           const claimed = await this.#claimAttempt(candidates.shift()!, now);
           if (!claimed) continue;
@@ -162,7 +165,7 @@ export class WebhookDispatcher {
           this.#launch(webhookId, slot, this.#slotEnd(now), held, claimed.entry, claimed.leaseId);
         }
       } finally {
-        if (!started) await this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot), this.#slotEnd(now)).catch(() => undefined);
+        if (!started) await this.deps.webhookLeases.release(slotLeaseId(webhookId, slot), this.#slotEnd(now)).catch(() => undefined);
       }
     }
   }
@@ -172,27 +175,27 @@ export class WebhookDispatcher {
     held.add(slot);
     this.#slots.set(webhookId, held);
     const work = this.#run(entry, leaseId)
-      .catch((err: unknown) => this.#deps.logger.warn({ err, delivery_id: entry._id }, 'webhook delivery attempt failed'))
+      .catch((err: unknown) => this.deps.logger.warn({ err, delivery_id: entry._id }, 'webhook delivery attempt failed'))
       .finally(() => {
         this.#inFlight.delete(entry._id);
         held.delete(slot);
         if (held.size === 0 && this.#slots.get(webhookId) === held) this.#slots.delete(webhookId);
         // Freed after the attempt's own records; if this fails, the place is taken over once its lease ends.
-        return this.#deps.repos.webhookLeases.release(slotLeaseId(webhookId, slot), slotEnd).catch(() => undefined);
+        return this.deps.webhookLeases.release(slotLeaseId(webhookId, slot), slotEnd).catch(() => undefined);
       });
     this.#inFlight.set(entry._id, work);
   }
 
   /** The end a place claimed (or taken over) at `now` was given. */
   #slotEnd(now: Date): Date {
-    return new Date(now.getTime() + leaseMs(this.#deps.config.webhookTimeoutMs));
+    return new Date(now.getTime() + leaseMs(this.deps.config.webhookTimeoutMs));
   }
 
   /** True when this instance now holds the place (a fresh lease, or one whose holder died). */
   async #claimSlot(webhookId: string, slot: number, now: Date): Promise<boolean> {
-    const { webhookLeases } = this.#deps.repos;
+    const { webhookLeases } = this.deps;
     const id = slotLeaseId(webhookId, slot);
-    const ttl = leaseMs(this.#deps.config.webhookTimeoutMs);
+    const ttl = leaseMs(this.deps.config.webhookTimeoutMs);
     if (await webhookLeases.tryClaim(id, ttl, now)) return true;
     const lease = await webhookLeases.find(id);
     return lease !== null && lease.expires_at <= now && (await webhookLeases.takeOver(id, lease, ttl, now));
@@ -200,9 +203,9 @@ export class WebhookDispatcher {
 
   /** The entry as it is now, with its attempt's lease held by this instance; null when the attempt is not this instance's to make. */
   async #claimAttempt(entry: WebhookQueueEntry, now: Date): Promise<{ entry: WebhookQueueEntry; leaseId: string } | null> {
-    const { webhookLeases, webhookQueue } = this.#deps.repos;
+    const { webhookLeases, webhookQueue } = this.deps;
     const leaseId = `${entry._id}#${entry.seq}`;
-    if (!(await webhookLeases.tryClaim(leaseId, leaseMs(this.#deps.config.webhookTimeoutMs), now))) {
+    if (!(await webhookLeases.tryClaim(leaseId, leaseMs(this.deps.config.webhookTimeoutMs), now))) {
       const lease = await webhookLeases.find(leaseId);
       if (lease && lease.expires_at <= now) await webhookQueue.skipClaim(entry._id, entry.seq);
       return null;
@@ -220,7 +223,7 @@ export class WebhookDispatcher {
   }
 
   async #run(entry: WebhookQueueEntry, leaseId: string): Promise<void> {
-    const { webhookLeases, webhookQueue } = this.#deps.repos;
+    const { webhookLeases, webhookQueue } = this.deps;
     let done = false;
     try {
       await this.#attempt(entry);
@@ -233,31 +236,31 @@ export class WebhookDispatcher {
 
   /** Counts the attempt toward the endpoint's circuit: a failure may open it, a success closes it. */
   async #recordHealth(webhookId: string, ok: boolean, now: Date): Promise<void> {
-    const { config, repos } = this.#deps;
+    const { config } = this.deps;
     if (ok) {
       if (!this.#failing.has(webhookId)) return;
-      await repos.webhookCircuits.reset(webhookId);
+      await this.deps.webhookCircuits.reset(webhookId);
       this.#failing.delete(webhookId);
       return;
     }
     this.#failing.add(webhookId);
     const threshold = config.webhookCircuitFailures;
-    const circuit = await repos.webhookCircuits.recordFailure(webhookId, now, (failures) =>
+    const circuit = await this.deps.webhookCircuits.recordFailure(webhookId, now, (failures) =>
       failures >= threshold ? new Date(now.getTime() + retryDelayMs(config.webhookRetryBaseMs, failures - threshold + 1)) : null,
     );
     if (circuit.failures !== threshold) return;
-    this.#deps.onPause?.();
-    this.#deps.logger.warn({ webhook_id: webhookId, failures: circuit.failures, until: circuit.open_until }, 'webhook endpoint paused after failing attempts in a row');
+    this.deps.metrics.webhookEndpointPaused();
+    this.deps.logger.warn({ webhook_id: webhookId, failures: circuit.failures, until: circuit.open_until }, 'webhook endpoint paused after failing attempts in a row');
   }
 
   async #attempt(entry: WebhookQueueEntry): Promise<void> {
-    const { config, repos, secretBox, logger } = this.#deps;
-    const delivery = await repos.webhookDeliveries.findById(entry._id);
-    if (!delivery) return await repos.webhookQueue.remove(entry._id);
-    const webhook = await repos.webhooks.findById(delivery.webhook_id);
+    const { config, secretBox, logger } = this.deps;
+    const delivery = await this.deps.webhookDeliveries.findById(entry._id);
+    if (!delivery) return await this.deps.webhookQueue.remove(entry._id);
+    const webhook = await this.deps.webhooks.findById(delivery.webhook_id);
     if (!webhook || webhook.status !== 'enabled') {
-      await repos.webhookDeliveries.recordAttempt(delivery._id, null, { status: 'failed', next_attempt_at: null });
-      return await repos.webhookQueue.remove(entry._id);
+      await this.deps.webhookDeliveries.recordAttempt(delivery._id, null, { status: 'failed', next_attempt_at: null });
+      return await this.deps.webhookQueue.remove(entry._id);
     }
 
     const started = new Date();
@@ -284,36 +287,32 @@ export class WebhookDispatcher {
       'webhook delivery attempt',
     );
     const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
-    const report = (outcome: DeliveryOutcome) => this.#deps.onAttempt?.(outcome, result.duration_ms / 1000);
+    const report = (outcome: DeliveryOutcome) => this.deps.metrics.webhookDelivery(outcome, result.duration_ms / 1000);
     const failure: DeliveryOutcome = result.status_code === null && result.error?.startsWith('timed out') ? 'timeout' : 'failure';
     const next = new Date(Date.now() + retryDelayMs(config.webhookRetryBaseMs, attemptNumber));
     const windowEnd = entry.window_started_at.getTime() + config.webhookRetryWindowSeconds * 1000;
     const gaveUp = !ok && next.getTime() > windowEnd;
     report(ok ? 'success' : gaveUp ? 'gave_up' : failure);
     if (ok) {
-      await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'succeeded', next_attempt_at: null, succeeded_at: new Date() });
-      await repos.webhookQueue.remove(entry._id);
+      await this.deps.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'succeeded', next_attempt_at: null, succeeded_at: new Date() });
+      await this.deps.webhookQueue.remove(entry._id);
     } else if (!gaveUp) {
-      await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'pending', next_attempt_at: next });
-      await repos.webhookQueue.reschedule(entry._id, entry.seq, next);
+      await this.deps.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'pending', next_attempt_at: next });
+      await this.deps.webhookQueue.reschedule(entry._id, entry.seq, next);
     } else {
-      await repos.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'failed', next_attempt_at: null });
-      await repos.webhookQueue.remove(entry._id);
+      await this.deps.webhookDeliveries.recordAttempt(delivery._id, attempt, { status: 'failed', next_attempt_at: null });
+      await this.deps.webhookQueue.remove(entry._id);
     }
     // After the delivery's own record (what must not be lost), and before its place is freed, so a
     // circuit that opens here holds back the next attempt.
     await this.#recordHealth(webhook._id, ok, new Date()).catch((err: unknown) => logger.warn({ err, webhook_id: webhook._id }, 'webhook endpoint health not recorded'));
     if (!gaveUp) return;
     // A whole retry window of failures, and nothing delivered to the endpoint meanwhile: disable it.
-    if (await repos.webhookDeliveries.succeededSince(webhook._id, entry.window_started_at)) return;
-    const disabled = await repos.webhooks.disable(webhook._id, new Date());
+    if (await this.deps.webhookDeliveries.succeededSince(webhook._id, entry.window_started_at)) return;
+    const disabled = await this.deps.webhooks.disable(webhook._id, new Date());
     if (!disabled) return;
     logger.warn({ webhook_id: webhook._id, account_id: webhook.account_id }, 'webhook endpoint disabled after failing for the whole retry window');
-    await recordEvent(repos, {
-      accountId: webhook.account_id,
-      type: 'webhook.disabled',
-      actor: { type: 'system', id: 'webhooks' },
-      data: { webhook_id: webhook._id, host: new URL(webhook.url).host, reason: 'failing', failing_since: entry.window_started_at.toISOString() },
-    });
+    const data = { webhook_id: webhook._id, host: new URL(webhook.url).host, reason: 'failing', failing_since: entry.window_started_at.toISOString() };
+    await this.deps.eventLog.record('webhook.disabled', { type: 'system', id: 'webhooks' }, webhook, data);
   }
 }

@@ -5,23 +5,33 @@ import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import { newId } from '../lib/ids.ts';
 import { presentEvent } from '../presenters/events.ts';
-import type { WebhookCircuitRepository } from '../repositories/webhookCircuits.ts';
+import type { Repositories } from '../repositories/index.ts';
 import type { WebhookDeliveryDoc } from '../repositories/webhookDeliveries.ts';
 import type { WebhookDoc, WebhookSecret } from '../repositories/webhooks.ts';
 import type { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';
 import { createOnce } from './createOnce.ts';
 import type { QuotaService } from './quotas.ts';
-import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
-import { enqueueDelivery } from './webhookFanOut.ts';
+import { actorOf, type EventLog } from './eventLog.ts';
+import type { WebhookFanOut } from './webhookFanOut.ts';
 import { newWebhookSecret } from './webhookSigning.ts';
 import { checkTarget, TargetRefused, type TargetPolicy } from './webhookTargets.ts';
+import { Service } from './service.ts';
 export type { WebhookDoc } from '../repositories/webhooks.ts';
 export type { WebhookDeliveryDoc } from '../repositories/webhookDeliveries.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one, so receivers can roll over. */
 export const SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 
-export type WebhookRepos = EventLogDeps & { webhookCircuits: WebhookCircuitRepository };
+export interface WebhookServiceDeps extends Pick<Repositories, 'webhooks' | 'webhookDeliveries' | 'webhookQueue' | 'webhookCircuits'> {
+  eventLog: EventLog;
+  /** Queues a ping. */
+  fanOut: WebhookFanOut;
+  quotas: QuotaService;
+  /** Seals signing secrets at rest. */
+  secretBox: SecretBox;
+  /** The target policy: `webhookAllowLoopback`. */
+  config: Pick<Config, 'webhookAllowLoopback'>;
+}
 
 const secretAad = (webhookId: string) => `webhook-secret:${webhookId}`;
 
@@ -41,18 +51,18 @@ function eventData(webhook: WebhookDoc) {
  * secrets are sealed with the secret box; URLs are checked against the deployment's target policy
  * (`WEBHOOK_ALLOW_LOOPBACK`).
  */
-export class WebhookService {
-  readonly #repos: WebhookRepos;
-  readonly #secretBox: SecretBox;
-  readonly #policy: TargetPolicy;
-  readonly #quotas: QuotaService;
-
-  constructor({ repos, secretBox, config, quotas }: { repos: WebhookRepos; secretBox: SecretBox; config: Pick<Config, 'webhookAllowLoopback'>; quotas: QuotaService }) {
-    this.#repos = repos;
-    this.#quotas = quotas;
-    this.#secretBox = secretBox;
-    this.#policy = { allowLoopback: config.webhookAllowLoopback };
+export class WebhookService extends Service<WebhookServiceDeps> {
+  /** The endpoint, or 404 whether it does not exist or belongs to another account. */
+  async get(principal: Principal, id: string): Promise<WebhookDoc> {
+    const webhook = await this.deps.webhooks.findInAccount(principal.accountId, id);
+    if (!webhook) throw notFound('No such webhook.');
+    return webhook;
   }
+
+  async list(principal: Principal, page: PageRequest): Promise<PageResult<WebhookDoc>> {
+    return await this.deps.webhooks.page(principal.accountId, page);
+  }
+
 
   /**
    * A new endpoint; the signing secret is returned this once. `id` is the id reserved for this request
@@ -61,14 +71,14 @@ export class WebhookService {
    */
   async create(principal: Principal, input: CreateWebhookBody, id?: string): Promise<{ webhook: WebhookDoc; secret: string | null }> {
     await this.#assertTarget(input.url);
-    const webhookId = id ?? newId('whk');
+    const webhookId = id ?? newId('webhook');
     const { doc } = await createOnce<{ webhook: WebhookDoc; secret: string | null }>(
       id,
       async (existing) => {
-        const webhook = await this.#repos.webhooks.findInAccount(principal.accountId, existing);
+        const webhook = await this.deps.webhooks.findInAccount(principal.accountId, existing);
         return webhook ? { webhook, secret: null } : null;
       },
-      () => this.#quotas.withSlot(principal, 'webhooks', webhookId, () => this.#insert(principal, input, webhookId)),
+      () => this.deps.quotas.withSlot(principal, 'webhooks', webhookId, () => this.#insert(principal, input, webhookId)),
     );
     return doc;
   }
@@ -87,20 +97,9 @@ export class WebhookService {
       created_at: now,
       updated_at: now,
     };
-    await this.#repos.webhooks.insert(webhook);
-    await recordEvent(this.#repos, { accountId: webhook.account_id, type: 'webhook.created', actor: actorOf(principal), data: eventData(webhook), at: now });
+    await this.deps.webhooks.insert(webhook);
+    await this.deps.eventLog.record('webhook.created', principal, webhook, eventData(webhook), now);
     return { webhook, secret };
-  }
-
-  async list(principal: Principal, page: PageRequest): Promise<PageResult<WebhookDoc>> {
-    return await this.#repos.webhooks.page(principal.accountId, page);
-  }
-
-  /** The endpoint, or 404 whether it does not exist or belongs to another account. */
-  async get(principal: Principal, id: string): Promise<WebhookDoc> {
-    const webhook = await this.#repos.webhooks.findInAccount(principal.accountId, id);
-    if (!webhook) throw notFound('No such webhook.');
-    return webhook;
   }
 
   /** Changes url (checked again when it changes), events, description or status. */
@@ -112,24 +111,24 @@ export class WebhookService {
     if (input.events !== undefined) set.events = [...new Set(input.events)];
     if (input.description !== undefined) set.description = input.description;
     if (input.status !== undefined) set.status = input.status;
-    const updated = await this.#repos.webhooks.update(principal.accountId, id, set);
+    const updated = await this.deps.webhooks.update(principal.accountId, id, set);
     if (!updated) throw notFound('No such webhook.');
     // A new address or a re-enabled endpoint is tried at once, not after a pause earned by the old one.
-    if (set.url !== undefined || set.status !== undefined) await this.#repos.webhookCircuits.reset(id);
+    if (set.url !== undefined || set.status !== undefined) await this.deps.webhookCircuits.reset(id);
     const changes = Object.keys(input);
-    await recordEvent(this.#repos, { accountId: updated.account_id, type: 'webhook.updated', actor: actorOf(principal), data: { ...eventData(updated), changes } });
+    await this.deps.eventLog.record('webhook.updated', principal, updated, { ...eventData(updated), changes });
     return updated;
   }
 
   /** Removes the endpoint, its delivery log and its pending deliveries. */
   async delete(principal: Principal, id: string): Promise<WebhookDoc> {
-    const webhook = await this.#repos.webhooks.delete(principal.accountId, id);
+    const webhook = await this.deps.webhooks.delete(principal.accountId, id);
     if (!webhook) throw notFound('No such webhook.');
-    await this.#quotas.release('webhooks', webhook._id);
-    await this.#repos.webhookQueue.removeForWebhook(webhook._id);
-    await this.#repos.webhookCircuits.reset(webhook._id);
-    await this.#repos.webhookDeliveries.deleteForWebhook(webhook._id);
-    await recordEvent(this.#repos, { accountId: webhook.account_id, type: 'webhook.deleted', actor: actorOf(principal), data: eventData(webhook) });
+    await this.deps.quotas.release('webhooks', webhook._id);
+    await this.deps.webhookQueue.removeForWebhook(webhook._id);
+    await this.deps.webhookCircuits.reset(webhook._id);
+    await this.deps.webhookDeliveries.deleteForWebhook(webhook._id);
+    await this.deps.eventLog.record('webhook.deleted', principal, webhook, eventData(webhook));
     return webhook;
   }
 
@@ -143,9 +142,9 @@ export class WebhookService {
     const secret = newWebhookSecret();
     const previous = current.secrets.find((s) => s.expires_at === null);
     const secrets = [this.#seal(id, secret, now), ...(previous ? [{ ...previous, expires_at: new Date(now.getTime() + SECRET_OVERLAP_MS) }] : [])];
-    const webhook = await this.#repos.webhooks.update(principal.accountId, id, { secrets, updated_at: now });
+    const webhook = await this.deps.webhooks.update(principal.accountId, id, { secrets, updated_at: now });
     if (!webhook) throw notFound('No such webhook.');
-    await recordEvent(this.#repos, { accountId: webhook.account_id, type: 'webhook.secret_rotated', actor: actorOf(principal), data: eventData(webhook), at: now });
+    await this.deps.eventLog.record('webhook.secret_rotated', principal, webhook, eventData(webhook), now);
     return { webhook, secret };
   }
 
@@ -155,7 +154,7 @@ export class WebhookService {
     if (webhook.status !== 'enabled') throw conflict('The webhook is disabled; enable it first.');
     const now = new Date();
     const event = presentEvent({
-      _id: newId('evt', now.getTime()),
+      _id: newId('event', now.getTime()),
       account_id: webhook.account_id,
       type: 'webhook.ping',
       actor: actorOf(principal),
@@ -163,12 +162,12 @@ export class WebhookService {
       data: { webhook_id: webhook._id },
       created_at: now,
     });
-    return await enqueueDelivery(this.#repos, webhook, event, JSON.stringify(event), now);
+    return await this.deps.fanOut.enqueue(webhook, event, JSON.stringify(event), now);
   }
 
   async listDeliveries(principal: Principal, webhookId: string, page: PageRequest): Promise<PageResult<WebhookDeliveryDoc>> {
     await this.get(principal, webhookId);
-    return await this.#repos.webhookDeliveries.page(principal.accountId, webhookId, page);
+    return await this.deps.webhookDeliveries.page(principal.accountId, webhookId, page);
   }
 
   /**
@@ -177,27 +176,28 @@ export class WebhookService {
    */
   async redeliver(principal: Principal, webhookId: string, deliveryId: string): Promise<WebhookDeliveryDoc> {
     const webhook = await this.get(principal, webhookId);
-    const delivery = await this.#repos.webhookDeliveries.findForWebhook(principal.accountId, webhookId, deliveryId);
+    const delivery = await this.deps.webhookDeliveries.findForWebhook(principal.accountId, webhookId, deliveryId);
     if (!delivery) throw notFound('No such delivery.');
     if (webhook.status !== 'enabled') throw conflict('The webhook is disabled; enable it first.');
     if (delivery.status === 'pending') throw conflict('The delivery is still pending; it will be retried.');
     const now = new Date();
     // Marked pending before it is queued, so the dispatcher's result can never be overwritten by this.
-    await this.#repos.webhookDeliveries.recordAttempt(delivery._id, null, { status: 'pending', next_attempt_at: now });
+    await this.deps.webhookDeliveries.recordAttempt(delivery._id, null, { status: 'pending', next_attempt_at: now });
     // The lease ids of earlier rounds are `${id}#1…n`; a redelivery starts its own range.
-    const queued = await this.#repos.webhookQueue.insert({ _id: delivery._id, webhook_id: webhookId, due_at: now, seq: now.getTime(), window_started_at: now });
+    const queued = await this.deps.webhookQueue.insert({ _id: delivery._id, webhook_id: webhookId, due_at: now, seq: now.getTime(), window_started_at: now });
     if (!queued) throw conflict('The delivery is already queued.');
     return { ...delivery, status: 'pending', next_attempt_at: now, updated_at: now };
   }
 
   #seal(webhookId: string, secret: string, now: Date): WebhookSecret {
-    return { sealed: this.#secretBox.seal(secret, secretAad(webhookId)), created_at: now, expires_at: null };
+    return { sealed: this.deps.secretBox.seal(secret, secretAad(webhookId)), created_at: now, expires_at: null };
   }
 
   /** Resolves and checks the URL (SSRF); a refusal is 422 on `url`. */
   async #assertTarget(url: string): Promise<void> {
     try {
-      await checkTarget(url, this.#policy);
+      const policy: TargetPolicy = { allowLoopback: this.deps.config.webhookAllowLoopback };
+      await checkTarget(url, policy);
     } catch (err) {
       if (err instanceof TargetRefused) throw validationFailed([{ field: 'url', message: err.message }]);
       throw err;

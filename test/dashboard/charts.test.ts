@@ -30,7 +30,7 @@ function pastDeployment(daysAgo: number, status: DeploymentStatus, secondsToFini
   const created = new Date(Date.now() - daysAgo * DAY - 60_000);
   const finished = ['succeeded', 'superseded', 'failed', 'canceled'].includes(status) ? new Date(created.getTime() + secondsToFinish * 1000) : null;
   return {
-    _id: newId('dep', created.getTime()),
+    _id: newId('deployment', created.getTime()),
     account_id: accountId,
     project_id: projectId,
     environment: 'production',

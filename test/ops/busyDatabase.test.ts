@@ -36,7 +36,7 @@ beforeAll(async () => {
   // A large account: every list reads (on FerretDB: scans) thousands of documents.
   const now = new Date();
   const docs: ProjectDoc[] = Array.from({ length: PROJECTS }, (_, i) => ({
-    _id: newId('proj', now.getTime() - i),
+    _id: newId('project', now.getTime() - i),
     account_id: accountId,
     name: `bulk-${i}`,
     name_lower: `bulk-${i}`,

@@ -84,6 +84,23 @@ describe('metrics an on-call engineer reads', () => {
   });
 });
 
+describe('one metrics handle', () => {
+  it('is built once per container: /metrics serves what that handle counts, and another instance counts its own', async () => {
+    const other = await startTestServer();
+    try {
+      const series = 'slipway_webhook_endpoints_paused_total';
+      const mine = sample(await scrape(), series);
+      const theirs = sample(await scrape(other.metricsUrl!), series);
+      expect(other.running.container.metrics).not.toBe(server.running.container.metrics);
+      server.running.container.metrics.webhookEndpointPaused();
+      expect(sample(await scrape(), series)).toBe(mine + 1);
+      expect(sample(await scrape(other.metricsUrl!), series)).toBe(theirs);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
 describe('client address on authentication log lines', () => {
   it('is the X-Forwarded-For client only when trustProxy is on', async () => {
     const proxied = await startTestServer({ overrides: { trustProxy: true } });

@@ -6,13 +6,12 @@ import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { loadOrCreateKeys } from '../../src/keys/keystore.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { systemPrincipal } from '../../src/domain/principal.ts';
-import { actorOf, recordEvent } from '../../src/services/events.ts';
+import { buildEventLog, buildServices } from '../support/services.ts';
 import { createSecretBox } from '../../src/keys/secretBox.ts';
-import { WebhookService } from '../../src/services/webhooks.ts';
+import type { WebhookService } from '../../src/services/webhooks.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 import { spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
-import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
 
 /**
  * The delivery queue survives the service: `npm start` processes are killed (SIGKILL) with a delivery
@@ -29,7 +28,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-hooks-data-'));
   const keys = await loadOrCreateKeys(keysDir);
   // Registered as the API would (same service, same secret box); the queue is then the only link to the processes.
-  webhooks = new WebhookService({ repos: database.repos, secretBox: createSecretBox(keys.data), config: { webhookAllowLoopback: true }, quotas: new QuotaService(database.repos.quotaSlots, NO_QUOTAS) });
+  webhooks = buildServices(database.repos, { secretBox: createSecretBox(keys.data) }).webhooks;
 });
 afterEach(async () => {
   for (const proc of started.splice(0)) {
@@ -75,10 +74,10 @@ async function kill(proc: NodeProcess): Promise<void> {
 
 /** A webhook of a fresh account, and one event for it queued (as any change through the API queues it). */
 async function pendingDelivery(r: Receiver): Promise<{ webhookId: string; deliveryId: () => Promise<string> }> {
-  const accountId = newId('acct');
+  const accountId = newId('account');
   const operator = systemPrincipal(accountId);
   const { webhook } = await webhooks.create(operator, { url: r.url, events: ['project.created'] });
-  await recordEvent(database.repos, { accountId, type: 'project.created', actor: actorOf(operator), data: { name: 'queued' } });
+  await buildEventLog(database.repos).record('project.created', operator, { account_id: accountId }, { name: 'queued' });
   const deliveryId = async () => (await database.repos.webhookDeliveries.collection.findOne({ webhook_id: webhook._id }))!._id;
   return { webhookId: webhook._id, deliveryId };
 }

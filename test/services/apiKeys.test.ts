@@ -9,16 +9,16 @@ import { newId } from '../../src/lib/ids.ts';
 import { presentApiKey, presentIssuedApiKey } from '../../src/presenters/apiKeys.ts';
 import { CreateApiKeyBody, RotateApiKeyBody } from '../../src/schemas/apiKeys.ts';
 import { parseInput } from '../../src/schemas/parse.ts';
-import { ApiKeyService } from '../../src/services/apiKeys.ts';
-import { ProjectService } from '../../src/services/projects.ts';
+import type { ApiKeyService } from '../../src/services/apiKeys.ts';
+import type { ProjectService } from '../../src/services/projects.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
-import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
+import { buildServices } from '../support/services.ts';
 
 const t = useTestDatabase();
 let projects: ProjectService;
 let apiKeys: ApiKeyService;
-const principal: Principal = { kind: 'user', id: newId('usr'), accountId: newId('acct'), scopes: new Set(['read', 'write', 'admin']), role: 'owner', credential: 'access_token' };
+const principal: Principal = { kind: 'user', id: newId('user'), accountId: newId('account'), scopes: new Set(['read', 'write', 'admin']), role: 'owner', credential: 'access_token' };
 const actor = { type: 'user', id: principal.id };
 let project: string;
 const authenticators: ApiKeyAuthenticator[] = [];
@@ -41,9 +41,7 @@ const rotate = async (projectId: string, id: string, input: z.input<typeof Rotat
   await apiKeys.rotate(who, projectId, id, parseInput(RotateApiKeyBody, input));
 
 beforeAll(async () => {
-  const quotas = new QuotaService(t.repos.quotaSlots, NO_QUOTAS);
-  projects = new ProjectService(t.repos, quotas);
-  apiKeys = new ApiKeyService({ ...t.repos, changes, projects, quotas });
+  ({ projects, apiKeys } = buildServices(t.repos, { changes }));
   project = await newProject();
 });
 afterAll(() => {
@@ -298,7 +296,7 @@ describe('API keys', () => {
     expect(listed.total).toBe(3);
     expect(listed.items.map((k) => k.name)).toEqual(['one', 'two']);
     // Another account sees neither the project nor its keys.
-    const stranger: Principal = { ...principal, accountId: newId('acct') };
+    const stranger: Principal = { ...principal, accountId: newId('account') };
     expect((await rejection(apiKeys.list(stranger, p, {}, { page: 1, per_page: 20 }))).code).toBe('not_found');
     expect((await rejection(apiKeys.get(principal, await newProject(), keys[0]!.apiKey._id))).code).toBe('not_found');
     expect((await rejection(apiKeys.revoke(stranger, p, keys[0]!.apiKey._id))).code).toBe('not_found');
@@ -326,7 +324,7 @@ describe('API keys', () => {
   });
 
   it('records create, rotate and revoke events without secrets', async () => {
-    const c: Principal = { ...principal, accountId: newId('acct') };
+    const c: Principal = { ...principal, accountId: newId('account') };
     const audited = await newProject(c);
     const { apiKey, key } = await create(audited, { name: 'audited', scopes: ['read'] }, c);
     const rotated = await rotate(audited, apiKey._id, { grace_period_seconds: 60 }, c);

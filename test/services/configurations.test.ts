@@ -6,17 +6,17 @@ import { newId } from '../../src/lib/ids.ts';
 import { presentConfiguration } from '../../src/presenters/configurations.ts';
 import { CreateConfigurationBody, ListConfigurationsQuery, UpdateConfigurationBody } from '../../src/schemas/configurations.ts';
 import { parseInput } from '../../src/schemas/parse.ts';
-import { ConfigurationService } from '../../src/services/configurations.ts';
-import { ProjectService } from '../../src/services/projects.ts';
+import type { ConfigurationService } from '../../src/services/configurations.ts';
+import type { ProjectService } from '../../src/services/projects.ts';
 import { createSecretBox, type DataKeys, type SecretBox } from '../../src/keys/secretBox.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
-import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
+import { buildServices } from '../support/services.ts';
 
 const t = useTestDatabase();
 let projects: ProjectService;
 let configurations: ConfigurationService;
 const keys: DataKeys = { current: 'dk_one', keys: { dk_one: randomBytes(32).toString('base64url') } };
-const principal: Principal = { kind: 'user', id: newId('usr'), accountId: newId('acct'), scopes: new Set(['read', 'write', 'admin']), role: 'owner', credential: 'access_token' };
+const principal: Principal = { kind: 'user', id: newId('user'), accountId: newId('account'), scopes: new Set(['read', 'write', 'admin']), role: 'owner', credential: 'access_token' };
 let project: string;
 const page = { page: 1, per_page: 20 };
 /** A record whose ciphertext was copied from another one: it can no longer be opened. */
@@ -25,7 +25,7 @@ let tamperedId = '';
 /** A project of `who`'s account. */
 const newProject = async (who: Principal = principal) => (await projects.create(who, { name: `configurations ${randomBytes(6).toString('hex')}` }))._id;
 /** The service as it runs with another secret box (after a data-key rotation). */
-const withBox = (secretBox: SecretBox) => new ConfigurationService({ ...t.repos, secretBox, projects });
+const withBox = (secretBox: SecretBox) => buildServices(t.repos, { secretBox }).configurations;
 /** Raw input checked against the route's schema (as /v1, the dashboard and the CLI do), then created. */
 const create = async (projectId: string, input: z.input<typeof CreateConfigurationBody>, who: Principal = principal) =>
   await configurations.create(who, projectId, parseInput(CreateConfigurationBody, input));
@@ -34,8 +34,7 @@ const update = async (projectId: string, id: string, input: z.input<typeof Updat
 const revealed = async (service: ConfigurationService, projectId: string, id: string) => presentConfiguration(await service.get(principal, projectId, id, { reveal: true })).value;
 
 beforeAll(async () => {
-  projects = new ProjectService(t.repos, new QuotaService(t.repos.quotaSlots, NO_QUOTAS));
-  configurations = withBox(createSecretBox(keys));
+  ({ projects, configurations } = buildServices(t.repos, { secretBox: createSecretBox(keys) }));
   project = await newProject();
 });
 
@@ -136,7 +135,7 @@ describe('configurations', () => {
     expect(past).toEqual({ items: [], total: 3 });
 
     // Another account sees neither the project nor its variables.
-    const other: Principal = { ...principal, accountId: newId('acct') };
+    const other: Principal = { ...principal, accountId: newId('account') };
     expect((await rejection(configurations.list(other, p, {}, page))).code).toBe('not_found');
     const id = all.items[0]!._id;
     expect((await rejection(configurations.get(other, p, id))).code).toBe('not_found');
@@ -151,7 +150,7 @@ describe('configurations', () => {
   });
 
   it('records events without values', async () => {
-    const c: Principal = { ...principal, accountId: newId('acct') };
+    const c: Principal = { ...principal, accountId: newId('account') };
     const audited = await newProject(c);
     const cfg = await create(audited, { environment: 'production', key: 'DB_PASSWORD', value: 'pw-in-event?', secret: true }, c);
     await update(audited, cfg._id, { value: 'pw-updated?' }, c);

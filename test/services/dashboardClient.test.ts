@@ -74,7 +74,7 @@ describe('the user of a sign-in or session', () => {
     const found = await server.services.dashboardClient.user(user.id);
     expect(found).toMatchObject({ _id: user.id, email: user.email, account_id: user.accountId, role: 'developer' });
     expect(await server.services.dashboardClient.user(undefined)).toBeNull();
-    expect(await server.services.dashboardClient.user(newId('usr'))).toBeNull();
+    expect(await server.services.dashboardClient.user(newId('user'))).toBeNull();
   });
 });
 

@@ -5,23 +5,26 @@ import { newId } from '../../src/lib/ids.ts';
 import type { EventFilter } from '../../src/repositories/events.ts';
 import { systemPrincipal, type Principal } from '../../src/domain/principal.ts';
 import { presentEvent } from '../../src/presenters/events.ts';
-import { actorOf, EventService, recordEvent } from '../../src/services/events.ts';
+import { actorOf } from '../../src/services/eventLog.ts';
+import { EventService } from '../../src/services/events.ts';
+import { buildEventLog } from '../support/services.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 
 const t = useTestDatabase();
 const list = (principal: Principal, filter: EventFilter, page: PageRequest) => new EventService(t.repos).list(principal, filter, page);
+const eventLog = () => buildEventLog(t.repos);
 
 describe('events (audit log)', () => {
   it('pages newest first, filters by type and project, and keeps accounts apart', async () => {
-    const accountId = newId('acct');
-    const actor = actorOf({ kind: 'api_key', id: newId('key') });
-    const p1 = newId('proj');
-    const p2 = newId('proj');
+    const accountId = newId('account');
+    const actor = actorOf({ kind: 'api_key', id: newId('apiKey') });
+    const p1 = newId('project');
+    const p2 = newId('project');
     const base = Date.now();
     const types = ['project.created', 'configuration.created', 'configuration.updated', 'api_key.created', 'configuration.deleted'] as const;
     for (const [i, type] of types.entries())
-      await recordEvent(t.repos, { accountId, type, actor, projectId: i % 2 ? p2 : p1, data: { n: i }, at: new Date(base + i) });
-    await recordEvent(t.repos, { accountId: newId('acct'), type: 'project.created', actor, data: {} });
+      await eventLog().record(type, actor, { account_id: accountId, project_id: i % 2 ? p2 : p1 }, { n: i }, new Date(base + i));
+    await eventLog().record('project.created', actor, { account_id: newId('account') });
 
     const admin = systemPrincipal(accountId);
     const all = await list(admin, {}, { page: 1, per_page: 2 });
@@ -49,13 +52,8 @@ describe('events (audit log)', () => {
   });
 
   it('stores no dotted or $-led field names and refuses bad paging', async () => {
-    const accountId = newId('acct');
-    const doc = await recordEvent(t.repos, {
-      accountId,
-      type: 'user.updated',
-      actor: { type: 'system', id: 'cli' },
-      data: { 'a.b': 1, $where: 'x', nested: { 'c.d': [{ $e: 2 }] }, skip: undefined },
-    });
+    const accountId = newId('account');
+    const doc = await eventLog().record('user.updated', { type: 'system', id: 'cli' }, { account_id: accountId }, { 'a.b': 1, $where: 'x', nested: { 'c.d': [{ $e: 2 }] }, skip: undefined });
     expect(doc.data).toEqual({ a_b: 1, _where: 'x', nested: { c_d: [{ _e: 2 }] } });
     const stored = await t.repos.events.collection.findOne({ _id: doc._id });
     expect(stored!.data).toEqual(doc.data);

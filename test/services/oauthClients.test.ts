@@ -36,7 +36,7 @@ async function owner(): Promise<Principal> {
 }
 
 /** In another account. */
-const stranger = (principal: Principal): Principal => ({ ...principal, accountId: newId('acct') });
+const stranger = (principal: Principal): Principal => ({ ...principal, accountId: newId('account') });
 
 const oauthEvents = (principal: Principal, type: 'oauth_client.created' | 'oauth_client.secret_rotated' | 'oauth_client.deleted', per_page = 10) =>
   server.services.events.list(principal, { type }, { page: 1, per_page });
@@ -62,7 +62,7 @@ describe('OAuth clients of an account', () => {
     expect(b.clientSecret).toMatch(/^slwcs_/);
     expect(a.client.account_id).toBe(me.accountId);
     // The registration body cannot name an account: the principal's it is.
-    expect(refusedBody({ ...confidential, account_id: newId('acct') }).details).toEqual([{ field: 'account_id', message: 'is not a recognised field' }]);
+    expect(refusedBody({ ...confidential, account_id: newId('account') }).details).toEqual([{ field: 'account_id', message: 'is not a recognised field' }]);
 
     const listed = await clients.list(me, { page: 1, per_page: 1 });
     expect(listed.total).toBe(2);
@@ -87,7 +87,7 @@ describe('OAuth clients of an account', () => {
     const made = await clients.registerAsOperator(systemPrincipal(me.accountId), ours);
     expect(made.client).toMatchObject({ account_id: me.accountId, first_party: true, grant_types: ['authorization_code', 'refresh_token'], scope: 'read write admin' });
     expect((await clients.get(me, made.client._id)).first_party).toBe(true);
-    expect((await rejection(clients.registerAsOperator(systemPrincipal(newId('acct')), ours))).details).toEqual([{ field: 'account_id', message: 'no such account' }]);
+    expect((await rejection(clients.registerAsOperator(systemPrincipal(newId('account')), ours))).details).toEqual([{ field: 'account_id', message: 'no such account' }]);
   });
 
   it('rotates a confidential client\'s secret: the old one stops at once, the new one is shown once', async () => {

@@ -7,12 +7,10 @@ import { newId } from '../../src/lib/ids.ts';
 import { systemPrincipal } from '../../src/domain/principal.ts';
 import type { Repositories } from '../../src/repositories/index.ts';
 import { presentConfiguration } from '../../src/presenters/configurations.ts';
-import { ConfigurationService } from '../../src/services/configurations.ts';
-import { ProjectService } from '../../src/services/projects.ts';
 import { createSecretBox, readDataKeysSync, type SecretBox } from '../../src/keys/secretBox.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 import { runNode } from '../support/processes.ts';
-import { NO_QUOTAS, QuotaService } from '../../src/services/quotas.ts';
+import { buildServices } from '../support/services.ts';
 
 const t = useTestDatabase();
 let keysDir: string;
@@ -32,9 +30,9 @@ describe('slipway configs reencrypt', () => {
   it('moves every secret to the data key made by keys rotate-data', async () => {
     const keys = await loadOrCreateKeys(keysDir);
     const before = keys.data.current;
-    const principal = systemPrincipal(newId('acct'));
-    const projects = new ProjectService(repos, new QuotaService(repos.quotaSlots, NO_QUOTAS));
-    const service = (secretBox: SecretBox) => new ConfigurationService({ ...repos, secretBox, projects });
+    const principal = systemPrincipal(newId('account'));
+    const { projects } = buildServices(repos);
+    const service = (secretBox: SecretBox) => buildServices(repos, { secretBox }).configurations;
     const project = (await projects.create(principal, { name: 'reencrypt' }))._id;
     const doc = await service(createSecretBox(keys.data)).create(principal, project, { environment: 'production', key: 'TOKEN', value: 'tok-123', secret: true });
     expect(doc.value_encrypted!.kid).toBe(before);

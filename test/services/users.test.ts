@@ -63,7 +63,7 @@ describe('users: listing and reading', () => {
     expect(first.items.map((u) => u.role)).toEqual(['owner', 'viewer', 'developer']);
     expect((await users.list(ctx, { page: 2, per_page: 3 })).items).toHaveLength(1);
     expect((await users.get(ctx, owner._id)).email).toBe(owner.email);
-    expect((await rejection(users.get({ ...ctx, accountId: newId('acct') }, owner._id))).code).toBe('not_found');
+    expect((await rejection(users.get({ ...ctx, accountId: newId('account') }, owner._id))).code).toBe('not_found');
     expect(presentUser(owner)).not.toHaveProperty('password_hash');
   });
 });
@@ -96,7 +96,7 @@ describe('users: adding', () => {
 
     const dup = await rejection(users.create(ctx, { email: withPassword.user.email, name: 'Again', role: 'viewer' }));
     expect(dup.code).toBe('conflict');
-    const sneaky = await refusedInput(CreateUserBody, { email: 'x@example.com', name: 'X', role: 'viewer', account_id: newId('acct') });
+    const sneaky = await refusedInput(CreateUserBody, { email: 'x@example.com', name: 'X', role: 'viewer', account_id: newId('account') });
     expect(sneaky.code).toBe('validation_failed');
   });
 
@@ -124,7 +124,7 @@ describe('users: adding', () => {
 
   it('an API key manages no users, whatever its scopes (403)', async () => {
     const { owner, ctx } = await account();
-    const asKey: Principal = { kind: 'api_key', id: newId('key'), accountId: ctx.accountId, projectId: newId('proj'), scopes: new Set(['read', 'write', 'admin']), credential: 'api_key' };
+    const asKey: Principal = { kind: 'api_key', id: newId('apiKey'), accountId: ctx.accountId, projectId: newId('project'), scopes: new Set(['read', 'write', 'admin']), credential: 'api_key' };
     const attempts = [
       users.list(asKey, { page: 1, per_page: 10 }),
       users.get(asKey, owner._id),
@@ -154,7 +154,7 @@ describe('users: updating and the last owner', () => {
     ]);
     expect((await refusedInput(UpdateUserBody, { role: 'superuser' })).code).toBe('validation_failed');
     expect((await refusedInput(UpdateUserBody, { email: 'x@example.com' })).code).toBe('validation_failed');
-    expect((await rejection(users.update({ ...ctx, accountId: newId('acct') }, dev._id, { name: 'x' }))).code).toBe('not_found');
+    expect((await rejection(users.update({ ...ctx, accountId: newId('account') }, dev._id, { name: 'x' }))).code).toBe('not_found');
   });
 
   it('refuses to demote or remove the last owner (409), and only owners touch owners (403)', async () => {

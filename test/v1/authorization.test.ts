@@ -53,7 +53,7 @@ async function newApiKeyId(projectId: string): Promise<string> {
 /** A viewer in the owner's account, written directly (no password: it is only changed or removed). */
 async function newMember(): Promise<string> {
   const now = new Date();
-  const id = newId('usr', now.getTime());
+  const id = newId('user', now.getTime());
   await server.repos.users.insert({ _id: id, account_id: owner.accountId, email: `${unique('member')}@example.com`, name: 'Member', role: 'viewer', password_hash: null, created_at: now, updated_at: now, last_login_at: null });
   return id;
 }

@@ -19,7 +19,7 @@ function createKeyFields(form: FormValues) {
 }
 
 /**
- * Settings > API Keys (SPEC §5.1, docs/product.md §2): list a project's keys, Create Key (name, project, scopes,
+ * Settings > API Keys (docs/product.md §2, §5): list a project's keys, Create Key (name, project, scopes,
  * optional expiry), rotate with a grace period, revoke. Managing keys needs admin, as on /v1 (docs/product.md
  * §3; never open to an API key). A new or rotated key is shown once, in the POST response itself
  * (no-store); see DashboardClientService.claimForm for reloads.

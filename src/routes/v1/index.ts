@@ -8,6 +8,7 @@ import { ApiRouter } from '../../http/apiRouter.ts';
 import { createIdempotent } from '../../http/idempotency.ts';
 import { addExamples } from '../../http/docsExamples.ts';
 import { createApiRegistry, generateDocument } from '../../http/openapi.ts';
+import type { Metrics } from '../../http/metrics.ts';
 import { anonymousBucket, createAccountRateLimiter, createApiRateLimiter } from '../../http/rateLimit.ts';
 import type { Repositories } from '../../repositories/index.ts';
 import { registerApiKeyRoutes } from './apiKeys/index.ts';
@@ -32,11 +33,11 @@ export interface V1Api {
  * The /v1 API. Each resource module declares its routes on the ApiRouter (which also documents them);
  * add new resources next to the ones below.
  */
-export function createV1Api({ config, repos, services, authenticators }: { config: Config; repos: Repositories; services: Services; authenticators: Authenticator[] }): V1Api {
+export function createV1Api({ config, repos, services, metrics, authenticators }: { config: Config; repos: Repositories; services: Services; metrics: Metrics; authenticators: Authenticator[] }): V1Api {
   const registry = createApiRegistry(config);
   const api = new ApiRouter(registry, '/v1');
-  const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour);
-  const accountRateLimit = createAccountRateLimiter(repos.rateLimits, config.accountRequestsPerHour);
+  const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour, metrics);
+  const accountRateLimit = createAccountRateLimiter(repos.rateLimits, config.accountRequestsPerHour, metrics);
   const authenticate = createAuthenticate({ authenticators, rateLimit, accountRateLimit });
   const idempotent = createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000 });
   const deps: V1Deps = { config, authenticate, idempotent, services };

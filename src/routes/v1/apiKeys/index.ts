@@ -19,7 +19,7 @@ const tags = ['API keys'];
 export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { apiKeys } = services;
   const notForApiKeys = allowPrincipals('user', 'client');
-  const idempotentKeyIssue = idempotent({ shownOnceResponseFields: ['key'], newResourceId: () => newId('key') });
+  const idempotentKeyIssue = idempotent({ shownOnceResponseFields: ['key'], newResourceId: () => newId('apiKey') });
   // A rotation creates nothing new: a run after a failure rotates again (the secret is shown once).
   const idempotentRotation = idempotent({ shownOnceResponseFields: ['key'] });
 

@@ -80,7 +80,7 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
     requireScope('write'),
     validate({ params: ProjectParams, body: CreateConfigurationBody }),
     // The value may be a secret: it is left out of the stored fingerprint.
-    idempotent({ secretRequestFields: ['value'], newResourceId: () => newId('cfg') }),
+    idempotent({ secretRequestFields: ['value'], newResourceId: () => newId('configuration') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateConfigurationBody }>) => {
       const doc = await configurations.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;

@@ -47,7 +47,7 @@ export function registerDeploymentRoutes(api: ApiRouter, { authenticate, idempot
     authenticate,
     requireScope('write'),
     validate({ params: ProjectParams, body: CreateDeploymentBody }),
-    idempotent({ newResourceId: () => newId('dep') }),
+    idempotent({ newResourceId: () => newId('deployment') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateDeploymentBody }>) => {
       const deployment = await deployments.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;

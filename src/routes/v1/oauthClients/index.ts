@@ -4,7 +4,7 @@ import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { presentClient } from '../../../presenters/oauthClients.ts';
-import { newClientId } from '../../../services/oauthClients.ts';
+import { newId } from '../../../lib/ids.ts';
 import type { V1Deps } from '../deps.ts';
 import { ClientParams, ListClientsQuery, OAuthClient, OAuthClientList, RegisterClientBody, RegisteredClient } from '../../../schemas/oauthClients.ts';
 
@@ -17,7 +17,7 @@ const tags = ['OAuth clients'];
 export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { oauthClients } = services;
   const notForApiKeys = allowPrincipals('user', 'client');
-  const idempotentRegistration = idempotent({ shownOnceResponseFields: ['client_secret'], newResourceId: newClientId });
+  const idempotentRegistration = idempotent({ shownOnceResponseFields: ['client_secret'], newResourceId: () => newId('oauthClient') });
   // A rotation creates nothing new: a run after a failure rotates again (the secret is shown once).
   const idempotentRotation = idempotent({ shownOnceResponseFields: ['client_secret'] });
 

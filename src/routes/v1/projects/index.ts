@@ -40,7 +40,7 @@ export function registerProjectRoutes(api: ApiRouter, { authenticate, idempotent
     allowPrincipals('user', 'client'),
     requireScope('write'),
     validate({ body: CreateProjectBody }),
-    idempotent({ newResourceId: () => newId('proj') }),
+    idempotent({ newResourceId: () => newId('project') }),
     async (ctx: ApiContext<{ body: CreateProjectBody }>) => {
       const project = await projects.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;

@@ -105,7 +105,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     notForApiKeys,
     requireScope('admin'),
     validate({ body: CreateUserBody }),
-    idempotent({ secretRequestFields: ['password'], shownOnceResponseFields: ['setup_url'], newResourceId: () => newId('usr') }),
+    idempotent({ secretRequestFields: ['password'], shownOnceResponseFields: ['setup_url'], newResourceId: () => newId('user') }),
     async (ctx: ApiContext<{ body: CreateUserBody }>) => {
       const { user, setup } = await users.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
       ctx.status = 201;

@@ -32,7 +32,7 @@ const DELIVERY_DOC = [
 export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { webhooks } = services;
   const notForApiKeys = allowPrincipals('user', 'client');
-  const idempotentCreation = idempotent({ shownOnceResponseFields: ['secret'], newResourceId: () => newId('whk') });
+  const idempotentCreation = idempotent({ shownOnceResponseFields: ['secret'], newResourceId: () => newId('webhook') });
   const idempotentRotation = idempotent({ shownOnceResponseFields: ['secret'] });
 
   api.registry.registerWebhook({
