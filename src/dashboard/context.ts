@@ -11,7 +11,7 @@ import type { UserDoc } from '../services/users.ts';
 import { sessionCookieOptions } from './auth.ts';
 import { formBody, type FormValues } from './forms.ts';
 import { html } from '../lib/html.ts';
-import { renderPage, type Flash, type PageOptions, type Viewer } from './layout.ts';
+import { navItemOf, renderPage, type Flash, type PageOptions, type Viewer } from './layout.ts';
 
 /** What the dashboard's pages use: the same services as /v1, and the session service. */
 export interface DashboardDeps {
@@ -110,12 +110,13 @@ function takeFlash(ctx: Context, config: Config): Flash | undefined {
   return undefined;
 }
 
-/** Renders a dashboard page for the signed-in user (and shows a pending flash message). */
+/** Renders a dashboard page for the signed-in user (and shows a pending flash message); the navigation entry follows the path. */
 export function sendPage(ctx: Context, config: Config, options: Omit<PageOptions, 'viewer' | 'flash'> & { status?: number }): void {
   const state = ctx.state.dashboard as DashboardState | undefined;
   ctx.status = options.status ?? 200;
   ctx.type = 'html';
-  ctx.body = renderPage({ ...options, ...(state ? { viewer: state.viewer } : {}), flash: ctx.status < 400 ? takeFlash(ctx, config) : undefined });
+  const active = options.active ?? navItemOf(ctx.path);
+  ctx.body = renderPage({ ...options, ...(active ? { active } : {}), ...(state ? { viewer: state.viewer } : {}), flash: ctx.status < 400 ? takeFlash(ctx, config) : undefined });
 }
 
 /** 303 See Other after a write, with an optional message for the page it leads to. */

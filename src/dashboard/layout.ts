@@ -36,6 +36,9 @@ const NAV: { key: NavItem; href: string; label: string; group?: 'Settings' }[] =
   { key: 'account', href: '/dashboard/account', label: 'Account' },
 ];
 
+/** The navigation entry a dashboard path belongs to (its own page or one below it). */
+export const navItemOf = (path: string): NavItem | undefined => NAV.find((item) => path === item.href || path.startsWith(`${item.href}/`))?.key;
+
 const link = (item: (typeof NAV)[number], active: NavItem | undefined) =>
   html`<a href="${item.href}"${item.key === active ? html` aria-current="page"` : ''}>${item.label}</a>`;
 

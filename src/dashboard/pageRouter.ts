@@ -8,7 +8,7 @@ import { parseInput } from '../schemas/parse.ts';
 import type { DashboardClientService } from '../services/dashboardClient.ts';
 import { dash, seeOther, sendPage, type DashboardState } from './context.ts';
 import { refusal, type FormState, type FormValues } from './forms.ts';
-import { confirmBody, type ConfirmOptions, type Flash, type NavItem } from './layout.ts';
+import { confirmBody, type ConfirmOptions, type Flash } from './layout.ts';
 
 /** A page's handler: runs once the route's scope is checked, with the signed-in user's state. */
 export type PageHandler = (ctx: Context, state: DashboardState) => Promise<void> | void;
@@ -61,10 +61,9 @@ export interface FormAction<S extends z.ZodType, R> {
   refused?: Rerender | Back;
 }
 
-/** A confirmation step before a destructive form (its page title, navigation entry and question). */
+/** A confirmation step before a destructive form (its page title and question). */
 export interface Confirmation extends Omit<ConfirmOptions, 'csrf'> {
   page: string;
-  active: NavItem;
 }
 
 export const success = (to: string, text: string): Redirect => ({ to, flash: { kind: 'success', text } });
@@ -93,8 +92,8 @@ export class PageRouter {
   /** The page that asks before a destructive action (its form posts to a `form` action). */
   confirm(path: string, scope: Scope, describe: (ctx: Context, state: DashboardState) => Promise<Confirmation>): this {
     return this.get(path, scope, async (ctx, state) => {
-      const { page, active, ...question } = await describe(ctx, state);
-      sendPage(ctx, this.#config, { title: page, active, body: confirmBody({ ...question, csrf: state.viewer.csrf }) });
+      const { page, ...question } = await describe(ctx, state);
+      sendPage(ctx, this.#config, { title: page, body: confirmBody({ ...question, csrf: state.viewer.csrf }) });
     });
   }
 

@@ -98,6 +98,26 @@ describe('each route declares the scope it needs', () => {
   });
 });
 
+describe('the navigation', () => {
+  it('marks the entry the page belongs to, from its path (pages below it too, and confirmation steps)', async () => {
+    const project = await newProject();
+    const cases: [string, string][] = [
+      ['/dashboard/projects', '/dashboard/projects'],
+      [`/dashboard/projects/${project}/configuration`, '/dashboard/projects'],
+      [`/dashboard/projects/${project}/delete`, '/dashboard/projects'],
+      ['/dashboard/events', '/dashboard/events'],
+      ['/dashboard/settings/oauth-apps', '/dashboard/settings/oauth-apps'],
+      ['/dashboard/settings/users', '/dashboard/settings/users'],
+      ['/dashboard/account', '/dashboard/account'],
+    ];
+    for (const [pathname, entry] of cases) {
+      const page = await get('owner', pathname);
+      expect(page.status, pathname).toBe(200);
+      expect(page.text, pathname).toContain(`href="${entry}" aria-current="page"`);
+    }
+  });
+});
+
 describe('a refused form', () => {
   it('is shown again with the message at its field and the values sent (never a password or a secret value)', async () => {
     const empty = await post('owner', '/dashboard/projects', { name: '', deploy_target: '' });

@@ -23,7 +23,7 @@ export function registerAccountPage(pages: PageRouter, deps: DashboardDeps): voi
   async function show(ctx: Context, form?: FormState, status = 200) {
     const { principal, viewer, user } = dash(ctx);
     const usage = await quotas.usage(principal);
-    sendPage(ctx, config, { title: 'Account', active: 'account', status, body: accountView({ csrf: viewer.csrf, user, usage, requestsPerHour: config.accountRequestsPerHour, form }) });
+    sendPage(ctx, config, { title: 'Account', status, body: accountView({ csrf: viewer.csrf, user, usage, requestsPerHour: config.accountRequestsPerHour, form }) });
   }
 
   // Every role may read: any signed-in user sees their own account.

@@ -35,11 +35,11 @@ export function registerApiKeyPages(pages: PageRouter, deps: DashboardDeps): voi
     const selected = all.find((p) => p._id === wanted) ?? (wanted ? await projects.get(principal, wanted) : all[0]);
     const page = intParam(ctx.query.page, 1);
     const keys = selected ? await apiKeys.list(principal, selected._id, {}, { page, per_page: 20 }) : { items: [], total: 0 };
-    sendPage(ctx, config, { title: 'API Keys', active: 'api-keys', status, body: apiKeysView({ csrf: viewer.csrf, projects: all, selected, keys: { ...keys, page }, form }) });
+    sendPage(ctx, config, { title: 'API Keys', status, body: apiKeysView({ csrf: viewer.csrf, projects: all, selected, keys: { ...keys, page }, form }) });
   }
 
   const showIssued = (ctx: Context, o: Omit<Parameters<typeof issuedKeyView>[0], 'publicUrl'>) =>
-    sendPage(ctx, config, { title: o.title, active: 'api-keys', body: issuedKeyView({ ...o, publicUrl: config.publicUrl }) });
+    sendPage(ctx, config, { title: o.title, body: issuedKeyView({ ...o, publicUrl: config.publicUrl }) });
 
   pages.get('/settings/api-keys', 'admin', (ctx) => showList(ctx));
 
@@ -92,7 +92,6 @@ export function registerApiKeyPages(pages: PageRouter, deps: DashboardDeps): voi
     const project = await projects.get(principal, key.project_id);
     return {
       page: `Revoke ${key.name}`,
-      active: 'api-keys',
       crumb: 'Settings › API Keys',
       title: `Revoke “${key.name}”?`,
       message: html`<p>Requests with this key (<code>${key.prefix}…${key.last_four}</code>, project ${project.name}) will be refused at once. It cannot be undone.</p>`,

@@ -24,7 +24,6 @@ export function registerDeploymentPage(pages: PageRouter, deps: DashboardDeps): 
     const history = found.items.filter((e) => e.type.startsWith('deployment.')).reverse();
     sendPage(ctx, config, {
       title: `Deployment ${deployment.environment} · ${project.name}`,
-      active: 'projects',
       body: deploymentView({ project, deployment, history, csrf: viewer.csrf, canWrite: hasScope(principal, 'write'), isAdmin: hasScope(principal, 'admin') }),
     });
   });

@@ -26,7 +26,6 @@ export function registerEventsPage(pages: PageRouter, deps: DashboardDeps): void
     const choices = (await projects.list(principal, { page: 1, per_page: 100 })).items;
     sendPage(ctx, config, {
       title: 'Events',
-      active: 'events',
       status: query ? 200 : 422,
       body: eventsView({ filter: { values, errors }, projects: choices, ...result, page: query?.page, perPage: PER_PAGE }),
     });

@@ -38,7 +38,7 @@ export function registerOAuthAppPages(pages: PageRouter, deps: DashboardDeps): v
     const { principal, viewer } = dash(ctx);
     const page = intParam(ctx.query.page, 1);
     const found = await oauthClients.list(principal, { page, per_page: 20 });
-    sendPage(ctx, config, { title: 'OAuth Apps', active: 'oauth-apps', status, body: oauthAppsView({ csrf: viewer.csrf, issuer: config.issuer, apps: { ...found, page }, form }) });
+    sendPage(ctx, config, { title: 'OAuth Apps', status, body: oauthAppsView({ csrf: viewer.csrf, issuer: config.issuer, apps: { ...found, page }, form }) });
   }
 
   pages.get('/settings/oauth-apps', 'admin', (ctx) => showList(ctx));
@@ -51,7 +51,7 @@ export function registerOAuthAppPages(pages: PageRouter, deps: DashboardDeps): v
     run: (_ctx, input, { principal }) => oauthClients.register(principal, input),
     answer: ({ client, clientSecret }, ctx) => {
       const lead = html`<p><strong>${client.client_name}</strong> is registered.</p>`;
-      sendPage(ctx, config, { title: 'App registered', active: 'oauth-apps', body: issuedAppView('App registered', client, clientSecret, lead) });
+      sendPage(ctx, config, { title: 'App registered', body: issuedAppView('App registered', client, clientSecret, lead) });
     },
     refused: { fields: ['client_name', 'redirect_uris', 'token_endpoint_auth_method', 'grant_types', 'scope'], rerender: showList },
   });
@@ -62,7 +62,7 @@ export function registerOAuthAppPages(pages: PageRouter, deps: DashboardDeps): v
     run: (ctx, _input, { principal }) => oauthClients.rotateSecret(principal, ctx.params.id!),
     answer: ({ client, clientSecret }, ctx) => {
       const lead = html`<p><strong>${client.client_name}</strong> has a new secret; the old one no longer works.</p>`;
-      sendPage(ctx, config, { title: 'Client secret rotated', active: 'oauth-apps', body: issuedAppView('Client secret rotated', client, clientSecret, lead) });
+      sendPage(ctx, config, { title: 'Client secret rotated', body: issuedAppView('Client secret rotated', client, clientSecret, lead) });
     },
     refused: { back, message: 'The secret could not be rotated.' },
   });
@@ -71,7 +71,6 @@ export function registerOAuthAppPages(pages: PageRouter, deps: DashboardDeps): v
     const client = await oauthClients.get(principal, ctx.params.id!);
     return {
       page: `Delete ${client.client_name}`,
-      active: 'oauth-apps',
       crumb: 'Settings › OAuth Apps',
       title: `Delete “${client.client_name}”?`,
       message: html`<p>Everyone signed in through this app loses that access: its tokens are revoked. It cannot be undone.</p>`,

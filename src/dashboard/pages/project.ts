@@ -39,7 +39,7 @@ function projectPage(deps: DashboardDeps) {
     const project = await load(ctx);
     const v: ProjectViewer = { project, csrf: viewer.csrf, canWrite: hasScope(principal, 'write'), isAdmin: hasScope(principal, 'admin') };
     const content = await body(v, principal);
-    sendPage(ctx, config, { title: `${TAB_TITLES[tab]} · ${project.name}`, active: 'projects', status, body: html`${projectHead(v, tab)}${content}` });
+    sendPage(ctx, config, { title: `${TAB_TITLES[tab]} · ${project.name}`, status, body: html`${projectHead(v, tab)}${content}` });
   }
 
   /** Deployment filters, checked with GET /v1/projects/:id/deployments's own query schema. */
@@ -163,7 +163,6 @@ function registerConfigurationForms(pages: PageRouter, deps: DashboardDeps, { lo
     const project = await load(ctx);
     return {
       page: `Delete ${doc.key}`,
-      active: 'projects',
       crumb: project.name,
       title: `Delete ${doc.key}?`,
       message: html`<p>This removes <code>${doc.key}</code> from the <strong>${doc.environment}</strong> environment of ${project.name}.</p>`,

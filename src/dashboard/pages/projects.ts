@@ -22,7 +22,7 @@ export function registerProjectPages(pages: PageRouter, deps: DashboardDeps): vo
     const perPage = intParam(ctx.query.per_page, 20, 100);
     const { items, total } = await projects.list(state.principal, { page, per_page: perPage });
     const canWrite = hasScope(state.principal, 'write');
-    sendPage(ctx, config, { title: 'Projects', active: 'projects', status, body: projectListView({ csrf: state.viewer.csrf, canWrite, items, page, perPage, total, form }) });
+    sendPage(ctx, config, { title: 'Projects', status, body: projectListView({ csrf: state.viewer.csrf, canWrite, items, page, perPage, total, form }) });
   }
 
   pages.get('/projects', 'read', (ctx) => showList(ctx));
@@ -49,7 +49,6 @@ export function registerProjectPages(pages: PageRouter, deps: DashboardDeps): vo
     const project = await projects.get(principal, ctx.params.id!);
     return {
       page: `Delete ${project.name}`,
-      active: 'projects',
       crumb: 'Projects',
       title: `Delete project “${project.name}”?`,
       message: html`<p>This deletes the project with all its deployments and configuration variables, and revokes its API keys. It cannot be undone.</p>`,

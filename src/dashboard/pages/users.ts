@@ -34,7 +34,7 @@ export function registerUserPages(pages: PageRouter, deps: DashboardDeps): void 
     const { principal, viewer, user } = dash(ctx);
     const page = intParam(ctx.query.page, 1);
     const { items, total } = await users.list(principal, { page, per_page: 20 });
-    sendPage(ctx, config, { title: 'Users', active: 'users', status, body: usersView({ csrf: viewer.csrf, me: user._id, isAdmin: hasScope(principal, 'admin'), items, page, total, form }) });
+    sendPage(ctx, config, { title: 'Users', status, body: usersView({ csrf: viewer.csrf, me: user._id, isAdmin: hasScope(principal, 'admin'), items, page, total, form }) });
   }
 
   pages.get('/settings/users', 'read', (ctx) => showList(ctx));
@@ -49,7 +49,7 @@ export function registerUserPages(pages: PageRouter, deps: DashboardDeps): void 
     answer: ({ user, setup }, ctx) => {
       if (!setup) return success(USERS_PATH, `${user.email} added as ${user.role}.`);
       ctx.state.log?.info({ user_id: user._id }, 'user added in the dashboard with a setup link');
-      sendPage(ctx, config, { title: 'User added', active: 'users', body: setupLinkView(user, setupLinkUrl(config.publicUrl, setup.token), setup.expiresAt) });
+      sendPage(ctx, config, { title: 'User added', body: setupLinkView(user, setupLinkUrl(config.publicUrl, setup.token), setup.expiresAt) });
     },
     refused: { fields: ['email', 'name', 'role', 'password'], conflictField: 'email', keep: (form) => ({ ...form, password: '' }), rerender: showList },
   });
@@ -69,7 +69,6 @@ export function registerUserPages(pages: PageRouter, deps: DashboardDeps): void 
     const user = await users.get(principal, ctx.params.id!);
     return {
       page: `Remove ${user.email}`,
-      active: 'users',
       crumb: 'Settings › Users',
       title: `Remove ${user.email}?`,
       message: html`<p>${user.name} loses access at once: their dashboard sessions end and the tokens of apps acting for them stop working.</p>`,

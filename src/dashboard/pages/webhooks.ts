@@ -21,7 +21,7 @@ export function registerWebhookPages(pages: PageRouter, deps: DashboardDeps): vo
     const { principal, viewer } = dash(ctx);
     const page = intParam(ctx.query.page, 1);
     const found = await webhooks.list(principal, { page, per_page: 20 });
-    sendPage(ctx, config, { title: 'Webhooks', active: 'webhooks', status, body: webhooksView({ csrf: viewer.csrf, endpoints: { ...found, page }, form }) });
+    sendPage(ctx, config, { title: 'Webhooks', status, body: webhooksView({ csrf: viewer.csrf, endpoints: { ...found, page }, form }) });
   }
 
   pages.get('/settings/webhooks', 'admin', (ctx) => showList(ctx));
@@ -30,7 +30,7 @@ export function registerWebhookPages(pages: PageRouter, deps: DashboardDeps): vo
     const webhook = await webhooks.get(principal, ctx.params.id!);
     const page = intParam(ctx.query.page, 1);
     const deliveries = await webhooks.listDeliveries(principal, webhook._id, { page, per_page: 20 });
-    sendPage(ctx, config, { title: `Webhook ${webhook.url}`, active: 'webhooks', body: endpointView(viewer.csrf, webhook, { ...deliveries, page }) });
+    sendPage(ctx, config, { title: `Webhook ${webhook.url}`, body: endpointView(viewer.csrf, webhook, { ...deliveries, page }) });
   });
 
   pages.form('/settings/webhooks', {
@@ -49,7 +49,7 @@ export function registerWebhookPages(pages: PageRouter, deps: DashboardDeps): vo
     },
     answer: ({ webhook, secret }, ctx) => {
       const lead = html`<p>Deliveries to <strong>${webhook.url}</strong> start with the next matching event.</p>`;
-      sendPage(ctx, config, { title: 'Endpoint added', active: 'webhooks', body: webhookSecretView('Endpoint added', webhook, secret, lead) });
+      sendPage(ctx, config, { title: 'Endpoint added', body: webhookSecretView('Endpoint added', webhook, secret, lead) });
     },
     refused: { fields: ['url', 'events', 'description'], rerender: showList },
   });
@@ -88,7 +88,7 @@ function registerEndpointActions(pages: PageRouter, deps: DashboardDeps): void {
     run: (ctx, _input, { principal }) => webhooks.rotateSecret(principal, ctx.params.id!),
     answer: ({ webhook, secret }, ctx) => {
       const lead = html`<p>The previous secret keeps signing beside this one for 24 hours, so your receiver can switch over.</p>`;
-      sendPage(ctx, config, { title: 'Signing secret rotated', active: 'webhooks', body: webhookSecretView('Signing secret rotated', webhook, secret, lead) });
+      sendPage(ctx, config, { title: 'Signing secret rotated', body: webhookSecretView('Signing secret rotated', webhook, secret, lead) });
     },
   });
 
@@ -103,7 +103,6 @@ function registerEndpointActions(pages: PageRouter, deps: DashboardDeps): void {
     const webhook = await webhooks.get(principal, ctx.params.id!);
     return {
       page: 'Delete endpoint',
-      active: 'webhooks',
       crumb: 'Settings › Webhooks',
       title: `Delete the endpoint ${webhook.url}?`,
       message: html`<p>It stops receiving events at once, and its delivery log is removed. It cannot be undone.</p>`,
