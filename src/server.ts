@@ -8,7 +8,7 @@ import { createMetrics, metrics as operatorMetrics } from './http/metrics.ts';
 import { metricsExposure, startMetricsListener, watchDatabaseCommands } from './http/metricsEndpoint.ts';
 import type { Logger } from './logger.ts';
 import { ensureDashboardClient } from './dashboard/auth.ts';
-import { createProvider } from './oauth/provider.ts';
+import { createProvider } from './oauth/provider/index.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openContainer, type Container } from './container.ts';
 import { WebhookDispatcher } from './services/webhookDispatcher.ts';

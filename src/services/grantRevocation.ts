@@ -1,4 +1,4 @@
-import type { OidcArtifactRepository } from '../repositories/oidcArtifacts.ts';
+import type { OidcArtifactRepository } from '../repositories/oidc/index.ts';
 import type { RevokedGrantRepository } from '../repositories/revokedGrants.ts';
 
 export interface GrantRevocationDeps {
