@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(system.routes());
   app.use(createAssetsRouter().routes());
 
-  const interactions = createInteractionRouter({ config, provider, repos, logger });
+  const interactions = createInteractionRouter({ provider, login: services.login, logger });
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
 

@@ -7,6 +7,7 @@ import { ApiKeyService } from './apiKeys.ts';
 import { ConfigurationService } from './configurations.ts';
 import { DeploymentService } from './deployments.ts';
 import { EventService } from './events.ts';
+import { LoginService } from './login.ts';
 import { OAuthClientService } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
 import { QuotaService } from './quotas.ts';
@@ -28,6 +29,7 @@ export interface Services {
   webhooks: WebhookService;
   events: EventService;
   quotas: QuotaService;
+  login: LoginService;
 }
 
 export interface ServiceDeps {
@@ -70,5 +72,6 @@ export function createServices({ repos, secretBox, changes, config }: ServiceDep
     webhooks: new WebhookService({ repos, secretBox, config, quotas }),
     events: new EventService(repos),
     quotas,
+    login: new LoginService({ repos, config }),
   };
 }
