@@ -21,7 +21,7 @@ import { revokedClientKey, revokedTokenKey, revokedUserKey, type RevokedGrantRep
  * Userinfo (OpenID Connect): oidc-provider serves it only to access tokens without an audience, and with
  * resource indicators every access token of ours has one (`/v1`). Rather than a second token for a
  * second audience, userinfo accepts the /v1 access token when it carries `openid` (the OpenID scopes
- * are granted to /v1 as well, src/oauth/provider.ts); its own checks stay (a DPoP-bound token needs its
+ * are granted to /v1 as well, src/oauth/provider/resources.ts); its own checks stay (a DPoP-bound token needs its
  * proof there too, `cnf.jkt` is passed on below).
  */
 
