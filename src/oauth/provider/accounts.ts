@@ -1,7 +1,7 @@
 import type { Configuration } from 'oidc-provider';
-import type { Repositories } from '../../repositories/index.ts';
+import type { ProviderStorage } from './storage.ts';
 
-type Lookups = Pick<Repositories, 'users' | 'oauthClients'>;
+type Lookups = Pick<ProviderStorage, 'users' | 'oauthClients'>;
 
 /**
  * The signed-in user as the provider sees them: from memory when read in the last

@@ -4,7 +4,7 @@ import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config/index.ts';
 import { metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
-import type { Repositories } from '../../repositories/index.ts';
+import type { ProviderStorage } from './storage.ts';
 import { TokenBudgets } from '../tokenBudgets.ts';
 import { currentRequest } from './currentRequest.ts';
 
@@ -40,7 +40,7 @@ async function count(budgets: TokenBudgets, ctx: Context, logger: Logger): Promi
  * success. The client-related budgets are checked once the client is named (after the provider parsed
  * the body), so the refusal is the provider's own OAuth error (429 with Retry-After).
  */
-export function enforceTokenBudgets(provider: Provider, repos: Pick<Repositories, 'rateLimits'>, config: Config, logger: Logger): void {
+export function enforceTokenBudgets(provider: Provider, repos: Pick<ProviderStorage, 'rateLimits'>, config: Config, logger: Logger): void {
   const budgets = new TokenBudgets(repos.rateLimits, config);
   provider.use(async (ctx, next) => {
     const isToken = ctx.method === 'POST' && ctx.path === '/token';

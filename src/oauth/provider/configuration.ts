@@ -4,7 +4,7 @@ import { SCOPE_ORDER } from '../../domain/principal.ts';
 import { DPOP_ALGORITHMS } from '../../errors.ts';
 import { dpopNonceSecret, type KeyMaterial } from '../../keys/keystore.ts';
 import type { Logger } from '../../logger.ts';
-import type { Repositories } from '../../repositories/index.ts';
+import type { ProviderStorage } from './storage.ts';
 import { extraTokenClaims, findAccount } from './accounts.ts';
 import { CLIENT_AUTH_METHODS } from './clientAuth.ts';
 import { clientBasedCORS, extraClientMetadata } from './clients.ts';
@@ -17,7 +17,7 @@ import { introspection, revocation } from './tokenPolicies.ts';
 export interface ConfigurationDeps {
   config: Config;
   keys: KeyMaterial;
-  repos: Pick<Repositories, 'users' | 'oauthClients' | 'consents'>;
+  repos: Pick<ProviderStorage, 'users' | 'oauthClients' | 'consents'>;
   logger: Logger;
   /** The storage adapter (./storage.ts). */
   adapter: Configuration['adapter'];

@@ -1,12 +1,12 @@
 import type { Configuration } from 'oidc-provider';
-import type { Repositories } from '../../repositories/index.ts';
+import type { ProviderStorage } from './storage.ts';
 
 /**
  * The grant an authorization continues: the one just consented to, this session's, or a copy of the
  * consent given in another browser session. Each session gets a grant of its own with the same scopes:
  * revoking one device's tokens (or reuse detected there) must not end the others.
  */
-export function loadExistingGrant(repos: Pick<Repositories, 'consents'>): Configuration['loadExistingGrant'] {
+export function loadExistingGrant(repos: Pick<ProviderStorage, 'consents'>): Configuration['loadExistingGrant'] {
   return async (ctx) => {
     const { Grant } = ctx.oidc.provider;
     const clientId = ctx.oidc.client!.clientId;

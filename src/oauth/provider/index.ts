@@ -4,7 +4,6 @@ import type { Config } from '../../config/index.ts';
 import { behindProxy, proxyModel } from '../../http/clientAddress.ts';
 import type { KeyMaterial } from '../../keys/keystore.ts';
 import type { Logger } from '../../logger.ts';
-import type { Repositories } from '../../repositories/index.ts';
 import { installSingleUseRefusals } from '../singleUse.ts';
 import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from '../structuredTokens.ts';
 import { enforceTokenBudgets } from './budgets.ts';
@@ -15,7 +14,7 @@ import { truthfulDiscovery } from './discovery.ts';
 import { logProviderEvents } from './events.ts';
 import { hashAccessTokensIntoIdTokens, includeSessionIds } from './idTokens.ts';
 import { claimProofsOnce } from './replay.ts';
-import { createAdapter } from './storage.ts';
+import { createAdapter, type ProviderStorage } from './storage.ts';
 
 export { ACCESS_TOKEN_TTL_SECONDS } from './lifetimes.ts';
 export { OIDC_SCOPES } from './scopes.ts';
@@ -23,7 +22,7 @@ export { OIDC_SCOPES } from './scopes.ts';
 export interface ProviderDeps {
   config: Config;
   keys: KeyMaterial;
-  repos: Repositories;
+  repos: ProviderStorage;
   db: Db;
   logger: Logger;
 }

@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider';
-import type { Repositories } from '../../repositories/index.ts';
+import type { ProviderStorage } from './storage.ts';
 
 /**
  * DPoP proofs at the token endpoint (and userinfo) are single use across instances: oidc-provider's own
@@ -7,7 +7,7 @@ import type { Repositories } from '../../repositories/index.ts';
  * replay cache (`dpop_proofs`), keyed apart from it by a prefix; swept with it. ReplayDetection serves
  * nothing else here (no JWT client authentication, no attestation).
  */
-export function claimProofsOnce(provider: Provider, repos: Pick<Repositories, 'dpopProofs'>): void {
+export function claimProofsOnce(provider: Provider, repos: Pick<ProviderStorage, 'dpopProofs'>): void {
   (provider.ReplayDetection as unknown as { unique(iss: string, jti: string, exp: number): Promise<boolean> }).unique = async (iss, jti, exp) =>
     await repos.dpopProofs.claim(`oauth:${iss}`, jti, new Date(exp * 1000));
 }

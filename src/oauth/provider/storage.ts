@@ -7,10 +7,18 @@ import { revokedTokenKey } from '../../repositories/revokedGrants.ts';
 import { AUTHORIZATION_CODE_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from './lifetimes.ts';
 
 /**
- * The provider's storage (src/repositories/oidc/): a revoked grant or access token is listed where /v1
+ * Everything the provider reads and writes besides its own artifacts, declared here once: the users it
+ * signs in and the clients it serves (from memory, PRINCIPAL_CACHE_SECONDS), remembered consent, the
+ * revocation list /v1 reads, DPoP proof claims and the token endpoint's counters. The other parts of the
+ * provider take what they need of it.
+ */
+export type ProviderStorage = Pick<Repositories, 'users' | 'oauthClients' | 'consents' | 'revokedGrants' | 'dpopProofs' | 'rateLimits'>;
+
+/**
+ * The provider's adapter (src/repositories/oidc/): a revoked grant or access token is listed where /v1
  * looks (revokedGrants), single-use claims live as long as what they claim.
  */
-export function createAdapter(db: Db, repos: Pick<Repositories, 'oauthClients' | 'revokedGrants'>, config: Config, logger: Logger) {
+export function createAdapter(db: Db, repos: Pick<ProviderStorage, 'oauthClients' | 'revokedGrants'>, config: Config, logger: Logger) {
   return createAdapterClass(db, repos.oauthClients, {
     onGrantRevoked: async (grantId) => {
       await repos.revokedGrants.add(grantId);
