@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(system.routes());
   app.use(createAssetsRouter().routes());
 
-  const interactions = createInteractionRouter({ config, provider, repos, logger, metrics });
+  const interactions = createInteractionRouter({ provider, login: services.login, logger, metrics });
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
 

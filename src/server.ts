@@ -7,7 +7,7 @@ import { httpServerOptions, onClientError } from './http/edge.ts';
 import { metricsExposure, startMetricsListener, watchDatabaseCommands } from './http/metricsEndpoint.ts';
 import type { Logger } from './logger.ts';
 import { ensureDashboardClient } from './dashboard/auth.ts';
-import { createProvider } from './oauth/provider.ts';
+import { createProvider } from './oauth/provider/index.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openContainer, type Container } from './container.ts';
 

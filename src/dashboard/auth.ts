@@ -138,7 +138,7 @@ export function createDashboardAuthRouter(deps: { config: Config; provider: Prov
       authorization.codeChallenge !== expected
     )
       return problem(ctx, 400, 'Sign-in failed', 'The sign-in response was not valid. Please sign in again.');
-    // Claimed exactly once (a unique insert, src/repositories/oidcStore.ts), however many requests bring
+    // Claimed exactly once (a unique insert, src/repositories/oidc/adapter.ts), however many requests bring
     // this code and sign-in state at once, on any instance: only the winner gets a session.
     try {
       await authorization.consume();

@@ -11,6 +11,7 @@ import { EventLog } from './eventLog.ts';
 import { EventService } from './events.ts';
 import { GrantRevocation } from './grantRevocation.ts';
 import { LockService } from './locking.ts';
+import { LoginService } from './login.ts';
 import { OAuthClientService } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
 import { QuotaService } from './quotas.ts';
@@ -39,6 +40,8 @@ export interface Services {
   sessions: SessionService;
   /** Makes webhook delivery attempts once started (src/server.ts starts it; the CLI never does). */
   webhookDispatcher: WebhookDispatcher;
+  /** Signing in to the authorization server, and the consent that follows. */
+  login: LoginService;
 }
 
 export interface ServiceDeps {
@@ -90,5 +93,9 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const webhookDispatcher = new WebhookDispatcher({ ...webhookRecords, webhookLeases: repos.webhookLeases, config, logger, secretBox, eventLog, metrics });
   const events = new EventService({ events: repos.events });
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users });
-  return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher };
+  const login = new LoginService({
+    ...{ users: repos.users, rateLimits: repos.rateLimits, oauthClients: repos.oauthClients, accounts: repos.accounts, consents: repos.consents },
+    limits: config,
+  });
+  return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login };
 }
