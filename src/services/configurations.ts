@@ -1,4 +1,5 @@
 import type { Principal } from '../domain/principal.ts';
+import { authorize } from '../domain/policy.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { newId } from '../lib/ids.ts';
@@ -80,6 +81,7 @@ export class ConfigurationService {
    * was made by an earlier run of the request and is the answer, whatever the project's status now.
    */
   async create(principal: Principal, projectId: string, input: CreateConfigurationBody, id?: string): Promise<ConfigurationDoc> {
+    authorize(principal, 'create', 'configuration');
     const madeAlready = id ? async () => (await this.#configurations.findInProject(principal.accountId, projectId, id)) !== null : undefined;
     const project = await this.#projects.getWritable(principal, projectId, madeAlready);
     const { doc } = await createOnce(
@@ -124,12 +126,14 @@ export class ConfigurationService {
 
   /** Ordered by environment, then key. */
   async list(principal: Principal, projectId: string, filter: ConfigurationFilter, page: PageRequest, options: ReadOptions = {}): Promise<PageResult<ReadConfiguration>> {
+    authorize(principal, options.reveal ? 'reveal' : 'list', 'configuration');
     const project = await this.#projects.get(principal, projectId);
     const result = await this.#configurations.page(project.account_id, project._id, filter.environment !== undefined ? { environment: filter.environment } : {}, page);
     return options.reveal ? { items: result.items.map((doc) => this.#revealed(doc)), total: result.total } : result;
   }
 
   async get(principal: Principal, projectId: string, id: string, options: ReadOptions = {}): Promise<ReadConfiguration> {
+    authorize(principal, options.reveal ? 'reveal' : 'read', 'configuration');
     const project = await this.#projects.get(principal, projectId);
     const doc = await this.#find(project, id);
     return options.reveal ? this.#revealed(doc) : doc;
@@ -152,6 +156,7 @@ export class ConfigurationService {
    * that sends it, so it reads like any other invalid field rather than a state conflict.
    */
   async update(principal: Principal, projectId: string, id: string, input: UpdateConfigurationBody): Promise<ConfigurationDoc> {
+    authorize(principal, 'update', 'configuration');
     const project = await this.#projects.getWritable(principal, projectId);
     // 404 before anything else, so no lease is ever taken on an id from another account.
     await this.#find(project, id);
@@ -192,6 +197,7 @@ export class ConfigurationService {
   }
 
   async delete(principal: Principal, projectId: string, id: string): Promise<ConfigurationDoc> {
+    authorize(principal, 'delete', 'configuration');
     const project = await this.#projects.getWritable(principal, projectId);
     const doc = await this.#configurations.delete(project.account_id, project._id, id);
     if (!doc) throw notFound('No such configuration.');

@@ -1,5 +1,6 @@
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { Actor, Principal } from '../domain/principal.ts';
+import { authorize, confinement } from '../domain/policy.ts';
 import type { EventType } from '../domain/eventTypes.ts';
 import { newId } from '../lib/ids.ts';
 import { presentEvent } from '../presenters/events.ts';
@@ -79,7 +80,10 @@ export class EventService {
    * An API key sees its own project's events only.
    */
   async list(principal: Principal, filter: EventFilter, page: PageRequest): Promise<PageResult<EventDoc>> {
-    const scoped = principal.projectId ? { ...filter, project_id: principal.projectId } : filter;
+    // The account's log, or for a principal confined to one project (an API key), that project's events.
+    const { projectId } = confinement(principal);
+    authorize(principal, projectId ? 'list_project' : 'list', 'event');
+    const scoped = projectId ? { ...filter, project_id: projectId } : filter;
     const result = await this.#events.page(principal.accountId, scoped, page);
     return filter.project_id !== undefined && filter.project_id !== scoped.project_id ? { items: [], total: 0 } : result;
   }

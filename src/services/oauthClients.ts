@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { Principal } from '../domain/principal.ts';
-import { conflict, forbidden, notFound, validationFailed } from '../errors.ts';
+import { authorize } from '../domain/policy.ts';
+import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { Changes } from '../lib/changes.ts';
 import { sha256Hex } from '../lib/hash.ts';
 import type { AccountRepository } from '../repositories/accounts.ts';
@@ -62,6 +63,7 @@ export class OAuthClientService {
    * new one).
    */
   async register(principal: Principal, input: RegisterClientBody, id?: string): Promise<IssuedClient> {
+    authorize(principal, 'create', 'oauth_client');
     // The schema refuses the product's name; first-party apps' names are looked up here.
     const folded = foldLookalike(input.client_name);
     if ((await this.#repos.oauthClients.firstPartyNames()).some((name) => foldLookalike(name) === folded))
@@ -95,7 +97,7 @@ export class OAuthClientService {
    * exist (422 on `account_id`).
    */
   async registerAsOperator(principal: Principal, input: OperatorClientInput): Promise<IssuedClient> {
-    if (principal.kind !== 'system') throw forbidden('Only the operator can register a first-party client (slipway clients create --first-party).');
+    authorize(principal, 'create_as_operator', 'oauth_client');
     if (!(await this.#repos.accounts.findById(principal.accountId))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
     const clientId = newClientId();
     return await this.#quotas.withSlot(principal, 'oauth_clients', clientId, () => this.#insert(principal.accountId, input, input.first_party ?? false, clientId));
@@ -126,11 +128,13 @@ export class OAuthClientService {
   }
 
   async list(principal: Principal, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
+    authorize(principal, 'list', 'oauth_client');
     return await this.#repos.oauthClients.page(principal.accountId, page);
   }
 
   /** The client, or 404 whether it does not exist or belongs to another account. */
   async get(principal: Principal, clientId: string): Promise<OAuthClientDoc> {
+    authorize(principal, 'read', 'oauth_client');
     const client = await this.#repos.oauthClients.findInAccount(principal.accountId, clientId);
     if (!client) throw notFound('No such OAuth client.');
     return client;
@@ -142,6 +146,7 @@ export class OAuthClientService {
    * `conflict`.
    */
   async rotateSecret(principal: Principal, clientId: string): Promise<{ client: OAuthClientDoc; clientSecret: string }> {
+    authorize(principal, 'rotate_secret', 'oauth_client');
     const clientSecret = newClientSecret();
     const now = new Date();
     const client = await this.#repos.oauthClients.replaceSecretHash(principal.accountId, clientId, hashClientSecret(clientSecret), now);
@@ -166,6 +171,7 @@ export class OAuthClientService {
    * that no longer exists.
    */
   async delete(principal: Principal, clientId: string): Promise<{ client: OAuthClientDoc; revokedGrants: number }> {
+    authorize(principal, 'delete', 'oauth_client');
     const repos = this.#repos;
     const client = await repos.oauthClients.delete(principal.accountId, clientId);
     if (!client) throw notFound('No such OAuth client.');

@@ -1,5 +1,6 @@
 import type { Principal } from '../domain/principal.ts';
-import { conflict, forbidden, invalidTransition, notFound, projectNotActive } from '../errors.ts';
+import { conflict, invalidTransition, notFound, projectNotActive } from '../errors.ts';
+import { authorize, confinement } from '../domain/policy.ts';
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
 import type { DeploymentRepository } from '../repositories/deployments.ts';
@@ -8,7 +9,6 @@ import {
   foldName,
   type ProjectDoc,
   type ProjectRepository,
-  type ProjectScope,
 } from '../repositories/projects.ts';
 import { acceptsChanges, canMoveProject } from '../domain/projects.ts';
 import { createOnce } from './createOnce.ts';
@@ -18,10 +18,6 @@ import type { CreateProjectBody, UpdateProjectBody } from '../schemas/projects.t
 
 /** What else goes when a project is deleted (deployments, configurations, API keys...). */
 export type ProjectDeletionHook = (project: ProjectDoc, principal: Principal) => Promise<void>;
-
-/** The projects a principal may see: its account; an API key only its own project. */
-export const scopeOf = (principal: Principal): ProjectScope =>
-  principal.projectId ? { accountId: principal.accountId, projectId: principal.projectId } : { accountId: principal.accountId };
 
 const MAX_ATTEMPTS = 3;
 
@@ -51,13 +47,15 @@ export class ProjectService {
   }
 
   async list(principal: Principal, page: PageRequest) {
-    return await this.#projects.page(scopeOf(principal), page);
+    authorize(principal, 'list', 'project');
+    return await this.#projects.page(confinement(principal), page);
   }
 
   /** The project, or 404 whether it does not exist or belongs to someone else. */
   async get(principal: Principal, id: string): Promise<ProjectDoc> {
-    const project = await this.#projects.find(scopeOf(principal), id);
+    const project = await this.#projects.find(confinement(principal), id);
     if (!project) throw notFound('No such project.');
+    authorize(principal, 'read', 'project', project);
     return project;
   }
 
@@ -80,11 +78,11 @@ export class ProjectService {
    * account's project quota (403 `quota_exceeded`).
    */
   async create(principal: Principal, input: CreateProjectBody, id?: string): Promise<ProjectDoc> {
-    if (principal.projectId) throw forbidden('An API key belongs to one project and cannot create projects.');
+    authorize(principal, 'create', 'project');
     const projectId = id ?? newId('proj');
     const { doc } = await createOnce(
       id,
-      (existing) => this.#projects.find(scopeOf(principal), existing),
+      (existing) => this.#projects.find(confinement(principal), existing),
       () => this.#quotas.withSlot(principal, 'projects', projectId, () => this.#insert(principal, input, projectId)),
     );
     return doc;
@@ -127,6 +125,7 @@ export class ProjectService {
   async update(principal: Principal, id: string, input: UpdateProjectBody): Promise<ProjectDoc> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.get(principal, id);
+      authorize(principal, 'update', 'project', current);
       const target = input.status ?? current.status;
       const onlyStatus = input.name === undefined && input.deploy_target === undefined;
       if (onlyStatus && target === current.status) return current;
@@ -140,7 +139,7 @@ export class ProjectService {
       if (input.deploy_target !== undefined) set.deploy_target = input.deploy_target;
       if (target !== current.status) set.status = target;
       try {
-        const updated = await this.#projects.update(scopeOf(principal), id, current.status, set);
+        const updated = await this.#projects.update(confinement(principal), id, current.status, set);
         if (updated) {
           const changes = Object.fromEntries(
             (['name', 'deploy_target', 'status'] as const).filter((k) => input[k] !== undefined && input[k] !== current[k]).map((k) => [k, { from: current[k], to: updated[k] }]),
@@ -159,7 +158,8 @@ export class ProjectService {
 
   async delete(principal: Principal, id: string): Promise<void> {
     const project = await this.get(principal, id);
-    if (!(await this.#projects.delete(scopeOf(principal), id))) throw notFound('No such project.');
+    authorize(principal, 'delete', 'project', project);
+    if (!(await this.#projects.delete(confinement(principal), id))) throw notFound('No such project.');
     await this.#quotas.release('projects', project._id);
     for (const hook of this.#hooks) await hook(project, principal);
     await recordEvent(this.#events, { accountId: project.account_id, type: 'project.deleted', actor: actorOf(principal), projectId: project._id, data: { name: project.name } });

@@ -1,5 +1,6 @@
 import { quotaExceeded } from '../errors.ts';
 import type { Principal } from '../domain/principal.ts';
+import { can } from '../domain/policy.ts';
 import { QUOTA_KINDS, slotId, type QuotaKind, type QuotaSlotRepository } from '../repositories/quotaSlots.ts';
 
 /** How many of each counted resource one account may hold (configuration: `quota*`). */
@@ -39,7 +40,7 @@ export class QuotaService {
    * `quota_exceeded` when none is free. If `create` fails, the slot it took is given back.
    */
   async withSlot<T>(principal: Pick<Principal, 'kind' | 'accountId'>, kind: QuotaKind, resourceId: string, create: () => Promise<T>): Promise<T> {
-    const taken = principal.kind === 'system' ? await this.#takeUnlimited(principal.accountId, kind, resourceId) : await this.#take(principal.accountId, kind, resourceId);
+    const taken = can(principal, 'exceed', 'quota') ? await this.#takeUnlimited(principal.accountId, kind, resourceId) : await this.#take(principal.accountId, kind, resourceId);
     try {
       return await create();
     } catch (err) {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Changes } from '../lib/changes.ts';
-import { conflict, forbidden, invalidRequest, notFound, validationFailed } from '../errors.ts';
+import { conflict, invalidRequest, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { createOnce } from './createOnce.ts';
@@ -11,7 +11,8 @@ import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { SessionRepository } from '../repositories/sessions.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
 import { type UserDoc, type UserRepository } from '../repositories/users.ts';
-import { assertPrincipalKind, systemPrincipal, type Principal, type Role } from '../domain/principal.ts';
+import { systemPrincipal, type Principal, type Role } from '../domain/principal.ts';
+import { authorize } from '../domain/policy.ts';
 import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
@@ -39,23 +40,6 @@ const usersLock = (accountId: string) => `users:${accountId}`;
 
 const isSetupTokenShape = (token: unknown): token is string =>
   typeof token === 'string' && token.startsWith(SETUP_TOKEN_PREFIX) && token.length <= 200;
-
-/**
- * The role the owner rules are checked against: a user's own. A confidential client acting for the
- * account (client_credentials with the admin scope) counts as an admin, never as an owner: it may manage
- * users but not grant the owner role nor change or remove an owner. The operator (the admin CLI) is not
- * held to them.
- */
-const actingRole = (principal: Principal): Role | undefined => (principal.kind === 'system' ? undefined : (principal.role ?? 'admin'));
-
-/** docs/product.md §3: users are managed by users, clients and the operator, never by an API key. */
-const notForApiKeys = (principal: Principal) => assertPrincipalKind(principal, ['user', 'client', 'system']);
-
-/** Only an owner may grant the owner role or change or remove an owner (403 `forbidden` otherwise). */
-function requireOwnerFor(principal: Principal, touchesOwner: boolean): void {
-  const role = actingRole(principal);
-  if (touchesOwner && role !== undefined && role !== 'owner') throw forbidden('Only an owner can grant the owner role or change or remove an owner.');
-}
 
 export interface IssuedSetupToken {
   /** Shown once; the link built from it is the only copy. */
@@ -89,13 +73,13 @@ export class UserService {
   }
 
   async list(principal: Principal, page: PageRequest): Promise<PageResult<UserDoc>> {
-    notForApiKeys(principal);
+    authorize(principal, 'list', 'user');
     return await this.#repos.users.page(principal.accountId, page);
   }
 
   /** The user, or 404 whether they do not exist or belong to another account. */
   async get(principal: Principal, id: string): Promise<UserDoc> {
-    notForApiKeys(principal);
+    authorize(principal, 'read', 'user');
     const user = await this.#repos.users.findInAccount(principal.accountId, id);
     if (!user) throw notFound('No such user.');
     return user;
@@ -108,8 +92,7 @@ export class UserService {
    * `quota_exceeded`).
    */
   async create(principal: Principal, input: CreateUserBody, id?: string): Promise<{ user: UserDoc; setup: IssuedSetupToken | null }> {
-    notForApiKeys(principal);
-    requireOwnerFor(principal, input.role === 'owner');
+    authorize(principal, 'create', 'user', { account_id: principal.accountId, role: input.role });
     const userId = id ?? newId('usr');
     // An earlier run of the same request (Idempotency-Key) added the user already: that one is the
     // answer, without a setup link (shown once; an admin can issue a new one).
@@ -197,7 +180,9 @@ export class UserService {
 
   /** A new one-time setup token for a user of the account; earlier ones stop working. Also serves as a password reset. */
   async issueSetupToken(principal: Principal, id: string): Promise<IssuedSetupToken> {
-    return await this.#issueSetupToken(await this.get(principal, id));
+    const user = await this.get(principal, id);
+    authorize(principal, 'issue_setup_link', 'user', user);
+    return await this.#issueSetupToken(user);
   }
 
   async #issueSetupToken(user: Pick<UserDoc, '_id' | 'account_id'>): Promise<IssuedSetupToken> {
@@ -266,7 +251,7 @@ export class UserService {
       if (input.name !== undefined && input.name !== user.name) changes.name = input.name;
       if (input.role !== undefined && input.role !== user.role) changes.role = input.role;
       if (!changes.name && !changes.role) return { user, before: user, changes: null };
-      requireOwnerFor(principal, changes.role !== undefined && (user.role === 'owner' || changes.role === 'owner'));
+      authorize(principal, changes.role ? 'change_role' : 'update', 'user', { ...user, to: changes.role });
       const demotesOwner = user.role === 'owner' && changes.role !== undefined;
       if (demotesOwner) await this.#assertAnotherOwnerRemains(accountId);
       changes.updated_at = new Date();
@@ -315,7 +300,7 @@ export class UserService {
    * last owner goes too. The operator's alone.
    */
   async deleteWithAccount(principal: Principal, id: string): Promise<{ user: UserDoc; revokedGrants: number }> {
-    if (principal.kind !== 'system') throw forbidden('Only an operator can delete a whole account.');
+    authorize(principal, 'delete', 'account');
     return await this.#delete(principal, id, { lastOwnerStays: false });
   }
 
@@ -324,7 +309,7 @@ export class UserService {
     await this.get(principal, id);
     const deleted = await withLock(this.#repos, usersLock(accountId), async () => {
       const user = await this.get(principal, id);
-      requireOwnerFor(principal, user.role === 'owner');
+      authorize(principal, 'delete', 'user', user);
       if (lastOwnerStays && user.role === 'owner') await this.#assertAnotherOwnerRemains(accountId);
       const removed = await this.#repos.users.deleteIfRole(accountId, user._id, user.role);
       if (!removed) throw conflict('The user was changed by another request at the same time; retry.');
@@ -389,6 +374,7 @@ export class UserService {
    */
   async setPassword(principal: Principal, id: string, input: SetPasswordInput): Promise<UserDoc> {
     const { users, userSetupTokens } = this.#repos;
+    authorize(principal, 'set_password', 'user');
     const user = await this.get(principal, id);
     if (!(await users.setPasswordHash(user._id, await hashPassword(input.password)))) throw notFound('No such user.');
     const revokedGrants = await this.#endSignIns(user._id);
@@ -405,6 +391,7 @@ export class UserService {
    * working.
    */
   async changeOwnPassword(principal: Principal, input: ChangePasswordBody): Promise<void> {
+    authorize(principal, 'change_own_password', 'user');
     const { current_password, new_password } = input;
     const user = await this.get(principal, principal.id);
     if (!user.password_hash || !(await verifyPassword(user.password_hash, current_password)))
