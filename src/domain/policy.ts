@@ -16,6 +16,7 @@ import type { Principal, Role } from './principal.ts';
  */
 
 export type Kind = Principal['kind'];
+const KINDS: readonly Kind[] = ['user', 'client', 'api_key', 'system'];
 
 /** What the policy reads of a principal. */
 export type PolicyPrincipal = Pick<Principal, 'kind' | 'accountId'> & Partial<Pick<Principal, 'id' | 'role' | 'projectId'>>;
@@ -39,7 +40,7 @@ export interface Resources {
   /** `role` is the user's (or, for `create`, the new user's); `to` the role a `change_role` gives. */
   user: {
     target: InAccount & { _id?: string; role: Role; to?: Role | undefined };
-    action: 'list' | 'read' | 'read_self' | 'create' | 'update' | 'change_role' | 'delete' | 'issue_setup_link' | 'set_password' | 'change_own_password';
+    action: 'list' | 'read' | 'read_self' | 'create' | 'update' | 'change_role' | 'delete' | 'issue_setup_link' | 'set_password' | 'change_own_password' | 'see_email_elsewhere';
   };
   oauth_client: { target: InAccount; action: 'list' | 'read' | 'create' | 'create_as_operator' | 'rotate_secret' | 'delete' };
   webhook: { target: InAccount; action: 'list' | 'read' | 'create' | 'update' | 'delete' | 'rotate_secret' | 'ping' | 'redeliver' };
@@ -127,9 +128,9 @@ function refusalOf<R extends Resource>(actor: PolicyPrincipal, action: Action<R>
   if (forKind.length === 0) return refuseKind(actor.kind, declared);
   const confined = confinementRefusal(actor, resource, target);
   if (confined) return confined;
-  const refusing = forKind.find((rule) => rule.condition && !rule.condition(actor, target));
-  if (forKind.some((rule) => !rule.condition || rule.condition(actor, target))) return null;
-  return forbidden(refusing?.refusal ?? 'You are not allowed to do this.');
+  const refusing = forKind.filter((rule) => rule.condition && !rule.condition(actor, target));
+  if (refusing.length < forKind.length) return null;
+  return forbidden(refusing.find((rule) => rule.refusal)?.refusal ?? 'You are not allowed to do this.');
 }
 
 /**
@@ -150,17 +151,14 @@ export function can<R extends Resource>(actor: PolicyPrincipal, action: Action<R
 /** The kinds of principal some rule lets do `action` to `resource` (whatever its condition decides on a record). */
 export function kindsAllowed<R extends Resource>(action: Action<R>, resource: R): Kind[] {
   const kinds = new Set((rules.get(ruleKey(resource, action)) ?? []).flatMap((rule) => rule.kinds));
-  return (['user', 'client', 'api_key', 'system'] as const).filter((kind) => kinds.has(kind));
+  return KINDS.filter((kind) => kinds.has(kind));
 }
 
-/** Every declared (resource, action): the kinds some rule lets do it, and those of them a condition on the record can still refuse. */
-export function declaredRules(): { resource: Resource; action: string; kinds: Kind[]; conditional: Kind[] }[] {
-  return [...rules.entries()].map(([key, declared]) => {
+/** Every declared (resource, action) with the kinds some rule lets do it: the table, for tests and documentation. */
+export function declaredRules(): { resource: Resource; action: string; kinds: Kind[] }[] {
+  return [...rules.keys()].map((key) => {
     const [resource, action] = key.split(':') as [Resource, string];
-    const kinds = kindsAllowed(action as Action<typeof resource>, resource);
-    // A kind is conditional when every rule listing it has a condition.
-    const conditional = kinds.filter((kind) => declared.filter((rule) => rule.kinds.includes(kind)).every((rule) => rule.condition));
-    return { resource, action, kinds, conditional };
+    return { resource, action, kinds: kindsAllowed(action as Action<typeof resource>, resource) };
   });
 }
 
@@ -184,7 +182,7 @@ export function confinement(actor: PolicyPrincipal): { accountId: string; projec
 // ---------------------------------------------------------------------------------------------------------
 // The rules. docs/ARCHITECTURE.md ("Who may do what") has them as a table; keep the two in step.
 
-const EVERYONE: readonly Kind[] = ['user', 'client', 'api_key', 'system'];
+const EVERYONE = KINDS;
 /** docs/product.md §3: an API key acts as its one project, never as anyone in the account. */
 const NOT_API_KEYS: readonly Kind[] = ['user', 'client', 'system'];
 const OPERATOR: readonly Kind[] = ['system'];
@@ -217,6 +215,9 @@ allow(['user', 'client'], ['create', 'change_role', 'delete', 'issue_setup_link'
 allow(OPERATOR, ['create', 'change_role', 'delete', 'issue_setup_link'], 'user');
 allow(['user'], ['read_self', 'change_own_password'], 'user');
 allow(OPERATOR, ['set_password'], 'user', { refusal: 'Only the operator can set a password without the current one.' });
+// Whether an e-mail signs in to another account is told to the operator alone: to an account's admins
+// a user added with such an address is added as any other (docs/tenant-isolation.md).
+allow(OPERATOR, ['see_email_elsewhere'], 'user');
 
 // OAuth clients: never an API key; a first-party client (no consent page) only by the operator.
 allow(NOT_API_KEYS, ['list', 'read', 'create', 'rotate_secret', 'delete'], 'oauth_client');

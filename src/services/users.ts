@@ -12,7 +12,7 @@ import type { SessionRepository } from '../repositories/sessions.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
 import { type UserDoc, type UserRepository } from '../repositories/users.ts';
 import { systemPrincipal, type Principal, type Role } from '../domain/principal.ts';
-import { authorize } from '../domain/policy.ts';
+import { authorize, can } from '../domain/policy.ts';
 import type { UserSetupTokenRepository } from '../repositories/userSetupTokens.ts';
 import { actorOf, recordEvent, type EventLogDeps } from './events.ts';
 import { revokeGrants, type GrantRevocationDeps } from './grantRevocation.ts';
@@ -104,7 +104,7 @@ export class UserService {
       },
       async () => {
         const passwordHash = input.password ? await hashPassword(input.password) : null;
-        const invite = principal.kind !== 'system';
+        const invite = !can(principal, 'see_email_elsewhere', 'user');
         const user = await this.#quotas.withSlot(principal, 'users', userId, () => this.#insert({ ...input, account_id: principal.accountId }, passwordHash, userId, invite));
         const setup = input.password ? null : await this.#issueSetupToken(user);
         await recordEvent(this.#repos, {
