@@ -175,6 +175,7 @@ describe('the policy table', () => {
           refused = true;
         }
         expect(refused, `${column} ${resource}:${action}`).toBe(!kinds.includes(principal.kind));
+        expect(can(principal, action as never, resource), `${column} ${resource}:${action} without a record`).toBe(!refused);
         expect(kindsAllowed(action as never, resource)).toEqual(kinds);
       }
     }
