@@ -31,6 +31,8 @@ export interface Container {
   sessions: SessionService;
   /** Every /v1 credential: OAuth access tokens, API keys, dashboard sessions. */
   authenticators: Authenticator[];
+  /** Creates or updates every index and re-keys old records (idempotent; `slipway db migrate`). */
+  migrate(): Promise<{ collections: string[] }>;
   /** Closes the database (and stops the embedded one when this process started it). */
   close(): Promise<void>;
 }
@@ -69,6 +71,7 @@ export async function openContainer(config: Config, logger: Logger, options: Con
       services,
       sessions,
       authenticators,
+      migrate: () => migrate(database.db, repos),
       async close() {
         changes.removeAllListeners();
         await database.close();

@@ -58,12 +58,17 @@ export async function readPassword(what = 'Password'): Promise<string> {
   return first;
 }
 
+/** A one-line notice on stderr (`slipway: …`: progress, a deprecated form), never mixed into the result. */
+export function notice(line: string): void {
+  process.stderr.write(`slipway: ${line}\n`);
+}
+
 /**
  * Progress of long work as plain lines on stderr (`slipway: building …`), so stdout stays the result
  * (JSON under --json). Log records of the services underneath are shown the same way.
  */
 export function progressLogger(level = process.env.LOG_LEVEL ?? 'info'): { logger: Logger; progress: (line: string) => void } {
-  const progress = (line: string) => process.stderr.write(`slipway: ${line}\n`);
+  const progress = notice;
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       for (const text of chunk.toString('utf8').split('\n').filter(Boolean)) {

@@ -28,7 +28,7 @@ const KEYS_PATH = '/dashboard/settings/api-keys';
 const ALREADY_SUBMITTED = 'That form was already submitted. A key is shown only once, when it is created or rotated; if it was lost, rotate the key.';
 
 /**
- * Settings > API Keys (SPEC §5.1, docs/product.md §2): list a project's keys, Create Key (name, project, scopes,
+ * Settings > API Keys (docs/product.md §2, §5): list a project's keys, Create Key (name, project, scopes,
  * optional expiry), rotate with a grace period, revoke. Managing keys needs admin, as on /v1. A new or
  * rotated key is shown once, in the POST response itself (no-store); see `claimOnce` for reloads.
  */
