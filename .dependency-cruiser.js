@@ -37,6 +37,14 @@ export default {
       to: { path: '^src/(routes|dashboard)/', pathNot: '^src/$1/' },
     },
     {
+      name: 'delivery-uses-services',
+      comment:
+        'Delivery code (the /v1 routes, the dashboard, the admin CLI) reaches data through the services only: the rules live there, where this lint can see them. Types included: a service re-exports what its callers name.',
+      severity: 'error',
+      from: { path: '^src/(routes|cli)/' },
+      to: { path: '^src/repositories/' },
+    },
+    {
       name: 'no-circular',
       comment: 'No import cycles.',
       severity: 'error',
