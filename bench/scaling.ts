@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Collection, Document } from 'mongodb';
 import { newId } from '../src/lib/ids.ts';
 import type { DeploymentDoc } from '../src/repositories/deployments.ts';
-import { collectionName, storedArtifact } from '../src/repositories/oidcStore.ts';
+import { collectionName, storedArtifact } from '../src/repositories/oidc/index.ts';
 import type { ProjectDoc } from '../src/repositories/projects.ts';
 import type { UserDoc } from '../src/repositories/users.ts';
 import { basicAuth, CookieJar, obtainTokens } from '../test/support/oauthDriver.ts';

@@ -8,7 +8,9 @@ import { clientErrors } from './http/clientErrors.ts';
 import { apiCors, CorsOrigins } from './http/cors.ts';
 import { singleHeaders } from './http/edge.ts';
 import { errorHandler } from './http/errorHandler.ts';
+import { createIdempotent } from './http/idempotency.ts';
 import { pinPublicOrigin } from './http/publicOrigin.ts';
+import { createAccountRateLimiter, createApiRateLimiter } from './http/rateLimit.ts';
 import { requestContext } from './http/requestContext.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { createDashboardAuthRouter } from './dashboard/auth.ts';
@@ -62,7 +64,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(system.routes());
   app.use(createAssetsRouter().routes());
 
-  const interactions = createInteractionRouter({ config, provider, repos, logger, metrics });
+  const interactions = createInteractionRouter({ provider, login: services.login, logger, metrics });
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
 
@@ -71,7 +73,14 @@ export function createApp(deps: AppDeps): Koa {
   app.use(dashboardAuth.allowedMethods());
 
   // The JSON API and the dashboard use the very same services (same rules in both).
-  const v1 = createV1Api({ config, repos, services, metrics, authenticators: container.authenticators });
+  const v1 = createV1Api({
+    config,
+    services,
+    authenticators: container.authenticators,
+    rateLimit: createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour, metrics),
+    accountRateLimit: createAccountRateLimiter(repos.rateLimits, config.accountRequestsPerHour, metrics),
+    idempotent: createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000 }),
+  });
   // Setup links are opened by people without a session, so this page sits before the dashboard's.
   app.use(createSetupPages({ config, services, logger }));
   app.use(createDashboard({ config, services, sessions, logger }));

@@ -6,7 +6,7 @@ import type { Config } from './config/index.ts';
 import { httpServerOptions, onClientError } from './http/edge.ts';
 import { metricsExposure, startMetricsListener, watchDatabaseCommands } from './http/metricsEndpoint.ts';
 import type { Logger } from './logger.ts';
-import { createProvider } from './oauth/provider.ts';
+import { createProvider } from './oauth/provider/index.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openContainer, type Container } from './container.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The baseline for the token endpoint scenarios: a bare oidc-provider, with the same token configuration
- * as Slipway's (src/oauth/provider.ts: RS256 JWT access tokens for the API audience through resource
+ * as Slipway's (src/oauth/provider/: RS256 JWT access tokens for the API audience through resource
  * indicators, client_credentials, the same lifetimes and refresh rotation rules) but its in-memory adapter,
  * static clients, no rate limit, no logging. The ratio ours/baseline is what Slipway's storage, client
  * and account lookups, rate limit and pipeline cost on top of oidc-provider itself.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request } from 'autocannon';
 import { deleteInBatches } from '../../src/db/deleteInBatches.ts';
-import { collectionName, storedArtifact } from '../../src/repositories/oidcStore.ts';
+import { collectionName, storedArtifact } from '../../src/repositories/oidc/index.ts';
 import { basicAuth, CookieJar, obtainTokens } from '../../test/support/oauthDriver.ts';
 import { BARE_CONFIDENTIAL, BARE_PUBLIC, startOidcBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';

@@ -14,7 +14,7 @@ const MAX_PROOF_LENGTH = 4096;
 
 /**
  * Stateless server nonces (RFC 9449 §8): HKDF(secret, time step) for the current minute's neighbours,
- * computed exactly as oidc-provider computes its own (`features.dPoP.nonceSecret`, src/oauth/provider.ts,
+ * computed exactly as oidc-provider computes its own (`features.dPoP.nonceSecret`, src/oauth/provider/configuration.ts,
  * same secret), so a nonce from the token endpoint is good at /v1 and the other way round, on every
  * instance that has the same keys. A nonce is accepted for about ±2 minutes.
  */

@@ -126,7 +126,7 @@ async function consumedCode(ctx: Context, { config, provider, logger }: AuthDeps
     authorization.codeChallenge !== s256(pending.verifier ?? '')
   )
     return refuse('Sign-in failed');
-  // Claimed exactly once (a unique insert in the authorization server's storage), however many requests
+  // Claimed exactly once (a unique insert, src/repositories/oidc/adapter.ts), however many requests
   // bring this code and sign-in state at once, on any instance: only the winner gets a session.
   try {
     await authorization.consume();

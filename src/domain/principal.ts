@@ -1,5 +1,3 @@
-import { forbidden } from '../errors.ts';
-
 export const ROLES = ['viewer', 'developer', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -59,13 +57,4 @@ export function systemPrincipal(accountId: string): Principal {
 export interface Actor {
   type: Principal['kind'];
   id: string;
-}
-
-/**
- * Refuses (403 `forbidden`) a principal of another kind: docs/product.md §3 keeps API keys away from managing
- * users and keys. Routes declare it in their chain (`allowPrincipals`, which documents it); services
- * that own the rule check it too.
- */
-export function assertPrincipalKind(principal: Pick<Principal, 'kind'>, kinds: readonly Principal['kind'][]): void {
-  if (!kinds.includes(principal.kind)) throw forbidden(`This operation is not available to ${principal.kind.replace('_', ' ')} credentials.`);
 }

@@ -1,7 +1,8 @@
 import type { Next } from 'koa';
 import { forbidden, insufficientScope } from '../errors.ts';
 import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
-import { assertPrincipalKind, type Role, ROLE_CEILING, SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
+import { type Role, ROLE_CEILING, SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
+import { authorizeKind, kindsAllowed, type Action, type Resource } from '../domain/policy.ts';
 
 /**
  * docs/product.md §3: the credential must carry `scope` (scopes nest: admin ⊃ write ⊃ read) and, for a user, the
@@ -39,14 +40,19 @@ export function hasScope(principal: Principal, scope: Scope): boolean {
 }
 
 /**
- * Credential-type rule (docs/product.md §3): only these kinds of principal may use the route; others → 403
- * `forbidden`. E.g. `allowPrincipals('user', 'client')` keeps API keys away from users, keys and clients.
+ * The policy's credential-type rule for `action` on `resource` (domain/policy.ts), judged before the
+ * scope and before the request is read: a kind of principal no rule lets do it → 403 `forbidden`
+ * (e.g. an API key on users, keys, clients, webhooks, the audit log), whatever its scopes. The service
+ * asks the policy again with the record; this step exists so the answer does not depend on the scope
+ * or the input, and so the OpenAPI document states it.
  */
-export function allowPrincipals(...kinds: Principal['kind'][]): ApiMiddleware {
+export function authorizeFor<R extends Resource>(action: Action<R>, resource: R): ApiMiddleware {
   const middleware = async (ctx: ApiContext, next: Next) => {
-    assertPrincipalKind(ctx.state.principal, kinds);
+    authorizeKind(ctx.state.principal, action, resource);
     await next();
   };
+  // The operator never calls /v1: the document names the credentials a client can hold.
+  const kinds = kindsAllowed(action, resource).filter((kind) => kind !== 'system');
   return documented(middleware, (op) => {
     op.errors.add('forbidden');
     op.notes.push(`Only for ${kinds.map((k) => k.replace('_', ' ')).join(' and ')} credentials.`);

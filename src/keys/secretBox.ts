@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { KEY_FILES, type KeyMaterial } from './keystore.ts';
@@ -49,7 +49,56 @@ export interface SecretBoxOptions {
 }
 
 const IV_BYTES = 12;
+const TAG_BYTES = 16;
 const RELOAD_EVERY_MS = 5_000;
+
+interface Ciphertext {
+  iv: Buffer;
+  tag: Buffer;
+  ct: Buffer;
+}
+
+/** AES-256-GCM with a fresh IV, `aad` bound: the one cipher of every value sealed at rest. */
+function encrypt(key: Buffer, plaintext: string, aad: string): Ciphertext {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(aad, 'utf8'));
+  const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return { iv, tag: cipher.getAuthTag(), ct };
+}
+
+/** Throws when the tag does not match (tampered, another key, another `aad`). */
+function decrypt(key: Buffer, { iv, tag, ct }: Ciphertext, aad: string): string {
+  if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new Error('malformed sealed value');
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  decipher.setAAD(Buffer.from(aad, 'utf8'));
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
+}
+
+/** A 256-bit key derived from `secret` for one purpose (HKDF-SHA-256, empty salt, `info` names the purpose). */
+const keyFrom = (secret: string, info: string) => Buffer.from(hkdfSync('sha256', secret, '', info, 32));
+
+/**
+ * Seals `plaintext` under a key derived from `secret` itself rather than a data key: only whoever
+ * presents the secret (an authorization server artifact's id, which the database never holds) can open
+ * it. `info` names the purpose, `aad` the record. base64url(iv ‖ tag ‖ ciphertext), a string.
+ */
+export function sealWithKeyFrom(secret: string, info: string, aad: string, plaintext: string): string {
+  const { iv, tag, ct } = encrypt(keyFrom(secret, info), plaintext, aad);
+  return Buffer.concat([iv, tag, ct]).toString('base64url');
+}
+
+/** Opens what sealWithKeyFrom sealed with the same secret, `info` and `aad`; undefined when it does not open. */
+export function openWithKeyFrom(secret: string, info: string, aad: string, sealed: string): string | undefined {
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const parts = { iv: raw.subarray(0, IV_BYTES), tag: raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES), ct: raw.subarray(IV_BYTES + TAG_BYTES) };
+    return decrypt(keyFrom(secret, info), parts, aad);
+  } catch {
+    return undefined;
+  }
+}
 
 function decodeKeys(data: DataKeys): { current: string; keys: Map<string, Buffer> } {
   const keys = new Map<string, Buffer>();
@@ -89,21 +138,14 @@ export function createSecretBox(data: DataKeys, options: SecretBoxOptions = {}):
     },
     seal(plaintext, aad) {
       const kid = state.current;
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', keyFor(kid), iv);
-      cipher.setAAD(Buffer.from(aad, 'utf8'));
-      const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return { alg: 'A256GCM', kid, iv: iv.toString('base64url'), tag: cipher.getAuthTag().toString('base64url'), ct: ct.toString('base64url') };
+      const { iv, tag, ct } = encrypt(keyFor(kid), plaintext, aad);
+      return { alg: 'A256GCM', kid, iv: iv.toString('base64url'), tag: tag.toString('base64url'), ct: ct.toString('base64url') };
     },
     open(sealed, aad) {
       if (sealed.alg !== 'A256GCM') throw new Error(`unsupported algorithm ${String(sealed.alg)}`);
-      const iv = Buffer.from(sealed.iv, 'base64url');
-      const tag = Buffer.from(sealed.tag, 'base64url');
-      if (iv.length !== IV_BYTES || tag.length !== 16) throw new Error('malformed sealed value');
-      const decipher = createDecipheriv('aes-256-gcm', keyFor(sealed.kid), iv, { authTagLength: 16 });
-      decipher.setAAD(Buffer.from(aad, 'utf8'));
-      decipher.setAuthTag(tag);
-      return Buffer.concat([decipher.update(Buffer.from(sealed.ct, 'base64url')), decipher.final()]).toString('utf8');
+      const parts = { iv: Buffer.from(sealed.iv, 'base64url'), tag: Buffer.from(sealed.tag, 'base64url'), ct: Buffer.from(sealed.ct, 'base64url') };
+      if (parts.iv.length !== IV_BYTES || parts.tag.length !== TAG_BYTES) throw new Error('malformed sealed value');
+      return decrypt(keyFor(sealed.kid), parts, aad);
     },
   };
 }

@@ -1,10 +1,10 @@
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import revoke from 'oidc-provider/lib/helpers/revoke.js';
-import { AlreadyConsumed } from '../repositories/oidcStore.ts';
+import { AlreadyConsumed } from '../repositories/oidc/index.ts';
 
 /*
- * The losers of a single-use claim (src/repositories/oidcStore.ts: consume() and an interaction's
+ * The losers of a single-use claim (src/repositories/oidc/adapter.ts: consume() and an interaction's
  * destroy() throw AlreadyConsumed to every caller but the first) get the OAuth answer oidc-provider gives
  * for a sequential second use, never a 500:
  *

@@ -16,12 +16,12 @@ import { revokedClientKey, revokedTokenKey, revokedUserKey, type RevokedGrantRep
  * responses), with two changes: the step that refuses every JWT lets through the ones typed `at+jwt`,
  * and finding an access token or client_credentials token by value verifies such a JWT against our
  * signing keys and the revocation list instead of reading storage. Revoking one then lists its `jti`
- * (src/repositories/oidcStore.ts `onAccessTokenRevoked`), which /v1 refuses.
+ * (src/repositories/oidc/adapter.ts `onAccessTokenRevoked`), which /v1 refuses.
  *
  * Userinfo (OpenID Connect): oidc-provider serves it only to access tokens without an audience, and with
  * resource indicators every access token of ours has one (`/v1`). Rather than a second token for a
  * second audience, userinfo accepts the /v1 access token when it carries `openid` (the OpenID scopes
- * are granted to /v1 as well, src/oauth/provider.ts); its own checks stay (a DPoP-bound token needs its
+ * are granted to /v1 as well, src/oauth/provider/resources.ts); its own checks stay (a DPoP-bound token needs its
  * proof there too, `cnf.jkt` is passed on below).
  */
 

@@ -6,7 +6,7 @@ import { sha256Hex } from '../lib/hash.ts';
 /**
  * DPoP proofs already presented (RFC 9449 §11.1): to /v1, one row per (key thumbprint, `jti`), under
  * `_id` = SHA-256 of both, kept while the proof's `iat` is inside the accepted window; to the
- * authorization server, one per (`oauth:` + client_id, `jti`) (its ReplayDetection, src/oauth/provider.ts). Claiming is a
+ * authorization server, one per (`oauth:` + client_id, `jti`) (its ReplayDetection, src/oauth/provider/replay.ts). Claiming is a
  * unique insert, atomic on MongoDB and FerretDB alike, so a proof is accepted once across every
  * instance however many requests carry it at the same time. A row outlives the window its proof is
  * accepted in (an older proof is refused for its `iat` anyway); the sweeper removes it after that.

@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import type { Changes } from '../lib/changes.ts';
-import { ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from './oidcStore.ts';
+import { OidcArtifactRepository, ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from './oidc/index.ts';
 import { AccountRepository } from './accounts.ts';
 import { ApiKeyRepository, type ApiKeyDoc } from './apiKeys.ts';
 import { ApiKeySecretRepository } from './apiKeySecrets.ts';
@@ -13,7 +13,7 @@ import { EventRepository } from './events.ts';
 import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
 import { LockRepository } from './locks.ts';
 import { OAuthClientRepository } from './oauthClients.ts';
-import { OidcArtifactRepository } from './oidcArtifacts.ts';
+
 import { ProjectRepository } from './projects.ts';
 import { QuotaSlotRepository } from './quotaSlots.ts';
 import { RateLimitRepository } from './rateLimits.ts';

@@ -1,5 +1,6 @@
 import type { Changes } from '../lib/changes.ts';
-import { assertPrincipalKind, SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
+import { SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
+import { authorize } from '../domain/policy.ts';
 import { conflict, notFound } from '../errors.ts';
 import { apiKeyHints, generateApiKey, hashApiKey } from '../lib/apiKeyFormat.ts';
 import { newId } from '../lib/ids.ts';
@@ -65,7 +66,7 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
   async create(principal: Principal, projectId: string, input: CreateApiKeyBody): Promise<IssuedApiKey>;
   async create(principal: Principal, projectId: string, input: CreateApiKeyBody, id: string | undefined): Promise<IssuedApiKey | RecoveredApiKey>;
   async create(principal: Principal, projectId: string, input: CreateApiKeyBody, id?: string): Promise<IssuedApiKey | RecoveredApiKey> {
-    notForApiKeys(principal);
+    authorize(principal, 'create', 'api_key');
     const madeAlready = id ? async () => (await this.deps.apiKeys.findInProject(principal.accountId, projectId, id)) !== null : undefined;
     const project = await this.deps.projects.getWritable(principal, projectId, madeAlready);
     const keyId = id ?? newId('apiKey');
@@ -113,14 +114,14 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
 
   /** Oldest first, revoked keys included unless `filter.status` says otherwise. */
   async list(principal: Principal, projectId: string, filter: { status?: ApiKeyStatus | undefined }, page: PageRequest): Promise<PageResult<ApiKeyDoc>> {
-    notForApiKeys(principal);
+    authorize(principal, 'list', 'api_key');
     const project = await this.deps.projects.get(principal, projectId);
     const result = await this.deps.apiKeys.page(project.account_id, project._id, filter.status ? { status: filter.status } : {}, page);
     return { items: await this.#withUsage(result.items), total: result.total };
   }
 
   async get(principal: Principal, projectId: string, id: string): Promise<ApiKeyDoc> {
-    notForApiKeys(principal);
+    authorize(principal, 'read', 'api_key');
     return await this.#find(await this.deps.projects.get(principal, projectId), id);
   }
 
@@ -141,7 +142,7 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
    * Revoked or expired keys cannot be rotated (409 `conflict`).
    */
   async rotate(principal: Principal, projectId: string, id: string, input: RotateApiKeyBody): Promise<IssuedApiKey> {
-    notForApiKeys(principal);
+    authorize(principal, 'rotate', 'api_key');
     const project = await this.deps.projects.getWritable(principal, projectId);
     const grace = input.grace_period_seconds;
     // 404 before anything else, so no lease is ever taken on an id from another account.
@@ -174,7 +175,7 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
    * archived project too: removing access is never blocked.
    */
   async revoke(principal: Principal, projectId: string, id: string): Promise<ApiKeyDoc> {
-    notForApiKeys(principal);
+    authorize(principal, 'revoke', 'api_key');
     const project = await this.deps.projects.get(principal, projectId);
     const existing = await this.#find(project, id);
     const revoked = await this.#revoke(principal, project, id, {});
@@ -210,6 +211,3 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
     return revoked;
   }
 }
-
-/** docs/product.md §3: an API key never manages API keys (its own or another's). */
-const notForApiKeys = (principal: Principal) => assertPrincipalKind(principal, ['user', 'client', 'system']);

@@ -1,4 +1,5 @@
 import type { Principal } from '../domain/principal.ts';
+import { authorize } from '../domain/policy.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { newId } from '../lib/ids.ts';
@@ -73,9 +74,14 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
    * was made by an earlier run of the request and is the answer, whatever the project's status now.
    */
   async create(principal: Principal, projectId: string, input: CreateConfigurationBody, id?: string): Promise<ConfigurationDoc> {
+    authorize(principal, 'create', 'configuration');
     const madeAlready = id ? async () => (await this.deps.configurations.findInProject(principal.accountId, projectId, id)) !== null : undefined;
     const project = await this.deps.projects.getWritable(principal, projectId, madeAlready);
-    const { doc } = await createOnce(id, (existing) => this.deps.configurations.findInProject(project.account_id, project._id, existing), () => this.#insert(principal, project, input, id));
+    const { doc } = await createOnce(
+      id,
+      (existing) => this.deps.configurations.findInProject(project.account_id, project._id, existing),
+      () => this.#insert(principal, project, input, id),
+    );
     return doc;
   }
 
@@ -106,12 +112,14 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
 
   /** Ordered by environment, then key. */
   async list(principal: Principal, projectId: string, filter: ConfigurationFilter, page: PageRequest, options: ReadOptions = {}): Promise<PageResult<ReadConfiguration>> {
+    authorize(principal, options.reveal ? 'reveal' : 'list', 'configuration');
     const project = await this.deps.projects.get(principal, projectId);
     const result = await this.deps.configurations.page(project.account_id, project._id, filter.environment !== undefined ? { environment: filter.environment } : {}, page);
     return options.reveal ? { items: result.items.map((doc) => this.#revealed(doc)), total: result.total } : result;
   }
 
   async get(principal: Principal, projectId: string, id: string, options: ReadOptions = {}): Promise<ReadConfiguration> {
+    authorize(principal, options.reveal ? 'reveal' : 'read', 'configuration');
     const project = await this.deps.projects.get(principal, projectId);
     const doc = await this.#find(project, id);
     return options.reveal ? this.#revealed(doc) : doc;
@@ -134,6 +142,7 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
    * that sends it, so it reads like any other invalid field rather than a state conflict.
    */
   async update(principal: Principal, projectId: string, id: string, input: UpdateConfigurationBody): Promise<ConfigurationDoc> {
+    authorize(principal, 'update', 'configuration');
     const project = await this.deps.projects.getWritable(principal, projectId);
     // 404 before anything else, so no lease is ever taken on an id from another account.
     await this.#find(project, id);
@@ -167,6 +176,7 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
   }
 
   async delete(principal: Principal, projectId: string, id: string): Promise<ConfigurationDoc> {
+    authorize(principal, 'delete', 'configuration');
     const project = await this.deps.projects.getWritable(principal, projectId);
     const doc = await this.deps.configurations.delete(project.account_id, project._id, id);
     if (!doc) throw notFound('No such configuration.');

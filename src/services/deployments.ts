@@ -1,4 +1,5 @@
 import type { Principal, Actor } from '../domain/principal.ts';
+import { authorize } from '../domain/policy.ts';
 import { deploymentActivity, periodStart, type DeploymentActivity } from '../domain/deploymentActivity.ts';
 import { conflict, invalidTransition, notFound, projectNotActive } from '../errors.ts';
 import type { PageRequest } from '../domain/page.ts';
@@ -31,6 +32,7 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
    * by an earlier run of the request and is returned as it is, whatever the project's status now.
    */
   async create(principal: Principal, projectId: string, input: CreateDeploymentBody, id?: string): Promise<DeploymentDoc> {
+    authorize(principal, 'create', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
     const { doc } = await createOnce(
       id,
@@ -66,6 +68,7 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
   }
 
   async list(principal: Principal, projectId: string, filter: DeploymentFilter, page: PageRequest) {
+    authorize(principal, 'list', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
     return await this.deps.deployments.page(project.account_id, project._id, filter, page);
   }
@@ -75,12 +78,14 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
    * outcome, and the median time from creation to success. Reads at most ACTIVITY_LIMIT deployments.
    */
   async activity(principal: Principal, projectId: string, days = 30, now = new Date()): Promise<DeploymentActivity> {
+    authorize(principal, 'list', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
     const recent = await this.deps.deployments.createdSince(project.account_id, project._id, periodStart(days, now), ACTIVITY_LIMIT);
     return deploymentActivity(recent, days, now);
   }
 
   async get(principal: Principal, projectId: string, id: string): Promise<DeploymentDoc> {
+    authorize(principal, 'read', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
     const deployment = await this.deps.deployments.find(project.account_id, project._id, id);
     if (!deployment) throw notFound('No such deployment.');
@@ -96,6 +101,7 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
    * newer one already succeeded).
    */
   async updateStatus(principal: Principal, projectId: string, id: string, input: UpdateDeploymentBody): Promise<DeploymentDoc> {
+    authorize(principal, 'update', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
     if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it before changing its deployments.');
     for (let attempt = 0; attempt < 3; attempt++) {

@@ -3,6 +3,7 @@ import type { Principal } from '../domain/principal.ts';
 import type { EventDoc, EventFilter } from '../repositories/events.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { Service } from './service.ts';
+import { authorize, confinement } from '../domain/policy.ts';
 export type { EventDoc } from '../repositories/events.ts';
 
 /**
@@ -17,7 +18,10 @@ export class EventService extends Service<Pick<Repositories, 'events'>> {
    * An API key sees its own project's events only.
    */
   async list(principal: Principal, filter: EventFilter, page: PageRequest): Promise<PageResult<EventDoc>> {
-    const scoped = principal.projectId ? { ...filter, project_id: principal.projectId } : filter;
+    // The account's log, or for a principal confined to one project (an API key), that project's events.
+    const { projectId } = confinement(principal);
+    authorize(principal, projectId ? 'list_project' : 'list', 'event');
+    const scoped = projectId ? { ...filter, project_id: projectId } : filter;
     const result = await this.deps.events.page(principal.accountId, scoped, page);
     return filter.project_id !== undefined && filter.project_id !== scoped.project_id ? { items: [], total: 0 } : result;
   }

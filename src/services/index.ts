@@ -12,6 +12,7 @@ import { EventLog } from './eventLog.ts';
 import { EventService } from './events.ts';
 import { GrantRevocation } from './grantRevocation.ts';
 import { LockService } from './locking.ts';
+import { LoginService } from './login.ts';
 import { OAuthClientService } from './oauthClients.ts';
 import { ProjectService } from './projects.ts';
 import { QuotaService } from './quotas.ts';
@@ -40,6 +41,8 @@ export interface Services {
   sessions: SessionService;
   /** Makes webhook delivery attempts once started (src/server.ts starts it; the CLI never does). */
   webhookDispatcher: WebhookDispatcher;
+  /** Signing in to the authorization server, and the consent that follows. */
+  login: LoginService;
   /** The dashboard's own OAuth client, the user of a sign-in, its one-time form claims. */
   dashboardClient: DashboardClientService;
 }
@@ -94,5 +97,9 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const events = new EventService({ events: repos.events });
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users });
   const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
-  return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, dashboardClient };
+  const login = new LoginService({
+    ...{ users: repos.users, rateLimits: repos.rateLimits, oauthClients: repos.oauthClients, accounts: repos.accounts, consents: repos.consents },
+    limits: config,
+  });
+  return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient };
 }

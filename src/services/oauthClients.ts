@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { Principal } from '../domain/principal.ts';
-import { conflict, forbidden, notFound, validationFailed } from '../errors.ts';
+import { authorize } from '../domain/policy.ts';
+import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { Changes } from '../lib/changes.ts';
 import { sha256Hex } from '../lib/hash.ts';
 import { newId } from '../lib/ids.ts';
@@ -60,6 +61,7 @@ export class OAuthClientService extends Service<OAuthClientServiceDeps> {
    * new one).
    */
   async register(principal: Principal, input: RegisterClientBody, id?: string): Promise<IssuedClient> {
+    authorize(principal, 'create', 'oauth_client');
     // The schema refuses the product's name; first-party apps' names are looked up here.
     const folded = foldLookalike(input.client_name);
     if ((await this.deps.oauthClients.firstPartyNames()).some((name) => foldLookalike(name) === folded))
@@ -89,7 +91,7 @@ export class OAuthClientService extends Service<OAuthClientServiceDeps> {
    * exist (422 on `account_id`).
    */
   async registerAsOperator(principal: Principal, input: OperatorClientInput): Promise<IssuedClient> {
-    if (principal.kind !== 'system') throw forbidden('Only the operator can register a first-party client (slipway clients create --first-party).');
+    authorize(principal, 'create_as_operator', 'oauth_client');
     if (!(await this.deps.accounts.findById(principal.accountId))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
     const clientId = newId('oauthClient');
     return await this.deps.quotas.withSlot(principal, 'oauth_clients', clientId, () => this.#insert(principal.accountId, input, input.first_party ?? false, clientId));
@@ -120,11 +122,13 @@ export class OAuthClientService extends Service<OAuthClientServiceDeps> {
   }
 
   async list(principal: Principal, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
+    authorize(principal, 'list', 'oauth_client');
     return await this.deps.oauthClients.page(principal.accountId, page);
   }
 
   /** The client, or 404 whether it does not exist or belongs to another account. */
   async get(principal: Principal, clientId: string): Promise<OAuthClientDoc> {
+    authorize(principal, 'read', 'oauth_client');
     const client = await this.deps.oauthClients.findInAccount(principal.accountId, clientId);
     if (!client) throw notFound('No such OAuth client.');
     return client;
@@ -136,6 +140,7 @@ export class OAuthClientService extends Service<OAuthClientServiceDeps> {
    * `conflict`.
    */
   async rotateSecret(principal: Principal, clientId: string): Promise<{ client: OAuthClientDoc; clientSecret: string }> {
+    authorize(principal, 'rotate_secret', 'oauth_client');
     const clientSecret = newClientSecret();
     const now = new Date();
     const client = await this.deps.oauthClients.replaceSecretHash(principal.accountId, clientId, hashClientSecret(clientSecret), now);
@@ -154,6 +159,7 @@ export class OAuthClientService extends Service<OAuthClientServiceDeps> {
    * that no longer exists.
    */
   async delete(principal: Principal, clientId: string): Promise<{ client: OAuthClientDoc; revokedGrants: number }> {
+    authorize(principal, 'delete', 'oauth_client');
     const deps = this.deps;
     const client = await deps.oauthClients.delete(principal.accountId, clientId);
     if (!client) throw notFound('No such OAuth client.');

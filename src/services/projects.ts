@@ -1,5 +1,6 @@
 import type { Principal } from '../domain/principal.ts';
-import { conflict, forbidden, invalidTransition, notFound, projectNotActive } from '../errors.ts';
+import { conflict, invalidTransition, notFound, projectNotActive } from '../errors.ts';
+import { authorize, confinement } from '../domain/policy.ts';
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -7,7 +8,6 @@ import {
   DuplicateProjectName,
   foldName,
   type ProjectDoc,
-  type ProjectScope,
 } from '../repositories/projects.ts';
 import { acceptsChanges, canMoveProject } from '../domain/projects.ts';
 import { createOnce } from './createOnce.ts';
@@ -19,10 +19,6 @@ export type { ProjectDoc } from '../repositories/projects.ts';
 
 /** What else goes when a project is deleted (deployments, configurations, API keys...). */
 export type ProjectDeletionHook = (project: ProjectDoc, principal: Principal) => Promise<void>;
-
-/** The projects a principal may see: its account; an API key only its own project. */
-export const scopeOf = (principal: Principal): ProjectScope =>
-  principal.projectId ? { accountId: principal.accountId, projectId: principal.projectId } : { accountId: principal.accountId };
 
 const MAX_ATTEMPTS = 3;
 
@@ -55,13 +51,15 @@ export class ProjectService extends Service<ProjectServiceDeps> {
   }
 
   async list(principal: Principal, page: PageRequest) {
-    return await this.deps.projects.page(scopeOf(principal), page);
+    authorize(principal, 'list', 'project');
+    return await this.deps.projects.page(confinement(principal), page);
   }
 
   /** The project, or 404 whether it does not exist or belongs to someone else. */
   async get(principal: Principal, id: string): Promise<ProjectDoc> {
-    const project = await this.deps.projects.find(scopeOf(principal), id);
+    const project = await this.deps.projects.find(confinement(principal), id);
     if (!project) throw notFound('No such project.');
+    authorize(principal, 'read', 'project', project);
     return project;
   }
 
@@ -84,11 +82,11 @@ export class ProjectService extends Service<ProjectServiceDeps> {
    * account's project quota (403 `quota_exceeded`).
    */
   async create(principal: Principal, input: CreateProjectBody, id?: string): Promise<ProjectDoc> {
-    if (principal.projectId) throw forbidden('An API key belongs to one project and cannot create projects.');
+    authorize(principal, 'create', 'project');
     const projectId = id ?? newId('project');
     const { doc } = await createOnce(
       id,
-      (existing) => this.deps.projects.find(scopeOf(principal), existing),
+      (existing) => this.deps.projects.find(confinement(principal), existing),
       () => this.deps.quotas.withSlot(principal, 'projects', projectId, () => this.#insert(principal, input, projectId)),
     );
     return doc;
@@ -124,6 +122,7 @@ export class ProjectService extends Service<ProjectServiceDeps> {
   async update(principal: Principal, id: string, input: UpdateProjectBody): Promise<ProjectDoc> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.get(principal, id);
+      authorize(principal, 'update', 'project', current);
       const target = input.status ?? current.status;
       const onlyStatus = input.name === undefined && input.deploy_target === undefined;
       if (onlyStatus && target === current.status) return current;
@@ -137,7 +136,7 @@ export class ProjectService extends Service<ProjectServiceDeps> {
       if (input.deploy_target !== undefined) set.deploy_target = input.deploy_target;
       if (target !== current.status) set.status = target;
       try {
-        const updated = await this.deps.projects.update(scopeOf(principal), id, current.status, set);
+        const updated = await this.deps.projects.update(confinement(principal), id, current.status, set);
         if (updated) {
           const changes = Object.fromEntries(
             (['name', 'deploy_target', 'status'] as const).filter((k) => input[k] !== undefined && input[k] !== current[k]).map((k) => [k, { from: current[k], to: updated[k] }]),
@@ -156,7 +155,8 @@ export class ProjectService extends Service<ProjectServiceDeps> {
 
   async delete(principal: Principal, id: string): Promise<void> {
     const project = await this.get(principal, id);
-    if (!(await this.deps.projects.delete(scopeOf(principal), id))) throw notFound('No such project.');
+    authorize(principal, 'delete', 'project', project);
+    if (!(await this.deps.projects.delete(confinement(principal), id))) throw notFound('No such project.');
     await this.deps.quotas.release('projects', project._id);
     for (const hook of this.#hooks) await hook(project, principal);
     await this.deps.eventLog.record('project.deleted', principal, inProject(project), { name: project.name });

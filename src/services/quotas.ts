@@ -1,5 +1,6 @@
 import { quotaExceeded } from '../errors.ts';
 import type { Principal } from '../domain/principal.ts';
+import { can } from '../domain/policy.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { QUOTA_KINDS, slotId, type QuotaKind } from '../repositories/quotaSlots.ts';
 import { Service } from './service.ts';
@@ -35,7 +36,7 @@ export class QuotaService extends Service<QuotaServiceDeps> {
    * `quota_exceeded` when none is free. If `create` fails, the slot it took is given back.
    */
   async withSlot<T>(principal: Pick<Principal, 'kind' | 'accountId'>, kind: QuotaKind, resourceId: string, create: () => Promise<T>): Promise<T> {
-    const taken = principal.kind === 'system' ? await this.#takeUnlimited(principal.accountId, kind, resourceId) : await this.#take(principal.accountId, kind, resourceId);
+    const taken = can(principal, 'exceed', 'quota') ? await this.#takeUnlimited(principal.accountId, kind, resourceId) : await this.#take(principal.accountId, kind, resourceId);
     try {
       return await create();
     } catch (err) {

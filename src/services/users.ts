@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Changes } from '../lib/changes.ts';
-import { conflict, forbidden, invalidRequest, notFound, validationFailed } from '../errors.ts';
+import { conflict, invalidRequest, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { createOnce } from './createOnce.ts';
@@ -8,10 +8,11 @@ import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
 import type { UserDoc } from '../repositories/users.ts';
-import { assertPrincipalKind, systemPrincipal, type Principal, type Role } from '../domain/principal.ts';
+import { systemPrincipal, type Principal, type Role } from '../domain/principal.ts';
 import type { EventLog } from './eventLog.ts';
 import type { GrantRevocation } from './grantRevocation.ts';
 import type { LockService } from './locking.ts';
+import { authorize, can } from '../domain/policy.ts';
 import type { QuotaService } from './quotas.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { ChangePasswordBody, CreateUserBody, OperatorCreateUserInput, SetPasswordInput, UpdateUserBody } from '../schemas/users.ts';
@@ -37,23 +38,6 @@ const usersLock = (accountId: string) => `users:${accountId}`;
 
 const isSetupTokenShape = (token: unknown): token is string =>
   typeof token === 'string' && token.startsWith(SETUP_TOKEN_PREFIX) && token.length <= 200;
-
-/**
- * The role the owner rules are checked against: a user's own. A confidential client acting for the
- * account (client_credentials with the admin scope) counts as an admin, never as an owner: it may manage
- * users but not grant the owner role nor change or remove an owner. The operator (the admin CLI) is not
- * held to them.
- */
-const actingRole = (principal: Principal): Role | undefined => (principal.kind === 'system' ? undefined : (principal.role ?? 'admin'));
-
-/** docs/product.md §3: users are managed by users, clients and the operator, never by an API key. */
-const notForApiKeys = (principal: Principal) => assertPrincipalKind(principal, ['user', 'client', 'system']);
-
-/** Only an owner may grant the owner role or change or remove an owner (403 `forbidden` otherwise). */
-function requireOwnerFor(principal: Principal, touchesOwner: boolean): void {
-  const role = actingRole(principal);
-  if (touchesOwner && role !== undefined && role !== 'owner') throw forbidden('Only an owner can grant the owner role or change or remove an owner.');
-}
 
 /** What the audit log says of a user. */
 function eventData(user: UserDoc) {
@@ -83,13 +67,13 @@ export interface UserServiceDeps extends Pick<Repositories, 'users' | 'accounts'
  */
 export class UserService extends Service<UserServiceDeps> {
   async list(principal: Principal, page: PageRequest): Promise<PageResult<UserDoc>> {
-    notForApiKeys(principal);
+    authorize(principal, 'list', 'user');
     return await this.deps.users.page(principal.accountId, page);
   }
 
   /** The user, or 404 whether they do not exist or belong to another account. */
   async get(principal: Principal, id: string): Promise<UserDoc> {
-    notForApiKeys(principal);
+    authorize(principal, 'read', 'user');
     const user = await this.deps.users.findInAccount(principal.accountId, id);
     if (!user) throw notFound('No such user.');
     return user;
@@ -102,8 +86,7 @@ export class UserService extends Service<UserServiceDeps> {
    * `quota_exceeded`).
    */
   async create(principal: Principal, input: CreateUserBody, id?: string): Promise<{ user: UserDoc; setup: IssuedSetupToken | null }> {
-    notForApiKeys(principal);
-    requireOwnerFor(principal, input.role === 'owner');
+    authorize(principal, 'create', 'user', { account_id: principal.accountId, role: input.role });
     const userId = id ?? newId('user');
     // An earlier run of the same request (Idempotency-Key) added the user already: that one is the
     // answer, without a setup link (shown once; an admin can issue a new one).
@@ -115,7 +98,7 @@ export class UserService extends Service<UserServiceDeps> {
       },
       async () => {
         const passwordHash = input.password ? await hashPassword(input.password) : null;
-        const invite = principal.kind !== 'system';
+        const invite = !can(principal, 'see_email_elsewhere', 'user');
         const user = await this.deps.quotas.withSlot(principal, 'users', userId, () => this.#insert({ ...input, account_id: principal.accountId }, passwordHash, userId, invite));
         const setup = input.password ? null : await this.#issueSetupToken(user);
         await this.deps.eventLog.record('user.created', principal, user, { ...eventData(user), setup_link: setup !== null }, user.created_at);
@@ -185,7 +168,9 @@ export class UserService extends Service<UserServiceDeps> {
 
   /** A new one-time setup token for a user of the account; earlier ones stop working. Also serves as a password reset. */
   async issueSetupToken(principal: Principal, id: string): Promise<IssuedSetupToken> {
-    return await this.#issueSetupToken(await this.get(principal, id));
+    const user = await this.get(principal, id);
+    authorize(principal, 'issue_setup_link', 'user', user);
+    return await this.#issueSetupToken(user);
   }
 
   async #issueSetupToken(user: Pick<UserDoc, '_id' | 'account_id'>): Promise<IssuedSetupToken> {
@@ -254,7 +239,7 @@ export class UserService extends Service<UserServiceDeps> {
       if (input.name !== undefined && input.name !== user.name) changes.name = input.name;
       if (input.role !== undefined && input.role !== user.role) changes.role = input.role;
       if (!changes.name && !changes.role) return { user, before: user, changes: null };
-      requireOwnerFor(principal, changes.role !== undefined && (user.role === 'owner' || changes.role === 'owner'));
+      authorize(principal, changes.role ? 'change_role' : 'update', 'user', { ...user, to: changes.role });
       const demotesOwner = user.role === 'owner' && changes.role !== undefined;
       if (demotesOwner) await this.#assertAnotherOwnerRemains(accountId);
       changes.updated_at = new Date();
@@ -295,7 +280,7 @@ export class UserService extends Service<UserServiceDeps> {
    * last owner goes too. The operator's alone.
    */
   async deleteWithAccount(principal: Principal, id: string): Promise<{ user: UserDoc; revokedGrants: number }> {
-    if (principal.kind !== 'system') throw forbidden('Only an operator can delete a whole account.');
+    authorize(principal, 'delete', 'account');
     return await this.#delete(principal, id, { lastOwnerStays: false });
   }
 
@@ -304,7 +289,7 @@ export class UserService extends Service<UserServiceDeps> {
     await this.get(principal, id);
     const deleted = await this.deps.locks.run(usersLock(accountId), async () => {
       const user = await this.get(principal, id);
-      requireOwnerFor(principal, user.role === 'owner');
+      authorize(principal, 'delete', 'user', user);
       if (lastOwnerStays && user.role === 'owner') await this.#assertAnotherOwnerRemains(accountId);
       const removed = await this.deps.users.deleteIfRole(accountId, user._id, user.role);
       if (!removed) throw conflict('The user was changed by another request at the same time; retry.');
@@ -364,6 +349,7 @@ export class UserService extends Service<UserServiceDeps> {
    */
   async setPassword(principal: Principal, id: string, input: SetPasswordInput): Promise<UserDoc> {
     const { users, userSetupTokens } = this.deps;
+    authorize(principal, 'set_password', 'user');
     const user = await this.get(principal, id);
     if (!(await users.setPasswordHash(user._id, await hashPassword(input.password)))) throw notFound('No such user.');
     const revokedGrants = await this.#endSignIns(user._id);
@@ -380,6 +366,7 @@ export class UserService extends Service<UserServiceDeps> {
    * working.
    */
   async changeOwnPassword(principal: Principal, input: ChangePasswordBody): Promise<void> {
+    authorize(principal, 'change_own_password', 'user');
     const { current_password, new_password } = input;
     const user = await this.get(principal, principal.id);
     if (!user.password_hash || !(await verifyPassword(user.password_hash, current_password)))

@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { Principal } from '../domain/principal.ts';
+import { authorize } from '../domain/policy.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import { newId } from '../lib/ids.ts';
@@ -54,12 +55,14 @@ function eventData(webhook: WebhookDoc) {
 export class WebhookService extends Service<WebhookServiceDeps> {
   /** The endpoint, or 404 whether it does not exist or belongs to another account. */
   async get(principal: Principal, id: string): Promise<WebhookDoc> {
+    authorize(principal, 'read', 'webhook');
     const webhook = await this.deps.webhooks.findInAccount(principal.accountId, id);
     if (!webhook) throw notFound('No such webhook.');
     return webhook;
   }
 
   async list(principal: Principal, page: PageRequest): Promise<PageResult<WebhookDoc>> {
+    authorize(principal, 'list', 'webhook');
     return await this.deps.webhooks.page(principal.accountId, page);
   }
 
@@ -70,6 +73,7 @@ export class WebhookService extends Service<WebhookServiceDeps> {
    * answer, without its secret (shown once; rotate it for a new one).
    */
   async create(principal: Principal, input: CreateWebhookBody, id?: string): Promise<{ webhook: WebhookDoc; secret: string | null }> {
+    authorize(principal, 'create', 'webhook');
     await this.#assertTarget(input.url);
     const webhookId = id ?? newId('webhook');
     const { doc } = await createOnce<{ webhook: WebhookDoc; secret: string | null }>(
@@ -104,6 +108,7 @@ export class WebhookService extends Service<WebhookServiceDeps> {
 
   /** Changes url (checked again when it changes), events, description or status. */
   async update(principal: Principal, id: string, input: UpdateWebhookBody): Promise<WebhookDoc> {
+    authorize(principal, 'update', 'webhook');
     const current = await this.get(principal, id);
     if (input.url !== undefined && input.url !== current.url) await this.#assertTarget(input.url);
     const set: Partial<WebhookDoc> = { updated_at: new Date() };
@@ -122,6 +127,7 @@ export class WebhookService extends Service<WebhookServiceDeps> {
 
   /** Removes the endpoint, its delivery log and its pending deliveries. */
   async delete(principal: Principal, id: string): Promise<WebhookDoc> {
+    authorize(principal, 'delete', 'webhook');
     const webhook = await this.deps.webhooks.delete(principal.accountId, id);
     if (!webhook) throw notFound('No such webhook.');
     await this.deps.quotas.release('webhooks', webhook._id);
@@ -137,6 +143,7 @@ export class WebhookService extends Service<WebhookServiceDeps> {
    * 24 h (two `v1=` signatures) so receivers can roll over; older ones stop at once.
    */
   async rotateSecret(principal: Principal, id: string): Promise<{ webhook: WebhookDoc; secret: string }> {
+    authorize(principal, 'rotate_secret', 'webhook');
     const current = await this.get(principal, id);
     const now = new Date();
     const secret = newWebhookSecret();
@@ -150,6 +157,7 @@ export class WebhookService extends Service<WebhookServiceDeps> {
 
   /** Sends a `webhook.ping` event to the endpoint, whatever it subscribes to (not recorded in the audit log). */
   async ping(principal: Principal, id: string): Promise<WebhookDeliveryDoc> {
+    authorize(principal, 'ping', 'webhook');
     const webhook = await this.get(principal, id);
     if (webhook.status !== 'enabled') throw conflict('The webhook is disabled; enable it first.');
     const now = new Date();
@@ -166,6 +174,7 @@ export class WebhookService extends Service<WebhookServiceDeps> {
   }
 
   async listDeliveries(principal: Principal, webhookId: string, page: PageRequest): Promise<PageResult<WebhookDeliveryDoc>> {
+    authorize(principal, 'read', 'webhook');
     await this.get(principal, webhookId);
     return await this.deps.webhookDeliveries.page(principal.accountId, webhookId, page);
   }
@@ -175,6 +184,7 @@ export class WebhookService extends Service<WebhookServiceDeps> {
    * already being retried (409 `conflict`), as is one to a disabled endpoint.
    */
   async redeliver(principal: Principal, webhookId: string, deliveryId: string): Promise<WebhookDeliveryDoc> {
+    authorize(principal, 'redeliver', 'webhook');
     const webhook = await this.get(principal, webhookId);
     const delivery = await this.deps.webhookDeliveries.findForWebhook(principal.accountId, webhookId, deliveryId);
     if (!delivery) throw notFound('No such delivery.');

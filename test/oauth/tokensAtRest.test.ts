@@ -3,7 +3,7 @@ import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/lib/hash.ts';
-import { collectionName, createAdapterClass } from '../../src/repositories/oidcStore.ts';
+import { collectionName, createAdapterClass } from '../../src/repositories/oidc/index.ts';
 import { migrate } from '../../src/repositories/index.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { makeClient, makeUser } from '../support/factories.ts';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../support/oauthDriver.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
-import { CONSUMED_REFRESH_TOKENS, collectionName } from '../../src/repositories/oidcStore.ts';
+import { CONSUMED_REFRESH_TOKENS, collectionName } from '../../src/repositories/oidc/index.ts';
 import { useApiServer } from '../support/fixtures.ts';
 import type { TestUser } from '../support/tokens.ts';
 

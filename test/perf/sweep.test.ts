@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../support/oauthDriver.ts';
-import { collectionName, OIDC_CLAIMS } from '../../src/repositories/oidcStore.ts';
+import { collectionName, OIDC_CLAIMS } from '../../src/repositories/oidc/index.ts';
 import { DELIVERY_RETENTION_MS } from '../../src/repositories/webhookDeliveries.ts';
 import { makeClient } from '../support/factories.ts';
 import { useApiServer } from '../support/fixtures.ts';

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenRequest } from '../support/oauthDriver.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { createAdapterClass } from '../../src/repositories/oidcStore.ts';
+import { createAdapterClass } from '../../src/repositories/oidc/index.ts';
 import { systemPrincipal, type Principal } from '../../src/domain/principal.ts';
 import type { AppError } from '../../src/errors.ts';
 import { presentClient } from '../../src/presenters/oauthClients.ts';

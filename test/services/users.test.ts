@@ -6,7 +6,7 @@ import { tokenRequest } from '../support/oauthDriver.ts';
 import type { AppError } from '../../src/errors.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { newId } from '../../src/lib/ids.ts';
-import { createAdapterClass } from '../../src/repositories/oidcStore.ts';
+import { createAdapterClass } from '../../src/repositories/oidc/index.ts';
 import { systemPrincipal, type Principal, type Role } from '../../src/domain/principal.ts';
 import { presentUser } from '../../src/presenters/users.ts';
 import { parseInput } from '../../src/schemas/parse.ts';
@@ -221,7 +221,7 @@ describe('users: deleting revokes everything they could act with', () => {
     expect(revokedGrants).toBe(2);
     expect(await repos.users.findById(leaving._id)).toBeNull();
 
-    // Artifacts are stored under the SHA-256 of their id (src/repositories/oidcStore.ts).
+    // Artifacts are stored under the SHA-256 of their id (src/repositories/oidc/).
     const ids = async (collection: string) => (await db.collection(collection).find({}, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id));
     for (const grantId of [consented, unlisted]) {
       expect(await ids('oidc_grant')).not.toContain(sha256Hex(grantId));

@@ -5,12 +5,10 @@ import { createAuthenticate } from '../../http/authenticate.ts';
 import type { Config } from '../../config/index.ts';
 import { methodNotAllowed, notFound } from '../../errors.ts';
 import { ApiRouter } from '../../http/apiRouter.ts';
-import { createIdempotent } from '../../http/idempotency.ts';
+import type { IdempotentFactory } from '../../http/idempotency.ts';
 import { addExamples } from '../../http/docsExamples.ts';
 import { createApiRegistry, generateDocument } from '../../http/openapi.ts';
-import type { Metrics } from '../../http/metrics.ts';
-import { anonymousBucket, createAccountRateLimiter, createApiRateLimiter } from '../../http/rateLimit.ts';
-import type { Repositories } from '../../repositories/index.ts';
+import { anonymousBucket, type ApiRateLimiter } from '../../http/rateLimit.ts';
 import { registerApiKeyRoutes } from './apiKeys/index.ts';
 import { registerConfigurationRoutes } from './configurations/index.ts';
 import type { Services } from '../../services/index.ts';
@@ -33,13 +31,22 @@ export interface V1Api {
  * The /v1 API. Each resource module declares its routes on the ApiRouter (which also documents them);
  * add new resources next to the ones below.
  */
-export function createV1Api({ config, repos, services, metrics, authenticators }: { config: Config; repos: Repositories; services: Services; metrics: Metrics; authenticators: Authenticator[] }): V1Api {
+export interface V1ApiDeps {
+  config: Config;
+  services: Services;
+  authenticators: Authenticator[];
+  /** Requests per credential (and, for requests without one, per address) per hour, shared by every instance. */
+  rateLimit: ApiRateLimiter;
+  /** Requests per account per hour across its credentials. */
+  accountRateLimit: ApiRateLimiter;
+  /** `Idempotency-Key` on POST (built by the composition root on its own store). */
+  idempotent: IdempotentFactory;
+}
+
+export function createV1Api({ config, services, authenticators, rateLimit, accountRateLimit, idempotent }: V1ApiDeps): V1Api {
   const registry = createApiRegistry(config);
   const api = new ApiRouter(registry, '/v1');
-  const rateLimit = createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour, metrics);
-  const accountRateLimit = createAccountRateLimiter(repos.rateLimits, config.accountRequestsPerHour, metrics);
   const authenticate = createAuthenticate({ authenticators, rateLimit, accountRateLimit });
-  const idempotent = createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000 });
   const deps: V1Deps = { config, authenticate, idempotent, services };
 
   registerProjectRoutes(api, deps);

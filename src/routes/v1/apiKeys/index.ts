@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
+import { authorizeFor, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -18,7 +18,6 @@ const tags = ['API keys'];
  */
 export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { apiKeys } = services;
-  const notForApiKeys = allowPrincipals('user', 'client');
   const idempotentKeyIssue = idempotent({ shownOnceResponseFields: ['key'], newResourceId: () => newId('apiKey') });
   // A rotation creates nothing new: a run after a failure rotates again (the secret is shown once).
   const idempotentRotation = idempotent({ shownOnceResponseFields: ['key'] });
@@ -33,7 +32,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
       success: { status: 200, description: 'A page of API keys.', schema: ApiKeyList },
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('list', 'api_key'),
     requireScope('admin'),
     validate({ params: ProjectParams, query: ListApiKeysQuery }),
     async (ctx: ApiContext<{ params: ProjectParams; query: ListApiKeysQuery }>) => {
@@ -61,7 +60,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
       errors: ['project_not_active', 'quota_exceeded'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('create', 'api_key'),
     requireScope('admin'),
     validate({ params: ProjectParams, body: CreateApiKeyBody }),
     idempotentKeyIssue,
@@ -77,7 +76,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     '/projects/:project_id/api_keys/:api_key_id',
     { operationId: 'getApiKey', summary: 'Get an API key', description: 'Never shows the secret.', tags, success: { status: 200, description: 'The key.', schema: ApiKey } },
     authenticate,
-    notForApiKeys,
+    authorizeFor('read', 'api_key'),
     requireScope('admin'),
     validate({ params: ApiKeyParams }),
     async (ctx: ApiContext<{ params: ApiKeyParams }>) => {
@@ -96,7 +95,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
       success: { status: 200, description: 'The revoked key.', schema: ApiKey },
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('revoke', 'api_key'),
     requireScope('admin'),
     validate({ params: ApiKeyParams }),
     async (ctx: ApiContext<{ params: ApiKeyParams }>) => {
@@ -116,7 +115,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
       errors: ['conflict', 'project_not_active'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('rotate', 'api_key'),
     requireScope('admin'),
     validate({ params: ApiKeyParams, body: RotateApiKeyBody }),
     idempotentRotation,

@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
+import { authorizeFor, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -19,7 +19,7 @@ export function registerEventRoutes(api: ApiRouter, { authenticate, services, co
       success: { status: 200, description: 'A page of events.', schema: EventList },
     },
     authenticate,
-    allowPrincipals('user', 'client'),
+    authorizeFor('list', 'event'),
     requireScope('admin'),
     validate({ query: ListEventsQuery }),
     async (ctx: ApiContext<{ query: ListEventsQuery }>) => {

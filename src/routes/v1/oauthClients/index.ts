@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
+import { authorizeFor, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -16,7 +16,6 @@ const tags = ['OAuth clients'];
  */
 export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { oauthClients } = services;
-  const notForApiKeys = allowPrincipals('user', 'client');
   const idempotentRegistration = idempotent({ shownOnceResponseFields: ['client_secret'], newResourceId: () => newId('oauthClient') });
   // A rotation creates nothing new: a run after a failure rotates again (the secret is shown once).
   const idempotentRotation = idempotent({ shownOnceResponseFields: ['client_secret'] });
@@ -25,7 +24,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
     '/oauth_clients',
     { operationId: 'listOAuthClients', summary: 'List OAuth clients', description: 'Oldest first.', tags, success: { status: 200, description: 'A page of clients.', schema: OAuthClientList } },
     authenticate,
-    notForApiKeys,
+    authorizeFor('list', 'oauth_client'),
     requireScope('admin'),
     validate({ query: ListClientsQuery }),
     async (ctx: ApiContext<{ query: ListClientsQuery }>) => {
@@ -52,7 +51,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
       errors: ['quota_exceeded'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('create', 'oauth_client'),
     requireScope('admin'),
     validate({ body: RegisterClientBody }),
     idempotentRegistration,
@@ -68,7 +67,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
     '/oauth_clients/:client_id',
     { operationId: 'getOAuthClient', summary: 'Get an OAuth client', description: 'Never shows the secret.', tags, success: { status: 200, description: 'The client.', schema: OAuthClient } },
     authenticate,
-    notForApiKeys,
+    authorizeFor('read', 'oauth_client'),
     requireScope('admin'),
     validate({ params: ClientParams }),
     async (ctx: ApiContext<{ params: ClientParams }>) => {
@@ -87,7 +86,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
       success: { status: 204, description: 'Deleted.' },
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('delete', 'oauth_client'),
     requireScope('admin'),
     validate({ params: ClientParams }),
     async (ctx: ApiContext<{ params: ClientParams }>) => {
@@ -107,7 +106,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
       errors: ['conflict'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('rotate_secret', 'oauth_client'),
     requireScope('admin'),
     validate({ params: ClientParams }),
     idempotentRotation,

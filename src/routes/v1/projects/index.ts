@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
+import { authorizeFor, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -37,7 +37,7 @@ export function registerProjectRoutes(api: ApiRouter, { authenticate, idempotent
       errors: ['conflict', 'forbidden', 'quota_exceeded'],
     },
     authenticate,
-    allowPrincipals('user', 'client'),
+    authorizeFor('create', 'project'),
     requireScope('write'),
     validate({ body: CreateProjectBody }),
     idempotent({ newResourceId: () => newId('project') }),

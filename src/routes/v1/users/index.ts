@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
+import { authorizeFor, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -16,14 +16,12 @@ const tags = ['Users'];
  */
 export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { users } = services;
-  const notForApiKeys = allowPrincipals('user', 'client');
-  const usersOnly = allowPrincipals('user');
 
   api.get(
     '/users',
     { operationId: 'listUsers', summary: 'List users of the account', description: 'Oldest first.', tags, success: { status: 200, description: 'A page of users.', schema: UserList } },
     authenticate,
-    notForApiKeys,
+    authorizeFor('list', 'user'),
     requireScope('read'),
     validate({ query: ListUsersQuery }),
     async (ctx: ApiContext<{ query: ListUsersQuery }>) => {
@@ -45,7 +43,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       errors: ['not_found'],
     },
     authenticate,
-    usersOnly,
+    authorizeFor('read_self', 'user'),
     requireScope('read'),
     async (ctx: ApiContext) => {
       ctx.body = presentUser(await users.get(ctx.state.principal, ctx.state.principal.id));
@@ -64,7 +62,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       errors: ['conflict'],
     },
     authenticate,
-    usersOnly,
+    authorizeFor('change_own_password', 'user'),
     requireScope('read'),
     validate({ body: ChangePasswordBody }),
     async (ctx: ApiContext<{ body: ChangePasswordBody }>) => {
@@ -77,7 +75,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     '/users/:user_id',
     { operationId: 'getUser', summary: 'Get a user', tags, success: { status: 200, description: 'The user.', schema: User } },
     authenticate,
-    notForApiKeys,
+    authorizeFor('read', 'user'),
     requireScope('read'),
     validate({ params: UserParams }),
     async (ctx: ApiContext<{ params: UserParams }>) => {
@@ -102,7 +100,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       errors: ['conflict', 'quota_exceeded'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('create', 'user'),
     requireScope('admin'),
     validate({ body: CreateUserBody }),
     idempotent({ secretRequestFields: ['password'], shownOnceResponseFields: ['setup_url'], newResourceId: () => newId('user') }),
@@ -125,7 +123,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       errors: ['conflict'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('update', 'user'),
     requireScope('admin'),
     validate({ params: UserParams, body: UpdateUserBody }),
     async (ctx: ApiContext<{ params: UserParams; body: UpdateUserBody }>) => {
@@ -145,7 +143,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       errors: ['conflict'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('delete', 'user'),
     requireScope('admin'),
     validate({ params: UserParams }),
     async (ctx: ApiContext<{ params: UserParams }>) => {

@@ -1,4 +1,4 @@
-import { allowPrincipals, requireScope } from '../../../http/requireScope.ts';
+import { authorizeFor, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
@@ -31,7 +31,6 @@ const DELIVERY_DOC = [
 /** Webhook endpoints of the account (docs/product.md §7). Admin only, never an API key. */
 export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { webhooks } = services;
-  const notForApiKeys = allowPrincipals('user', 'client');
   const idempotentCreation = idempotent({ shownOnceResponseFields: ['secret'], newResourceId: () => newId('webhook') });
   const idempotentRotation = idempotent({ shownOnceResponseFields: ['secret'] });
 
@@ -50,7 +49,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     '/webhooks',
     { operationId: 'listWebhooks', summary: 'List webhooks', description: 'Oldest first. Secrets are never listed.', tags, success: { status: 200, description: 'A page of webhooks.', schema: WebhookList } },
     authenticate,
-    notForApiKeys,
+    authorizeFor('list', 'webhook'),
     requireScope('admin'),
     validate({ query: ListWebhooksQuery }),
     async (ctx: ApiContext<{ query: ListWebhooksQuery }>) => {
@@ -76,7 +75,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
       errors: ['quota_exceeded'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('create', 'webhook'),
     requireScope('admin'),
     validate({ body: CreateWebhookBody }),
     idempotentCreation,
@@ -92,7 +91,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     '/webhooks/:webhook_id',
     { operationId: 'getWebhook', summary: 'Get a webhook', description: 'Never shows the secret.', tags, success: { status: 200, description: 'The webhook.', schema: Webhook } },
     authenticate,
-    notForApiKeys,
+    authorizeFor('read', 'webhook'),
     requireScope('admin'),
     validate({ params: WebhookParams }),
     async (ctx: ApiContext<{ params: WebhookParams }>) => {
@@ -110,7 +109,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
       success: { status: 200, description: 'The updated webhook.', schema: Webhook },
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('update', 'webhook'),
     requireScope('admin'),
     validate({ params: WebhookParams, body: UpdateWebhookBody }),
     async (ctx: ApiContext<{ params: WebhookParams; body: UpdateWebhookBody }>) => {
@@ -122,7 +121,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     '/webhooks/:webhook_id',
     { operationId: 'deleteWebhook', summary: 'Delete a webhook', description: 'Removes it with its delivery log; pending deliveries are dropped.', tags, success: { status: 204, description: 'Deleted.' } },
     authenticate,
-    notForApiKeys,
+    authorizeFor('delete', 'webhook'),
     requireScope('admin'),
     validate({ params: WebhookParams }),
     async (ctx: ApiContext<{ params: WebhookParams }>) => {
@@ -141,7 +140,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
       success: { status: 200, description: 'The webhook with its new secret.', schema: WebhookWithSecret },
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('rotate_secret', 'webhook'),
     requireScope('admin'),
     validate({ params: WebhookParams }),
     idempotentRotation,
@@ -162,7 +161,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
       errors: ['conflict'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('ping', 'webhook'),
     requireScope('admin'),
     validate({ params: WebhookParams }),
     async (ctx: ApiContext<{ params: WebhookParams }>) => {
@@ -181,7 +180,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
       success: { status: 200, description: 'A page of deliveries.', schema: DeliveryList },
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('read', 'webhook'),
     requireScope('admin'),
     validate({ params: WebhookParams, query: ListWebhooksQuery }),
     async (ctx: ApiContext<{ params: WebhookParams; query: ListWebhooksQuery }>) => {
@@ -202,7 +201,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
       errors: ['conflict'],
     },
     authenticate,
-    notForApiKeys,
+    authorizeFor('redeliver', 'webhook'),
     requireScope('admin'),
     validate({ params: DeliveryParams }),
     async (ctx: ApiContext<{ params: DeliveryParams }>) => {

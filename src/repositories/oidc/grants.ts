@@ -1,23 +1,13 @@
 import type { Collection, Db } from 'mongodb';
-import { sha256Hex } from '../lib/hash.ts';
-import { CONSUMED_REFRESH_TOKENS, collectionName } from './oidcStore.ts';
+import { sha256Hex } from '../../lib/hash.ts';
+import { CONSUMED_REFRESH_TOKENS, GRANT_BOUND_MODELS, collectionName, type StoredArtifact } from './artifacts.ts';
 
 /**
- * Revocation queries over the collections the oidc-provider adapter writes (`oidc_<model>`). The
- * adapter owns their shape and indexes: `_id` is the SHA-256 of the artifact's id and payloads are
- * sealed; `grant_id` is in clear on the token models and on grants, and a grant's or session's
- * `account_id` and `client_id` too, for exactly these queries. The consents collection is the primary
- * index of grants per user and client; these catch the rest.
+ * Revocation queries over the collections the adapter writes (./adapter.ts): `grant_id` is in clear on
+ * the token models and on grants, and a grant's or session's `account_id` and `client_id` too, for
+ * exactly these queries. The consents collection is the primary index of grants per user and client;
+ * these catch the rest.
  */
-interface StoredArtifact {
-  _id: string;
-  grant_id?: string;
-  account_id?: string;
-  client_id?: string;
-}
-
-const GRANT_BOUND_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest'] as const;
-
 export class OidcArtifactRepository {
   readonly #db: Db;
   constructor(db: Db) {
@@ -25,7 +15,7 @@ export class OidcArtifactRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    // Created by ensureOidcIndexes (src/repositories/oidcStore.ts).
+    // Created with the adapter's collections, by ensureOidcIndexes (./maintenance.ts).
   }
 
   #collection(model: string): Collection<StoredArtifact> {

@@ -1,0 +1,55 @@
+import type { Db } from 'mongodb';
+import Provider from 'oidc-provider';
+import type { Config } from '../../config/index.ts';
+import { behindProxy, proxyModel } from '../../http/clientAddress.ts';
+import type { Metrics } from '../../http/metrics.ts';
+import type { KeyMaterial } from '../../keys/keystore.ts';
+import type { Logger } from '../../logger.ts';
+import { installSingleUseRefusals } from '../singleUse.ts';
+import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from '../structuredTokens.ts';
+import { enforceTokenBudgets } from './budgets.ts';
+import { compareHashedClientSecrets } from './clientAuth.ts';
+import { providerConfiguration } from './configuration.ts';
+import { currentRequest, trackCurrentRequest } from './currentRequest.ts';
+import { truthfulDiscovery } from './discovery.ts';
+import { logProviderEvents } from './events.ts';
+import { hashAccessTokensIntoIdTokens, includeSessionIds } from './idTokens.ts';
+import { claimProofsOnce } from './replay.ts';
+import { createAdapter, type ProviderStorage } from './storage.ts';
+
+export { ACCESS_TOKEN_TTL_SECONDS } from './lifetimes.ts';
+export { OIDC_SCOPES } from './scopes.ts';
+
+export interface ProviderDeps {
+  config: Config;
+  keys: KeyMaterial;
+  repos: ProviderStorage;
+  db: Db;
+  logger: Logger;
+  /** The process's metrics handle: token responses, refresh-token reuse, token endpoint refusals. */
+  metrics: Metrics;
+}
+
+/**
+ * The authorization server: oidc-provider configured from small named parts (each file beside this one
+ * holds one of them), then the steps Slipway adds to it, in the order they run.
+ */
+export function createProvider({ config, keys, repos, db, logger, metrics }: ProviderDeps): Provider {
+  const adapter = createAdapter(db, repos, config, logger);
+  prepareStructuredTokenEndpoints();
+  const provider = new Provider(config.issuer, providerConfiguration({ config, keys, repos, logger, adapter }));
+  // The provider's own contexts (interaction cookies) read X-Forwarded-Proto only behind a trusted proxy.
+  provider.proxy = behindProxy(proxyModel(config));
+  installAccessTokenLookup(provider, { config, keys, revokedGrants: repos.revokedGrants });
+  // A second use of a code, refresh token, pushed request or interaction, however concurrent: refused the OAuth way.
+  installSingleUseRefusals(provider, currentRequest);
+  claimProofsOnce(provider, repos);
+  includeSessionIds(provider);
+  compareHashedClientSecrets(provider);
+  trackCurrentRequest(provider);
+  hashAccessTokensIntoIdTokens(provider);
+  truthfulDiscovery(provider);
+  enforceTokenBudgets(provider, repos, config, logger, metrics);
+  logProviderEvents(provider, logger, metrics);
+  return provider;
+}

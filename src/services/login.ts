@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import type { Config } from '../config/index.ts';
+import type { Repositories } from '../repositories/index.ts';
+import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
+import { Service } from './service.ts';
+
+export type LoginLimits = Pick<Config, 'loginPerEmailAndSourcePerMinute' | 'loginPerSourcePerMinute' | 'loginPerEmailPerMinute' | 'loginPerDevicePerMinute'>;
+
+export type LoginServiceDeps = Pick<Repositories, 'users' | 'rateLimits' | 'oauthClients' | 'accounts' | 'consents'> & { limits: LoginLimits };
+
+/** A browser that signed a user in before (src/oauth/deviceCookie.ts): its attempts at that user have a budget of their own. */
+export interface KnownDevice {
+  userId: string;
+  deviceId: string;
+}
+
+export interface SignInAttempt {
+  /** As typed; compared trimmed and in lower case. */
+  email: string;
+  password: string;
+  /** Where the attempt comes from (an address, an IPv6 /64: `sourceKey`). */
+  source: string;
+  /** The device cookie the browser carries, if any. */
+  device?: KnownDevice;
+}
+
+export type SignInResult =
+  /** `email` as compared, to fill the form in again. */
+  | { outcome: 'signed-in'; userId: string; email: string }
+  /** Unknown e-mail or wrong password: which one is never told. */
+  | { outcome: 'refused'; email: string }
+  | { outcome: 'throttled'; retryAfterSeconds: number; email: string };
+
+/** The client an authorization is for, as the sign-in and consent pages name it. */
+export interface InteractionClient {
+  id: string;
+  name: string;
+  firstParty: boolean;
+  accountId: string | null;
+}
+
+/** What the consent page tells the user, so a look-alike name cannot pass for another app. */
+export interface ConsentFacts {
+  userEmail: string;
+  /** The organization that registered the client. */
+  registeredBy: string;
+  /** The client was registered by an organization other than the user's own. */
+  otherOrganization: boolean;
+}
+
+const WINDOW_SECONDS = 60;
+const MAX_EMAIL = 254;
+const MAX_PASSWORD = 1024;
+
+/**
+ * Signing in to the authorization server (its login page, src/oauth/interactions.ts) and the consent
+ * that follows. There is no principal yet: signing in is what makes one. The rules are here; the page
+ * parses the form, keeps the device cookie and renders the answer.
+ */
+export class LoginService extends Service<LoginServiceDeps> {
+  /**
+   * Checks an e-mail and password. Throttled first (README "Login throttling"): a guess at one e-mail
+   * from one source, every attempt from one source (password spraying), and a high ceiling per e-mail
+   * over all sources. Wrong passwords from one source never lock the user out of another: one source
+   * alone cannot reach the ceiling. A browser that signed this user in before is counted in its own
+   * budget instead, so attempts from elsewhere, however many sources they come from, cannot lock it out.
+   * An unknown e-mail costs the time of a password check too. A success is recorded on the user.
+   */
+  async signIn(attempt: SignInAttempt): Promise<SignInResult> {
+    const email = attempt.email.trim().toLowerCase().slice(0, MAX_EMAIL);
+    const password = attempt.password.slice(0, MAX_PASSWORD);
+    const user = email ? await this.deps.users.findByEmail(email) : null;
+    const knownDevice = user && attempt.device?.userId === user._id ? attempt.device : undefined;
+    const retryAfterSeconds = await this.#throttle(email, attempt.source, knownDevice);
+    if (retryAfterSeconds !== undefined) return { outcome: 'throttled', retryAfterSeconds, email };
+    const ok = user?.password_hash ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
+    if (!user || !ok) return { outcome: 'refused', email };
+    await this.deps.users.recordLogin(user._id);
+    return { outcome: 'signed-in', userId: user._id, email };
+  }
+
+  /** Counts the attempt in its budgets; the seconds until the next may be tried when one is spent. */
+  async #throttle(email: string, source: string, device: KnownDevice | undefined): Promise<number | undefined> {
+    const { rateLimits } = this.deps;
+    const limits = this.deps.limits;
+    const emailKey = createHash('sha256').update(email).digest('base64url');
+    const results = await Promise.all(
+      device
+        ? [rateLimits.hit(`login-device:${device.deviceId}`, limits.loginPerDevicePerMinute, WINDOW_SECONDS)]
+        : [
+            rateLimits.hit(`login-email-ip:${emailKey}:${source}`, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS),
+            rateLimits.hit(`login-ip:${source}`, limits.loginPerSourcePerMinute, WINDOW_SECONDS),
+            rateLimits.hit(`login-email:${emailKey}`, limits.loginPerEmailPerMinute, WINDOW_SECONDS),
+          ],
+    );
+    const refused = results.filter((r) => !r.allowed);
+    return refused.length ? Math.max(...refused.map((r) => r.resetSeconds)) : undefined;
+  }
+
+  /** The client by its id (an unknown id is named by itself, trusted by nobody). */
+  async client(clientId: string): Promise<InteractionClient> {
+    const client = await this.deps.oauthClients.findById(clientId);
+    return { id: clientId, name: client?.client_name ?? clientId, firstParty: client?.first_party ?? false, accountId: client?.account_id ?? null };
+  }
+
+  /** Who is asked, and who registered the client: the consent page's facts (docs/tenant-isolation.md). */
+  async consentFacts(client: InteractionClient, userId: string): Promise<ConsentFacts> {
+    const user = await this.deps.users.findById(userId);
+    const registeredBy = client.accountId ? await this.deps.accounts.findById(client.accountId) : null;
+    return {
+      userEmail: user?.email ?? '',
+      registeredBy: registeredBy?.name ?? 'an unknown organization',
+      otherOrganization: !user || client.accountId !== user.account_id,
+    };
+  }
+
+  /** Remembers the user's consent to the client, so another browser session of theirs is not asked again. */
+  async rememberConsent(userId: string, clientId: string, grantId: string): Promise<void> {
+    await this.deps.consents.remember(userId, clientId, grantId);
+  }
+}
