@@ -28,6 +28,12 @@ export const invalidRequest = (message: string, details?: ErrorDetail[]) =>
 export const validationFailed = (details: ErrorDetail[], message = 'The request is not valid.') =>
   new AppError(422, 'validation_failed', message, { details });
 export const notFound = (message = 'The requested resource does not exist.') => new AppError(404, 'not_found', message);
+
+/** The record a lookup found, or 404 `not_found` with `message` (whether it does not exist or is out of reach). */
+export function found<T>(record: T | null | undefined, message: string): T {
+  if (record === null || record === undefined) throw notFound(message);
+  return record;
+}
 export const conflict = (message: string) => new AppError(409, 'conflict', message);
 export const forbidden = (message = 'You are not allowed to do this.') => new AppError(403, 'forbidden', message);
 

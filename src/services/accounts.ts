@@ -1,5 +1,5 @@
 import { systemPrincipal } from '../domain/principal.ts';
-import { notFound } from '../errors.ts';
+import { found } from '../errors.ts';
 import type { AccountDoc } from '../repositories/accounts.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
@@ -38,9 +38,7 @@ export class AccountService extends Service<AccountServiceDeps> {
   }
 
   async #find(id: string): Promise<AccountDoc> {
-    const account = await this.deps.accounts.findById(id);
-    if (!account) throw notFound('No such account.');
-    return account;
+    return found(await this.deps.accounts.findById(id), 'No such account.');
   }
 
   async #summarize(account: AccountDoc): Promise<AccountSummary> {

@@ -1,6 +1,6 @@
 import type { Principal } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
-import { conflict, notFound, validationFailed } from '../errors.ts';
+import { conflict, notFound, validationFailed, found } from '../errors.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { newId } from '../lib/ids.ts';
 import type { ConfigurationChanges, ConfigurationDoc } from '../repositories/configurations.ts';
@@ -126,9 +126,7 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
   }
 
   async #find(project: ProjectDoc, id: string): Promise<ConfigurationDoc> {
-    const doc = await this.deps.configurations.findInProject(project.account_id, project._id, id);
-    if (!doc) throw notFound('No such configuration.');
-    return doc;
+    return found(await this.deps.configurations.findInProject(project.account_id, project._id, id), 'No such configuration.');
   }
 
   /** Throws when the sealed value cannot be opened (an unknown data key, or a ciphertext moved from another record). */

@@ -1,7 +1,7 @@
 import type { Principal, Actor } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
 import { deploymentActivity, periodStart, type DeploymentActivity } from '../domain/deploymentActivity.ts';
-import { conflict, invalidTransition, notFound, projectNotActive } from '../errors.ts';
+import { conflict, invalidTransition, notFound, projectNotActive, found } from '../errors.ts';
 import type { PageRequest } from '../domain/page.ts';
 import { newId } from '../lib/ids.ts';
 import type { DeploymentDoc, DeploymentFilter } from '../repositories/deployments.ts';
@@ -87,9 +87,7 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
   async get(principal: Principal, projectId: string, id: string): Promise<DeploymentDoc> {
     authorize(principal, 'read', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
-    const deployment = await this.deps.deployments.find(project.account_id, project._id, id);
-    if (!deployment) throw notFound('No such deployment.');
-    return deployment;
+    return found(await this.deps.deployments.find(project.account_id, project._id, id), 'No such deployment.');
   }
 
   /**

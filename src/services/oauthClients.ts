@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { Principal } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
@@ -15,7 +14,7 @@ import { foldLookalike } from '../lib/lookalike.ts';
 import type { QuotaService } from './quotas.ts';
 import type { EventLog } from './eventLog.ts';
 import type { GrantRevocation } from './grantRevocation.ts';
-import { Service } from './service.ts';
+import { AccountRecordService, AccountRecords } from './accountRecords.ts';
 export type { OAuthClientDoc } from '../repositories/oauthClients.ts';
 
 export const hashClientSecret = sha256Hex;
@@ -53,7 +52,7 @@ function eventData(client: OAuthClientDoc) {
  * trust decision about the operator's own apps: an account admin could otherwise register a
  * "first-party" client and obtain tokens for users of other accounts without asking them.
  */
-export class OAuthClientService extends Service<OAuthClientServiceDeps> {
+export class OAuthClientService extends AccountRecordService<OAuthClientServiceDeps, OAuthClientDoc, 'oauth_client'> {
   /**
    * Registers a third-party client in the principal's account; the secret (confidential clients) is
    * returned once. `id` is the id reserved for this request (Idempotency-Key): a client that already
@@ -114,25 +113,13 @@ export class OAuthClientService extends Service<OAuthClientServiceDeps> {
       require_pushed_authorization_requests: input.require_pushed_authorization_requests ?? false,
       client_secret_hash: clientSecret ? hashClientSecret(clientSecret) : null,
       created_at: now,
-      updated_at: now,
-    };
+      updated_at: now };
     await this.deps.oauthClients.insert(client);
     this.deps.changes.emit('oauthClientsChanged');
     return { client, clientSecret };
   }
 
-  async list(principal: Principal, page: PageRequest): Promise<PageResult<OAuthClientDoc>> {
-    authorize(principal, 'list', 'oauth_client');
-    return await this.deps.oauthClients.page(principal.accountId, page);
-  }
-
-  /** The client, or 404 whether it does not exist or belongs to another account. */
-  async get(principal: Principal, clientId: string): Promise<OAuthClientDoc> {
-    authorize(principal, 'read', 'oauth_client');
-    const client = await this.deps.oauthClients.findInAccount(principal.accountId, clientId);
-    if (!client) throw notFound('No such OAuth client.');
-    return client;
-  }
+  protected readonly records = new AccountRecords(this.deps.oauthClients, 'oauth_client', 'No such OAuth client.');
 
   /**
    * A new secret for a confidential client, returned once; the old one stops working at once (the

@@ -4,7 +4,6 @@ import { conflict, invalidRequest, notFound, validationFailed } from '../errors.
 import { newId } from '../lib/ids.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { createOnce } from './createOnce.ts';
-import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
 import type { UserDoc } from '../repositories/users.ts';
@@ -17,7 +16,7 @@ import type { QuotaService } from './quotas.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { ChangePasswordBody, CreateUserBody, OperatorCreateUserInput, SetPasswordInput, UpdateUserBody } from '../schemas/users.ts';
 import { sha256Hex } from '../lib/hash.ts';
-import { Service } from './service.ts';
+import { AccountRecordService, AccountRecords } from './accountRecords.ts';
 export type { UserDoc } from '../repositories/users.ts';
 
 const SETUP_TOKEN_TTL_SECONDS = 24 * 3600;
@@ -65,19 +64,8 @@ export interface UserServiceDeps extends Pick<Repositories, 'users' | 'accounts'
  * password or a one-time setup link), change name and role, remove, and passwords (a user's own change,
  * a setup link's, an operator's). The owner rules and "never without an owner" live here.
  */
-export class UserService extends Service<UserServiceDeps> {
-  async list(principal: Principal, page: PageRequest): Promise<PageResult<UserDoc>> {
-    authorize(principal, 'list', 'user');
-    return await this.deps.users.page(principal.accountId, page);
-  }
-
-  /** The user, or 404 whether they do not exist or belong to another account. */
-  async get(principal: Principal, id: string): Promise<UserDoc> {
-    authorize(principal, 'read', 'user');
-    const user = await this.deps.users.findInAccount(principal.accountId, id);
-    if (!user) throw notFound('No such user.');
-    return user;
-  }
+export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 'user'> {
+  protected readonly records = new AccountRecords(this.deps.users, 'user', 'No such user.');
 
   /**
    * Adds a user to the principal's account: with `password`, or without one, in which case a one-time
@@ -145,8 +133,7 @@ export class UserService extends Service<UserServiceDeps> {
       password_hash: passwordHash,
       created_at: now,
       updated_at: now,
-      last_login_at: null,
-    };
+      last_login_at: null };
     const taken = () => conflict('A user with this email already exists in the account.');
     // Two rounds: the address may be taken elsewhere between the look-up and the insert.
     for (let round = 0; round < 2; round++) {

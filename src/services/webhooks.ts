@@ -16,7 +16,7 @@ import { actorOf, type EventLog } from './eventLog.ts';
 import type { WebhookFanOut } from './webhookFanOut.ts';
 import { newWebhookSecret } from './webhookSigning.ts';
 import { checkTarget, TargetRefused, type TargetPolicy } from './webhookTargets.ts';
-import { Service } from './service.ts';
+import { AccountRecordService, AccountRecords } from './accountRecords.ts';
 export type { WebhookDoc } from '../repositories/webhooks.ts';
 export type { WebhookDeliveryDoc } from '../repositories/webhookDeliveries.ts';
 
@@ -52,19 +52,8 @@ function eventData(webhook: WebhookDoc) {
  * secrets are sealed with the secret box; URLs are checked against the deployment's target policy
  * (`WEBHOOK_ALLOW_LOOPBACK`).
  */
-export class WebhookService extends Service<WebhookServiceDeps> {
-  /** The endpoint, or 404 whether it does not exist or belongs to another account. */
-  async get(principal: Principal, id: string): Promise<WebhookDoc> {
-    authorize(principal, 'read', 'webhook');
-    const webhook = await this.deps.webhooks.findInAccount(principal.accountId, id);
-    if (!webhook) throw notFound('No such webhook.');
-    return webhook;
-  }
-
-  async list(principal: Principal, page: PageRequest): Promise<PageResult<WebhookDoc>> {
-    authorize(principal, 'list', 'webhook');
-    return await this.deps.webhooks.page(principal.accountId, page);
-  }
+export class WebhookService extends AccountRecordService<WebhookServiceDeps, WebhookDoc, 'webhook'> {
+  protected readonly records = new AccountRecords(this.deps.webhooks, 'webhook', 'No such webhook.');
 
 
   /**
@@ -99,8 +88,7 @@ export class WebhookService extends Service<WebhookServiceDeps> {
       status: input.status ?? 'enabled',
       secrets: [this.#seal(id, secret, now)],
       created_at: now,
-      updated_at: now,
-    };
+      updated_at: now };
     await this.deps.webhooks.insert(webhook);
     await this.deps.eventLog.record('webhook.created', principal, webhook, eventData(webhook), now);
     return { webhook, secret };
@@ -168,8 +156,7 @@ export class WebhookService extends Service<WebhookServiceDeps> {
       actor: actorOf(principal),
       project_id: null,
       data: { webhook_id: webhook._id },
-      created_at: now,
-    });
+      created_at: now });
     return await this.deps.fanOut.enqueue(webhook, event, JSON.stringify(event), now);
   }
 
