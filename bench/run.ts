@@ -12,6 +12,7 @@
  *                         token-refresh-public-history; see bench/scenarios/)
  *   BENCH_REFRESH_HISTORY used refresh tokens seeded for token-refresh-public-history (default 100000)
  *   MONGODB_URI           benchmark against this server instead of an embedded FerretDB
+ *   FERRETDB_BINARY       the embedded FerretDB build to run instead of the project's own (e.g. an older one)
  *   BENCH_NODE_OPTIONS    NODE_OPTIONS for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_SERVER_FLAGS    node flags of the server instead of those of `npm start` (package.json), e.g.
  *                         "--max-semi-space-size=2", or "" for none
