@@ -12,15 +12,20 @@
  *                         token-refresh-public-history; see bench/scenarios/)
  *   BENCH_REFRESH_HISTORY used refresh tokens seeded for token-refresh-public-history (default 100000)
  *   MONGODB_URI           benchmark against this server instead of an embedded FerretDB
+ *   FERRETDB_BINARY       the embedded FerretDB build to run instead of the project's own (e.g. an older one)
  *   BENCH_NODE_OPTIONS    NODE_OPTIONS for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_SERVER_FLAGS    node flags of the server instead of those of `npm start` (package.json), e.g.
  *                         "--max-semi-space-size=2", or "" for none
  *   BENCH_SCALING=1       the scaling table instead (bench/scaling.ts): the same requests while the
  *                         collections hold 10^3, 10^4 and 10^5 documents, side by side
  *   BENCH_SCALING_SIZES   its column sizes (default 1000,10000,100000)
+ *   BENCH_TENANTS=1       another tenant's list with and without a big tenant, two databases side by side,
+ *                         alternating, instead of the scenarios (bench/tenants.ts; before the scaling table
+ *                         when both are asked for); BENCH_TENANT_PROJECTS the big tenant's projects (default
+ *                         10000), BENCH_TENANT_ROUNDS pairs (default 8) of BENCH_TENANT_SECONDS (default 2)
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { openBenchDatabase, type BenchDatabase } from './lib/database.ts';
@@ -31,6 +36,7 @@ import { failures, formatTable } from './lib/report.ts';
 import { seed, type Seed } from './lib/seed.ts';
 import { serverNodeFlags, startServerProcess, type ServerProcess } from './lib/server.ts';
 import { runScaling } from './scaling.ts';
+import { runTenantIsolation } from './tenants.ts';
 import type { ScenarioResult } from './lib/types.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 
@@ -82,13 +88,18 @@ async function main(): Promise<number> {
   let database: BenchDatabase | undefined;
   let server: ServerProcess | undefined;
   let seeded: Seed | undefined;
+  /** Second servers on databases of their own (BENCH_TENANTS). */
+  const twins: { server: ServerProcess; seed: Seed }[] = [];
   const dbName = `bench_${randomBytes(5).toString('hex')}`;
   const metricsToken = randomBytes(24).toString('base64url');
   let cleaned: Promise<void> | undefined;
   const cleanup = () =>
     (cleaned ??= (async () => {
-      if (seeded && process.env.MONGODB_URI) await seeded.database.db.dropDatabase().catch(() => undefined);
-      await seeded?.database.close().catch(() => undefined);
+      for (const s of [seeded, ...twins.map((t) => t.seed)]) {
+        if (s && process.env.MONGODB_URI) await s.database.db.dropDatabase().catch(() => undefined);
+        await s?.database.close().catch(() => undefined);
+      }
+      for (const twin of twins) await twin.server.stop();
       await server?.stop();
       await database?.close();
       await rm(workDir, { recursive: true, force: true });
@@ -105,31 +116,40 @@ async function main(): Promise<number> {
     database = await openBenchDatabase();
     const serverCommand = ['node', ...serverNodeFlags(), 'src/main.ts'].join(' ');
     progress(`starting the server (${serverCommand})`);
-    server = await startServerProcess({
-      workDir,
-      env: {
-        MONGODB_URI: database.uri,
-        MONGODB_DB: dbName,
-        KEYS_DIR: path.join(workDir, 'keys'),
-        DATA_DIR: path.join(workDir, 'data'),
-        LOG_LEVEL: 'info',
-        TOKEN_RATE_LIMIT_PER_MINUTE: BENCH_TOKEN_RATE_LIMIT,
-        API_RATE_LIMIT_PER_HOUR: BENCH_API_RATE_LIMIT,
-        ACCOUNT_REQUESTS_PER_HOUR: BENCH_API_RATE_LIMIT,
-        // /metrics on the main port behind this token: the database command counts per scenario come from it.
-        METRICS_TOKEN: metricsToken,
-      },
+    const serverEnv = (uri: string, db: string, dir: string) => ({
+      MONGODB_URI: uri,
+      MONGODB_DB: db,
+      KEYS_DIR: path.join(dir, 'keys'),
+      DATA_DIR: path.join(dir, 'data'),
+      LOG_LEVEL: 'info',
+      TOKEN_RATE_LIMIT_PER_MINUTE: BENCH_TOKEN_RATE_LIMIT,
+      API_RATE_LIMIT_PER_HOUR: BENCH_API_RATE_LIMIT,
+      ACCOUNT_REQUESTS_PER_HOUR: BENCH_API_RATE_LIMIT,
+      // /metrics on the main port behind this token: the database command counts per scenario come from it.
+      METRICS_TOKEN: metricsToken,
     });
+    server = await startServerProcess({ workDir, env: serverEnv(database.uri, dbName, workDir) });
     seeded = await seed(database.uri, dbName);
+    const db = database;
+    const startTwin = async () => {
+      const dir = path.join(workDir, 'twin');
+      await mkdir(dir, { recursive: true });
+      const twinServer = await startServerProcess({ workDir: dir, env: serverEnv(db.uri, `${dbName}_twin`, dir) });
+      const twinSeed = await seed(db.uri, `${dbName}_twin`);
+      twins.push({ server: twinServer, seed: twinSeed });
+      return { server: twinServer, seed: twinSeed };
+    };
     const url = server.url;
     const databaseCommands = () => countDatabaseCommands(url, metricsToken);
     const ctx = { server, seed: seeded, connections: options.connections, databaseCommands };
 
     const results: ScenarioResult[] = [];
     const broken: string[] = [];
+    const tenants = process.env.BENCH_TENANTS === '1' ? await runTenantIsolation(ctx, options, startTwin) : undefined;
+    if (tenants) results.push(...tenants.results);
     const scaling = process.env.BENCH_SCALING === '1' ? await runScaling(ctx, options) : undefined;
     if (scaling) for (const row of scaling.results.values()) results.push(...row);
-    for (const scenario of scaling ? [] : scenarios) {
+    for (const scenario of scaling || tenants ? [] : scenarios) {
       progress(`${scenario.title}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured, ${options.connections} connections`);
       try {
         results.push(await runScenario(scenario, ctx, options));
@@ -149,10 +169,11 @@ async function main(): Promise<number> {
     console.log(`  token endpoint limit raised to ${BENCH_TOKEN_RATE_LIMIT}/min per client (TOKEN_RATE_LIMIT_PER_MINUTE)`);
     console.log(`  /v1 limits raised to ${BENCH_API_RATE_LIMIT}/hour per credential and per account (API_RATE_LIMIT_PER_HOUR, ACCOUNT_REQUESTS_PER_HOUR; every request is still counted in MongoDB)`);
     console.log('');
+    if (tenants) console.log(`${tenants.table}\n`);
     if (scaling) {
       console.log(scaling.table);
       console.log(`seeding (every dataset, insertMany of 1,000): ${[...scaling.seedSeconds].map(([n, sec]) => `to ${n.toLocaleString('en')} in ${sec.toFixed(1)} s`).join(', ')}`);
-    } else if (results.length) console.log(formatTable(results));
+    } else if (results.length && !tenants) console.log(formatTable(results));
     const comparisons = formatComparisons(scenarios, results);
     if (comparisons.length) console.log(['', 'ours / baseline:', ...comparisons.map((l) => `  ${l}`)].join('\n'));
     console.log('');

@@ -121,7 +121,10 @@ async function grow(ctx: BenchContext, f: Fixture, from: number, to: number): Pr
       finished_at: null,
     };
   });
-  await fill(repos.users.collection, from, to, (i) => ({ ...f.userTemplate, _id: newId('user', base + i), email: `scale-${tag}-${i}@example.com`, role: 'developer' as const }));
+  await fill(repos.users.collection, from, to, (i) => {
+    const email = `scale-${tag}-${i}@example.com`;
+    return { ...f.userTemplate, _id: newId('user', base + i), email, email_key: email, role: 'developer' as const };
+  });
   // Live grants and refresh tokens of other sessions, in their stored form (sealed under their own ids).
   const now = Date.now();
   const expiresAt = new Date(now + 30 * 24 * 3600_000);

@@ -32,7 +32,8 @@ export const FERRETDB_VERSION = 'v1.24.2';
 /**
  * Slipway's patches to FerretDB (tools/ferretdb/patches/*.patch, applied in name order before compiling):
  * `_id` lookups use the `_id` index, equalities on indexed fields are pushed down to SQLite, and so are
- * sort, skip, limit and count when one index covers the filter and the sort. Each file says what and why.
+ * sort, skip, limit and count when one index covers the filter and the sort; such counts are kept per
+ * collection write generation until the next write. Each file says what and why.
  */
 export interface FerretdbPatchSet {
   files: string[];
