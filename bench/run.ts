@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: requests/second and p50/p99 latency of the real server (a child process running
  * `node src/main.ts`) on FerretDB, or on MONGODB_URI when set, measured with autocannon over loopback,
- * database commands per request (from the server's /metrics) and the server's peak RSS; the token endpoint
+ * database commands per request (from the server's /metrics), CPU milliseconds per request of the server
+ * and of the embedded database (from /proc), and the server's peak RSS; the token endpoint
  * scenarios beside a bare oidc-provider (in-memory adapter) and the /v1 ones beside a bare node:http
  * baseline. Exits non-zero when any scenario saw errors or non-2xx answers.
  *
@@ -141,7 +142,7 @@ async function main(): Promise<number> {
     };
     const url = server.url;
     const databaseCommands = () => countDatabaseCommands(url, metricsToken);
-    const ctx = { server, seed: seeded, connections: options.connections, databaseCommands };
+    const ctx = { server, seed: seeded, connections: options.connections, databaseCommands, databasePid: database.pid };
 
     const results: ScenarioResult[] = [];
     const broken: string[] = [];

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../src/lib/ids.ts';
 import type { ProjectDoc } from '../src/repositories/projects.ts';
-import { UserService } from '../src/services/users.ts';
-import { NO_QUOTAS, QuotaService } from '../src/services/quotas.ts';
 import { obtainTokens } from '../test/support/oauthDriver.ts';
+import { buildServices } from '../test/support/services.ts';
 import { runScenario, type LoadOptions } from './lib/load.ts';
 import type { Seed } from './lib/seed.ts';
 import type { BenchContext, Scenario, ScenarioResult, ServerUnderTest } from './lib/types.ts';
@@ -36,7 +35,7 @@ function intSetting(name: string, fallback: number, min: number, max: number): n
 
 function project(accountId: string, at: number, name: string): ProjectDoc {
   const date = new Date(at);
-  return { _id: newId('proj', at), account_id: accountId, name, name_lower: name, status: 'active', deploy_target: null, created_at: date, updated_at: date };
+  return { _id: newId('project', at), account_id: accountId, name, name_lower: name, status: 'active', deploy_target: null, created_at: date, updated_at: date };
 }
 
 function median(values: number[]): number {
@@ -57,7 +56,7 @@ const progress = (message: string) => process.stderr.write(`[bench] ${message}\n
 async function smallTenant(side: Twin): Promise<string> {
   const { repos, confidentialClient } = side.seed;
   const password = `bench-${randomBytes(12).toString('base64url')}`;
-  const users = new UserService(repos, new QuotaService(repos.quotaSlots, NO_QUOTAS));
+  const { users } = buildServices(repos);
   const small = await users.createByOperator({ email: `bench-small-tenant-${randomBytes(4).toString('hex')}@example.com`, name: 'Small tenant', role: 'developer', password });
   const now = Date.now();
   await repos.projects.collection.insertMany(Array.from({ length: 20 }, (_, i) => project(small.account_id, now - 1_000_000 + i, `small-${i}`)));
@@ -84,7 +83,7 @@ export async function runTenantIsolation(ctx: BenchContext, options: LoadOptions
   const tokens = { without: await smallTenant(alone), with: await smallTenant(beside) };
   progress(`tenants: a tenant of ${bigSize.toLocaleString('en')} projects beside the small tenant in the second database`);
   // Only its projects: nobody signs in to it; its rows are what the small tenant's query must not pay for.
-  const bigAccount = newId('acct');
+  const bigAccount = newId('account');
   const base = Date.now() - 10_000_000;
   for (let start = 0; start < bigSize; start += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, bigSize - start) }, (_, i) => project(bigAccount, base + start + i, `big-${start + i}`));

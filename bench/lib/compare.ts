@@ -4,6 +4,19 @@ import type { Scenario, ScenarioResult } from './types.ts';
  * Throughput of each scenario that names a `compareTo` baseline, relative to it: "ours / baseline".
  * A scenario with a `target` is expected to keep at least that share of the baseline's requests per second.
  */
+/**
+ * CPU per request, ours (server + embedded database) against the baseline's: the share of the baseline's
+ * throughput ours would have if the CPUs were the only limit, which load on a shared machine moves less
+ * than it moves req/s.
+ */
+function cpuComparison(ours: ScenarioResult, base: ScenarioResult): string {
+  if (ours.serverCpuMsPerRequest === undefined || base.serverCpuMsPerRequest === undefined) return '';
+  const total = ours.serverCpuMsPerRequest + (ours.databaseCpuMsPerRequest ?? 0);
+  const database = ours.databaseCpuMsPerRequest === undefined ? '' : ` + database ${ours.databaseCpuMsPerRequest.toFixed(2)}`;
+  const share = total > 0 ? ` = ${((base.serverCpuMsPerRequest / total) * 100).toFixed(0)}% by CPU` : '';
+  return `; CPU ms/request: server ${ours.serverCpuMsPerRequest.toFixed(2)}${database} vs ${base.serverCpuMsPerRequest.toFixed(2)}${share}`;
+}
+
 export function formatComparisons(scenarios: Scenario[], results: ScenarioResult[]): string[] {
   const lines: string[] = [];
   for (const scenario of scenarios) {
@@ -17,7 +30,7 @@ export function formatComparisons(scenarios: Scenario[], results: ScenarioResult
     lines.push(
       `${scenario.title}: ${(ratio * 100).toFixed(0)}% of the baseline's req/s (${rps(ours.requestsPerSecond)} vs ${rps(base.requestsPerSecond)}); p50 ${ours.p50Ms.toFixed(2)} vs ${base.p50Ms.toFixed(2)} ms, p99 ${ours.p99Ms.toFixed(2)} vs ${base.p99Ms.toFixed(2)} ms${
         target !== undefined ? ` (target ≥ ${(target * 100).toFixed(0)}%: ${ratio >= target ? 'met' : 'NOT met'})` : ''
-      }`,
+      }${cpuComparison(ours, base)}`,
     );
   }
   return lines;

@@ -8,6 +8,8 @@ export interface BenchDatabase {
   uri: string;
   /** How the report names it. */
   description: string;
+  /** The embedded database's process; undefined with MONGODB_URI. */
+  pid?: number;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   return {
     uri: ferretdb.uri,
     description: `FerretDB ${FERRETDB_VERSION} on SQLite (embedded, ${path.basename(binary)}, ${dir}, synchronous=${synchronous})`,
+    pid: ferretdb.pid,
     async close() {
       await ferretdb.stop();
       await rm(dir, { recursive: true, force: true });

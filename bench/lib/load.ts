@@ -1,5 +1,5 @@
 import autocannon, { type Request } from 'autocannon';
-import { sampleRss } from './memory.ts';
+import { procCpuMs, sampleRss } from './memory.ts';
 import type { BenchContext, PreparedScenario, Scenario, ScenarioResult } from './types.ts';
 
 export interface LoadOptions {
@@ -55,7 +55,10 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext, options
 
     const countsCommands = prepared.url === undefined;
     const commandsBefore = countsCommands ? await ctx.databaseCommands() : 0;
-    const sampler = sampleRss(prepared.pid ?? ctx.server.pid);
+    const serverPid = prepared.pid ?? ctx.server.pid;
+    const databasePid = countsCommands ? ctx.databasePid : undefined;
+    const cpuBefore = { server: procCpuMs(serverPid), database: databasePid === undefined ? undefined : procCpuMs(databasePid) };
+    const sampler = sampleRss(serverPid);
     let measured: Awaited<ReturnType<typeof measure>>;
     try {
       measured = await measure({ ...common, duration: options.seconds });
@@ -64,8 +67,11 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext, options
       throw err;
     }
     const peakRssBytes = sampler.stop();
+    const cpuAfter = { server: procCpuMs(serverPid), database: databasePid === undefined ? undefined : procCpuMs(databasePid) };
     const commandsAfter = countsCommands ? await ctx.databaseCommands() : 0;
     const { result, latencies } = measured;
+    const perRequest = (before: number | undefined, after: number | undefined) =>
+      before === undefined || after === undefined || result.requests.total === 0 ? undefined : (after - before) / result.requests.total;
     const statusCodes = Object.fromEntries(
       Object.entries(result.statusCodeStats ?? {})
         .filter(([code]) => !code.startsWith('2'))
@@ -83,6 +89,8 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext, options
       timeouts: result.timeouts,
       peakRssBytes,
       dbCommandsPerRequest: countsCommands && measured.result.requests.total > 0 ? (commandsAfter - commandsBefore) / measured.result.requests.total : undefined,
+      serverCpuMsPerRequest: perRequest(cpuBefore.server, cpuAfter.server),
+      databaseCpuMsPerRequest: perRequest(cpuBefore.database, cpuAfter.database),
       statusCodes,
     };
   } finally {

@@ -1,7 +1,7 @@
 import { mib } from './memory.ts';
 import type { ScenarioResult } from './types.ts';
 
-const COLUMNS = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'db cmd/req', 'requests', 'non-2xx', 'errors', 'peak RSS MiB'] as const;
+const COLUMNS = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'db cmd/req', 'CPU ms/req', 'db CPU ms/req', 'requests', 'non-2xx', 'errors', 'peak RSS MiB'] as const;
 
 function row(r: ScenarioResult): string[] {
   return [
@@ -10,6 +10,8 @@ function row(r: ScenarioResult): string[] {
     r.p50Ms.toFixed(2),
     r.p99Ms.toFixed(2),
     r.dbCommandsPerRequest === undefined ? '-' : r.dbCommandsPerRequest.toFixed(2),
+    r.serverCpuMsPerRequest === undefined ? '-' : r.serverCpuMsPerRequest.toFixed(2),
+    r.databaseCpuMsPerRequest === undefined ? '-' : r.databaseCpuMsPerRequest.toFixed(2),
     String(r.totalRequests),
     String(r.non2xx),
     String(r.errors),

@@ -16,6 +16,8 @@ export interface BenchContext {
   databaseCommands(): Promise<number>;
   seed: Seed;
   connections: number;
+  /** The embedded database's process (FerretDB), whose CPU time is measured per request; undefined with MONGODB_URI. */
+  databasePid?: number;
 }
 
 /**
@@ -73,6 +75,13 @@ export interface ScenarioResult {
    * dispatcher's polling and the sweeper, included); undefined for scenarios aimed at a baseline.
    */
   dbCommandsPerRequest: number | undefined;
+  /**
+   * CPU milliseconds per measured request of the server answering (the Slipway server, or the
+   * scenario's baseline), and of the embedded database (Slipway scenarios only): what a request costs
+   * the machine, which a busy machine changes far less than it changes req/s.
+   */
+  serverCpuMsPerRequest: number | undefined;
+  databaseCpuMsPerRequest: number | undefined;
   /** Status codes other than 2xx, for the failure summary. */
   statusCodes: Record<string, number>;
 }

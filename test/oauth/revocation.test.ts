@@ -127,6 +127,14 @@ describe('token introspection', () => {
     expect(result.exp).toBeGreaterThan(Date.now() / 1000);
   });
 
+  it('says a refresh token is inactive once it has been rotated, and its successor active', async () => {
+    const tokens = await issueTokens();
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh);
+    expect(refreshed.refresh_token).toBeTruthy();
+    expect(await oidc.tokenIntrospection(config, tokens.refresh)).toEqual({ active: false });
+    expect(await oidc.tokenIntrospection(config, refreshed.refresh_token!)).toMatchObject({ active: true, client_id: clientId, sub: user._id });
+  });
+
   it('tells another client nothing, even a confidential one', async () => {
     const tokens = await issueTokens();
     const { client, clientSecret } = await makeClient(server, {

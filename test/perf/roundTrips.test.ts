@@ -19,12 +19,18 @@ const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepInte
 let api: Api;
 let owner: TestUser;
 
-/** Database commands the server sent per call of `request`, over REPEAT sequential calls (after one unmeasured call). */
+/**
+ * Database commands the server sent per call of `request`, over REPEAT sequential calls (after one
+ * unmeasured call); each named with its collection where it has one, e.g. `find oidc_grant`.
+ */
 async function commandsPerRequest(request: () => Promise<unknown>): Promise<{ perRequest: number; commands: string[] }> {
   await request();
   const commands: string[] = [];
   const client = env.server.running.container.database.client;
-  const seen = (event: { commandName: string }) => commands.push(event.commandName);
+  const seen = (event: { commandName: string; command: Record<string, unknown> }) => {
+    const target = event.command[event.commandName];
+    commands.push(typeof target === 'string' ? `${event.commandName} ${target}` : event.commandName);
+  };
   client.on('commandStarted', seen);
   try {
     for (let i = 0; i < REPEAT; i += 1) await request();
@@ -33,6 +39,18 @@ async function commandsPerRequest(request: () => Promise<unknown>): Promise<{ pe
   }
   return { perRequest: commands.length / REPEAT, commands };
 }
+
+/** Each distinct command with how many times per request it was sent, most frequent first: `2 × find oidc_grant`. */
+function perRequestTally(commands: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const command of commands) counts.set(command, (counts.get(command) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([command, n]) => `${Number((n / REPEAT).toFixed(2))} × ${command}`);
+}
+
+/** Per request, what the refresh grant must never read from the database: the client and the user come from memory. */
+const FROM_MEMORY = ['find oauth_clients', 'find users'];
 
 beforeAll(() => {
   ({ api, owner } = env);
@@ -68,7 +86,13 @@ describe('database commands per request', () => {
       const tokens = await tokenRequest(env.server.issuer, credentials, { grant_type: 'refresh_token', refresh_token: first.refresh_token! });
       expect(tokens.access_token).toBeTruthy();
     });
+    // Measured, printed: which commands a refresh sends (bench/RESULTS.md's profile of the refresh grant).
+    console.log(`refresh, confidential client: ${perRequest} commands per request: ${perRequestTally(commands).join(', ')}`);
     expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(3);
+    expect(commands.filter((c) => FROM_MEMORY.includes(c)), 'client and user from memory').toEqual([]);
+    // The refresh token and its grant, each read once.
+    expect(commands.filter((c) => c === 'find oidc_refresh_token')).toHaveLength(REPEAT);
+    expect(commands.filter((c) => c === 'find oidc_grant')).toHaveLength(REPEAT);
   });
 
   // Refresh token and grant read, the used token claimed (a unique insert into oidc_claims: of concurrent
@@ -84,7 +108,12 @@ describe('database commands per request', () => {
       expect(tokens.refresh_token).not.toBe(refreshToken);
       refreshToken = tokens.refresh_token!;
     });
+    console.log(`refresh, public client (rotated): ${perRequest} commands per request: ${perRequestTally(commands).join(', ')}`);
     expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(5);
+    expect(commands.filter((c) => FROM_MEMORY.includes(c)), 'client and user from memory').toEqual([]);
+    // Single use: every rotation claims the token it consumes (one unique insert), and stores one new token.
+    expect(commands.filter((c) => c === 'insert oidc_claims')).toHaveLength(REPEAT);
+    expect(commands.filter((c) => c === 'insert oidc_refresh_token')).toHaveLength(REPEAT);
   });
 
   it('GET /v1/projects/:id with a user access token: at most 1', async () => {
