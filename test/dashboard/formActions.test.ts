@@ -183,3 +183,39 @@ describe('a form whose answer shows a secret', () => {
     }
   });
 });
+
+describe('the users page offers what the policy allows', () => {
+  const ownerId = () => server.repos.users.collection.findOne({ account_id: accountId, role: 'owner' }).then((u) => u!._id);
+  const roleOptionsOf = (text: string, userId: string) => {
+    const select = new RegExp(`<select id="role-${userId}" name="role">(.*?)</select>`, 's').exec(text)?.[1];
+    return select === undefined ? null : [...select.matchAll(/<option value="(\w+)"/g)].map((m) => m[1]);
+  };
+  const addRolesOf = (text: string) => [...(/<select id="user-role"[^>]*>(.*?)<\/select>/s.exec(text)?.[1] ?? '').matchAll(/<option value="(\w+)"/g)].map((m) => m[1]);
+
+  it('an admin: no owner role to give, no role change or removal of an owner; an owner: all of it', async () => {
+    const owner = await ownerId();
+    const developer = await makeUser(server, { role: 'developer', account_id: accountId });
+
+    const asAdmin = await get('admin', '/dashboard/settings/users');
+    expect(asAdmin.status).toBe(200);
+    expect(roleOptionsOf(asAdmin.text, owner)).toBeNull();
+    expect(asAdmin.text).not.toContain(`/dashboard/settings/users/${owner}/remove`);
+    expect(roleOptionsOf(asAdmin.text, developer._id)).toEqual(['viewer', 'developer', 'admin']);
+    expect(asAdmin.text).toContain(`/dashboard/settings/users/${developer._id}/remove`);
+    expect(addRolesOf(asAdmin.text)).toEqual(['viewer', 'developer', 'admin']);
+    // What is not offered is refused too (the page and the service ask the same policy).
+    const refused = await post('admin', `/dashboard/settings/users/${developer._id}/role`, { role: 'owner' });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('Only an owner can grant the owner role');
+    expect((await server.repos.users.collection.findOne({ _id: developer._id }))!.role).toBe('developer');
+
+    const asOwner = await get('owner', '/dashboard/settings/users');
+    expect(roleOptionsOf(asOwner.text, developer._id)).toEqual(['viewer', 'developer', 'admin', 'owner']);
+    expect(roleOptionsOf(asOwner.text, owner)).toEqual(['viewer', 'developer', 'admin', 'owner']);
+    expect(addRolesOf(asOwner.text)).toEqual(['viewer', 'developer', 'admin', 'owner']);
+
+    const asDeveloper = await get('developer', '/dashboard/settings/users');
+    expect(roleOptionsOf(asDeveloper.text, owner)).toBeNull();
+    expect(asDeveloper.text).not.toContain('/remove"');
+  });
+});

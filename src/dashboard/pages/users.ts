@@ -1,9 +1,12 @@
 import type { Context } from 'koa';
+import { can } from '../../domain/policy.ts';
+import { ROLES, type Role } from '../../domain/principal.ts';
 import { validationFailed } from '../../errors.ts';
 import { hasScope } from '../../http/requireScope.ts';
 import { html } from '../../lib/html.ts';
 import { setupLinkUrl } from '../../presenters/users.ts';
 import { CreateUserBody, UpdateUserBody } from '../../schemas/users.ts';
+import type { UserDoc } from '../../services/users.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { intParam, str, type FormState, type FormValues } from '../forms.ts';
 import { success, type PageRouter } from '../pageRouter.ts';
@@ -34,7 +37,14 @@ export function registerUserPages(pages: PageRouter, deps: DashboardDeps): void 
     const { principal, viewer, user } = dash(ctx);
     const page = intParam(ctx.query.page, 1);
     const { items, total } = await users.list(principal, { page, per_page: 20 });
-    sendPage(ctx, config, { title: 'Users', status, body: usersView({ csrf: viewer.csrf, me: user._id, isAdmin: hasScope(principal, 'admin'), items, page, total, form }) });
+    const isAdmin = hasScope(principal, 'admin');
+    // What the page offers is what the policy allows (an admin cannot give or take the owner role).
+    const allowed = (action: 'change_role' | 'delete', u: UserDoc, to?: Role) => isAdmin && can(principal, action, 'user', { ...u, to });
+    const roleChoices = new Map(items.map((u) => [u._id, ROLES.filter((r) => r === u.role || allowed('change_role', u, r))] as const));
+    const removable = new Set(items.filter((u) => allowed('delete', u)).map((u) => u._id));
+    const addRoles = ROLES.filter((role) => can(principal, 'create', 'user', { account_id: principal.accountId, role }));
+    const view = { csrf: viewer.csrf, me: user._id, isAdmin, roleChoices, removable, addRoles, items, page, total, form };
+    sendPage(ctx, config, { title: 'Users', status, body: usersView(view) });
   }
 
   pages.get('/settings/users', 'read', (ctx) => showList(ctx));

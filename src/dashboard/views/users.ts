@@ -1,4 +1,4 @@
-import { ROLES } from '../../domain/principal.ts';
+import type { Role } from '../../domain/principal.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { PASSWORD_MIN_LENGTH } from '../../schemas/users.ts';
 import type { UserDoc } from '../../services/users.ts';
@@ -7,7 +7,6 @@ import { csrfField, dateTime, pagination, secretReveal } from '../layout.ts';
 
 export const USERS_PATH = '/dashboard/settings/users';
 export const IF_LINK_LOST = 'if it is lost, remove the user and add them again.';
-const ROLE_OPTIONS = ROLES.map((r) => ({ value: r, label: r }));
 const CREDENTIAL_OPTIONS = [
   { value: 'password', label: 'Set their password now' },
   { value: 'link', label: 'Send them a setup link' },
@@ -18,6 +17,12 @@ export interface UsersView {
   /** The signed-in user (marked "(you)"). */
   me: string;
   isAdmin: boolean;
+  /** The roles the viewer may give a new user. */
+  addRoles: readonly Role[];
+  /** Per user, the roles the viewer may give them (the policy's owner rules); none: the role is shown, not offered. */
+  roleChoices: ReadonlyMap<string, readonly Role[]>;
+  /** The users the viewer may remove. */
+  removable: ReadonlySet<string>;
   items: UserDoc[];
   page: number;
   total: number;
@@ -36,7 +41,7 @@ ${csrfField(v.csrf)}
 <div class="form-grid">
 ${textField({ form: 'user', name: 'email', label: 'Email', type: 'email', state, required: true, autocomplete: 'off' })}
 ${textField({ form: 'user', name: 'name', label: 'Name', state, required: true, maxlength: 100 })}
-${selectField({ form: 'user', name: 'role', label: 'Role', state, options: ROLE_OPTIONS, hint: 'viewer: read · developer: write · admin and owner: everything.' })}
+${selectField({ form: 'user', name: 'role', label: 'Role', state, options: v.addRoles.map((r) => ({ value: r, label: r })), hint: 'viewer: read · developer: write · admin and owner: everything.' })}
 </div>
 ${choiceGroup({
   form: 'user',
@@ -56,11 +61,12 @@ ${textField({ form: 'user', name: 'password', label: 'Initial password', type: '
 }
 
 function roleCell(v: UsersView, u: UserDoc): Html {
-  if (!v.isAdmin) return html`${u.role}`;
+  const choices = v.roleChoices.get(u._id) ?? [];
+  if (choices.length < 2) return html`${u.role}`;
   return html`<form method="post" action="${USERS_PATH}/${u._id}/role" class="inline">
 ${csrfField(v.csrf)}
 <label for="role-${u._id}" class="visually-hidden">Role of ${u.email}</label>
-<select id="role-${u._id}" name="role">${ROLES.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select>
+<select id="role-${u._id}" name="role">${choices.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select>
 <button type="submit" class="secondary small" aria-label="Change role of ${u.email}">Change</button>
 </form>`;
 }
@@ -75,7 +81,7 @@ ${v.items.map(
 <td data-label="Email">${u.email}</td>
 <td data-label="Role">${roleCell(v, u)}</td>
 <td data-label="Last sign-in">${dateTime(u.last_login_at)}</td>
-${v.isAdmin ? html`<td data-label="Actions"><a href="${USERS_PATH}/${u._id}/remove" aria-label="Remove ${u.email}…">Remove…</a></td>` : ''}
+${v.isAdmin ? html`<td data-label="Actions">${v.removable.has(u._id) ? html`<a href="${USERS_PATH}/${u._id}/remove" aria-label="Remove ${u.email}…">Remove…</a>` : ''}</td>` : ''}
 </tr>`,
 )}
 </tbody></table></div>`;
