@@ -27,6 +27,7 @@ import { seed, type Seed } from './lib/seed.ts';
 import { serverNodeFlags, startServerProcess, type ServerProcess } from './lib/server.ts';
 import type { BenchContext, Scenario } from './lib/types.ts';
 import { SCENARIOS } from './scenarios/index.ts';
+import { intSetting } from './lib/settings.ts';
 
 /** Scenarios whose requests carry no state between them, so any instance can serve any of them. */
 const STATELESS = ['token-client-credentials', 'token-refresh', 'v1-project-get-api-key', 'v1-project-get-jwt', 'v1-projects-list-small', 'v1-deployments-create'];
@@ -34,13 +35,6 @@ const RAISED_LIMIT = '10000000';
 
 const progress = (message: string) => process.stderr.write(`[bench:instances] ${message}\n`);
 
-function setting(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
-  return value;
-}
 
 /** CPU seconds a process has used so far (utime + stime from /proc/PID/stat). */
 function cpuSeconds(pid: number): number {
@@ -126,8 +120,8 @@ async function runSize(servers: ServerProcess[], requests: autocannon.Request[],
 const pct = (cores: number | undefined) => (cores === undefined ? 'n/a' : `${Math.round(cores * 100)} %`);
 
 async function main(): Promise<number> {
-  const seconds = setting('BENCH_SECONDS', 8, 1, 300);
-  const connections = setting('BENCH_CONNECTIONS', 16, 1, 256);
+  const seconds = intSetting('BENCH_SECONDS', 8, 1, 300);
+  const connections = intSetting('BENCH_CONNECTIONS', 16, 1, 256);
   const sizes = (process.env.BENCH_INSTANCES ?? '1,2,4').split(',').map((s) => Number(s.trim()));
   if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error('BENCH_INSTANCES must list whole numbers from 1 to 16');
   const wanted = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean) ?? STATELESS;

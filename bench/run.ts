@@ -40,6 +40,7 @@ import { runScaling } from './scaling.ts';
 import { runTenantIsolation } from './tenants.ts';
 import type { ScenarioResult } from './lib/types.ts';
 import { SCENARIOS } from './scenarios/index.ts';
+import { intSetting } from './lib/settings.ts';
 
 /**
  * The contract's 600 token requests/minute per client would cap every token scenario at 10 req/s; the
@@ -49,13 +50,6 @@ const BENCH_TOKEN_RATE_LIMIT = '10000000';
 /** Likewise the /v1 limit of 5,000 requests/hour per credential (`apiRateLimitPerHour`); still counted. */
 const BENCH_API_RATE_LIMIT = '10000000';
 
-function intSetting(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
-  return value;
-}
 
 function selectScenarios() {
   const wanted = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);

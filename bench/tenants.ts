@@ -6,6 +6,7 @@ import { buildServices } from '../test/support/services.ts';
 import { runScenario, type LoadOptions } from './lib/load.ts';
 import type { Seed } from './lib/seed.ts';
 import type { BenchContext, Scenario, ScenarioResult, ServerUnderTest } from './lib/types.ts';
+import { intSetting } from './lib/settings.ts';
 
 /**
  * Another tenant's list beside a big tenant (`BENCH_TENANTS=1 npm run bench`): a small tenant's
@@ -25,13 +26,6 @@ export interface Twin {
   seed: Seed;
 }
 
-function intSetting(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}`);
-  return value;
-}
 
 function project(accountId: string, at: number, name: string): ProjectDoc {
   const date = new Date(at);
