@@ -1,3 +1,5 @@
+import type { Context } from 'koa';
+import type { PageRequest } from '../domain/page.ts';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { AppError } from '../errors.ts';
@@ -185,6 +187,15 @@ export function parseQuery<S extends z.ZodType>(
 }
 
 /** A positive integer from the query string (`?page=`), or the fallback when absent or malformed. */
+/**
+ * A page of a list, as the views take it: the page asked for (`?page`, `perPage` a page) and what the
+ * service found on it.
+ */
+export async function listPage<T>(ctx: Context, load: (page: PageRequest) => Promise<{ items: T[]; total: number }>, perPage = 20) {
+  const page = intParam(ctx.query.page, 1);
+  return { ...(await load({ page, per_page: perPage })), page };
+}
+
 export function intParam(raw: unknown, fallback: number, max = 1_000_000_000): number {
   if (typeof raw !== 'string' || !/^[0-9]{1,10}$/.test(raw)) return fallback;
   const n = Number(raw);

@@ -3,7 +3,7 @@ import { validationFailed } from '../../errors.ts';
 import { html } from '../../lib/html.ts';
 import { CreateApiKeyBody, RotateApiKeyBody } from '../../schemas/apiKeys.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
-import { intParam, list, queryValue, str, type FormState, type FormValues } from '../forms.ts';
+import { listPage, list, queryValue, str, type FormState, type FormValues } from '../forms.ts';
 import { success, type PageRouter } from '../pageRouter.ts';
 import { apiKeysView, GRACE_OPTIONS, issuedKeyView, KEYS_PATH } from '../views/apiKeys.ts';
 
@@ -33,9 +33,8 @@ export function registerApiKeyPages(pages: PageRouter, deps: DashboardDeps): voi
     const all = (await projects.list(principal, { page: 1, per_page: 100 })).items;
     const wanted = queryValue(ctx.query.project) || (form ? str(form.values, 'project_id') : '');
     const selected = all.find((p) => p._id === wanted) ?? (wanted ? await projects.get(principal, wanted) : all[0]);
-    const page = intParam(ctx.query.page, 1);
-    const keys = selected ? await apiKeys.list(principal, selected._id, {}, { page, per_page: 20 }) : { items: [], total: 0 };
-    sendPage(ctx, config, { title: 'API Keys', status, body: apiKeysView({ csrf: viewer.csrf, projects: all, selected, keys: { ...keys, page }, form }) });
+    const keys = await listPage(ctx, async (page) => (selected ? await apiKeys.list(principal, selected._id, {}, page) : { items: [], total: 0 }));
+    sendPage(ctx, config, { title: 'API Keys', status, body: apiKeysView({ csrf: viewer.csrf, projects: all, selected, keys, form }) });
   }
 
   const showIssued = (ctx: Context, o: Omit<Parameters<typeof issuedKeyView>[0], 'publicUrl'>) =>

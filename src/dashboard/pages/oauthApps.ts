@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { html } from '../../lib/html.ts';
 import { RegisterClientBody } from '../../schemas/oauthClients.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
-import { intParam, list, str, type FormState, type FormValues } from '../forms.ts';
+import { listPage, list, str, type FormState, type FormValues } from '../forms.ts';
 import { success, type PageRouter } from '../pageRouter.ts';
 import { APPS_PATH, issuedAppView, oauthAppsView } from '../views/oauthApps.ts';
 
@@ -36,9 +36,8 @@ export function registerOAuthAppPages(pages: PageRouter, deps: DashboardDeps): v
 
   async function showList(ctx: Context, form?: FormState, status = 200) {
     const { principal, viewer } = dash(ctx);
-    const page = intParam(ctx.query.page, 1);
-    const found = await oauthClients.list(principal, { page, per_page: 20 });
-    sendPage(ctx, config, { title: 'OAuth Apps', status, body: oauthAppsView({ csrf: viewer.csrf, issuer: config.issuer, apps: { ...found, page }, form }) });
+    const apps = await listPage(ctx, (page) => oauthClients.list(principal, page));
+    sendPage(ctx, config, { title: 'OAuth Apps', status, body: oauthAppsView({ csrf: viewer.csrf, issuer: config.issuer, apps, form }) });
   }
 
   pages.get('/settings/oauth-apps', 'admin', (ctx) => showList(ctx));

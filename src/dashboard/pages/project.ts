@@ -5,7 +5,7 @@ import { html, type Html } from '../../lib/html.ts';
 import { CreateConfigurationBody, ListConfigurationsQuery } from '../../schemas/configurations.ts';
 import { CreateDeploymentBody, ListDeploymentsQuery, UpdateDeploymentBody } from '../../schemas/deployments.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
-import { intParam, parseQuery, queryValue, str, type FormState, type FormValues } from '../forms.ts';
+import { intParam, listPage, parseQuery, queryValue, str, type FormState, type FormValues } from '../forms.ts';
 import { success, type PageRouter } from '../pageRouter.ts';
 import {
   ACTIVITY_DAYS,
@@ -95,12 +95,10 @@ function registerTabs(pages: PageRouter, deps: DashboardDeps, { show, showDeploy
   pages.get('/projects/:id', 'read', (ctx) => showDeployments(ctx));
   pages.get('/projects/:id/configuration', 'read', (ctx) => showConfiguration(ctx));
   pages.get('/projects/:id/api-keys', 'admin', async (ctx, { principal }) => {
-    const page = intParam(ctx.query.page, 1);
-    await show(ctx, 'api-keys', async (v) => apiKeysTab(v, { ...(await apiKeys.list(principal, v.project._id, {}, { page, per_page: PER_PAGE })), page }));
+    await show(ctx, 'api-keys', async (v) => apiKeysTab(v, await listPage(ctx, (page) => apiKeys.list(principal, v.project._id, {}, page), PER_PAGE)));
   });
   pages.get('/projects/:id/activity', 'admin', async (ctx, { principal }) => {
-    const page = intParam(ctx.query.page, 1);
-    await show(ctx, 'activity', async (v) => activityTab(v, { ...(await events.list(principal, { project_id: v.project._id }, { page, per_page: PER_PAGE })), page }));
+    await show(ctx, 'activity', async (v) => activityTab(v, await listPage(ctx, (page) => events.list(principal, { project_id: v.project._id }, page), PER_PAGE)));
   });
 }
 

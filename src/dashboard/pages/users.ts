@@ -8,7 +8,7 @@ import { setupLinkUrl } from '../../presenters/users.ts';
 import { CreateUserBody, UpdateUserBody } from '../../schemas/users.ts';
 import type { UserDoc } from '../../services/users.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
-import { intParam, str, type FormState, type FormValues } from '../forms.ts';
+import { listPage, str, type FormState, type FormValues } from '../forms.ts';
 import { success, type PageRouter } from '../pageRouter.ts';
 import { IF_LINK_LOST, setupLinkView, USERS_PATH, usersView } from '../views/users.ts';
 
@@ -35,8 +35,7 @@ export function registerUserPages(pages: PageRouter, deps: DashboardDeps): void 
 
   async function showList(ctx: Context, form?: FormState, status = 200) {
     const { principal, viewer, user } = dash(ctx);
-    const page = intParam(ctx.query.page, 1);
-    const { items, total } = await users.list(principal, { page, per_page: 20 });
+    const { items, total, page } = await listPage(ctx, (request) => users.list(principal, request));
     const isAdmin = hasScope(principal, 'admin');
     // What the page offers is what the policy allows (an admin cannot give or take the owner role).
     const allowed = (action: 'change_role' | 'delete', u: UserDoc, to?: Role) => isAdmin && can(principal, action, 'user', { ...u, to });

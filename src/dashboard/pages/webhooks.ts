@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { html } from '../../lib/html.ts';
 import { CreateWebhookBody, UpdateWebhookBody } from '../../schemas/webhooks.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
-import { intParam, list, str, type FormState } from '../forms.ts';
+import { listPage, list, str, type FormState } from '../forms.ts';
 import { success, type PageRouter } from '../pageRouter.ts';
 import { endpointView, HOOKS_PATH, webhooksView, webhookSecretView } from '../views/webhooks.ts';
 
@@ -19,18 +19,16 @@ export function registerWebhookPages(pages: PageRouter, deps: DashboardDeps): vo
 
   async function showList(ctx: Context, form?: FormState, status = 200) {
     const { principal, viewer } = dash(ctx);
-    const page = intParam(ctx.query.page, 1);
-    const found = await webhooks.list(principal, { page, per_page: 20 });
-    sendPage(ctx, config, { title: 'Webhooks', status, body: webhooksView({ csrf: viewer.csrf, endpoints: { ...found, page }, form }) });
+    const endpoints = await listPage(ctx, (page) => webhooks.list(principal, page));
+    sendPage(ctx, config, { title: 'Webhooks', status, body: webhooksView({ csrf: viewer.csrf, endpoints, form }) });
   }
 
   pages.get('/settings/webhooks', 'admin', (ctx) => showList(ctx));
 
   pages.get('/settings/webhooks/:id', 'admin', async (ctx, { principal, viewer }) => {
     const webhook = await webhooks.get(principal, ctx.params.id!);
-    const page = intParam(ctx.query.page, 1);
-    const deliveries = await webhooks.listDeliveries(principal, webhook._id, { page, per_page: 20 });
-    sendPage(ctx, config, { title: `Webhook ${webhook.url}`, body: endpointView(viewer.csrf, webhook, { ...deliveries, page }) });
+    const deliveries = await listPage(ctx, (page) => webhooks.listDeliveries(principal, webhook._id, page));
+    sendPage(ctx, config, { title: `Webhook ${webhook.url}`, body: endpointView(viewer.csrf, webhook, deliveries) });
   });
 
   pages.form('/settings/webhooks', {
