@@ -9,7 +9,7 @@ import type { ProjectDoc } from '../repositories/projects.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { CreateConfigurationBody, ListConfigurationsQuery, UpdateConfigurationBody } from '../schemas/configurations.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
-import { createOnce } from './createOnce.ts';
+import { createOnceInProject } from './createOnce.ts';
 import type { EventLog } from './eventLog.ts';
 import type { LockService } from './locking.ts';
 import type { ProjectService } from './projects.ts';
@@ -77,12 +77,8 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
     authorize(principal, 'create', 'configuration');
     const madeAlready = id ? async () => (await this.deps.configurations.findInProject(principal.accountId, projectId, id)) !== null : undefined;
     const project = await this.deps.projects.getWritable(principal, projectId, madeAlready);
-    const { doc } = await createOnce(
-      id,
-      (existing) => this.deps.configurations.findInProject(project.account_id, project._id, existing),
-      () => this.#insert(principal, project, input, id),
-    );
-    return doc;
+    const configurations = this.deps.configurations;
+    return await createOnceInProject(project, id, (...at) => configurations.findInProject(...at), () => this.#insert(principal, project, input, id));
   }
 
   async #insert(principal: Principal, project: ProjectDoc, input: CreateConfigurationBody, reservedId: string | undefined): Promise<ConfigurationDoc> {

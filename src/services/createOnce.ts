@@ -26,3 +26,17 @@ export async function createOnce<T>(
     throw err;
   }
 }
+
+/** Where a project's records are looked up: (account, project, id). */
+type FindInProject<T> = (accountId: string, projectId: string, id: string) => Promise<T | null>;
+
+/** createOnce for a record of a project (a deployment, a configuration): the earlier run's record is looked for in that project. */
+export async function createOnceInProject<T>(
+  project: { _id: string; account_id: string },
+  id: string | undefined,
+  find: FindInProject<T>,
+  create: () => Promise<T>,
+): Promise<T> {
+  const { doc } = await createOnce(id, (existing) => find(project.account_id, project._id, existing), create);
+  return doc;
+}

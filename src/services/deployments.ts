@@ -9,7 +9,7 @@ import type { Repositories } from '../repositories/index.ts';
 import { canMoveDeployment, FINISHED_STATUSES, type DeploymentStatus } from '../domain/deployments.ts';
 import { acceptsDeployments } from '../domain/projects.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
-import { createOnce } from './createOnce.ts';
+import { createOnceInProject } from './createOnce.ts';
 import { actorOf, type EventLog } from './eventLog.ts';
 import type { ProjectService } from './projects.ts';
 import type { CreateDeploymentBody, UpdateDeploymentBody } from '../schemas/deployments.ts';
@@ -34,12 +34,8 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
   async create(principal: Principal, projectId: string, input: CreateDeploymentBody, id?: string): Promise<DeploymentDoc> {
     authorize(principal, 'create', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
-    const { doc } = await createOnce(
-      id,
-      (existing) => this.deps.deployments.find(project.account_id, project._id, existing),
-      () => this.#insert(principal, project, input, id),
-    );
-    return doc;
+    const deployments = this.deps.deployments;
+    return await createOnceInProject(project, id, (...at) => deployments.find(...at), () => this.#insert(principal, project, input, id));
   }
 
   async #insert(principal: Principal, project: ProjectDoc, input: CreateDeploymentBody, id: string | undefined): Promise<DeploymentDoc> {
