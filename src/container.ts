@@ -52,7 +52,7 @@ export async function openContainer(config: Config, logger: Logger, options: Con
     const repos = createRepositories(database.db, { cacheMs: config.principalCacheSeconds * 1000, changes });
     const keys = await loadOrCreateKeys(config.keysDir);
     if (keys.created.length) logger.info({ files: keys.created, dir: config.keysDir }, 'generated key material');
-    if (options.migrate !== false) await migrate(database.db, repos);
+    if (options.migrate !== false) await migrate(database.db, repos, { once: true });
     // Values sealed by an instance started after a data-key rotation are opened by re-reading keys/
     // (at most every few seconds).
     const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });

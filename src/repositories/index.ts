@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import type { Changes } from '../lib/changes.ts';
-import { OidcArtifactRepository, ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from './oidc/index.ts';
+import { OidcArtifactRepository, ensureOidcIndexes, migrateOidcArtifacts, sweepOidc, type MigrationOptions } from './oidc/index.ts';
 import { AccountRepository } from './accounts.ts';
 import { ApiKeyRepository, type ApiKeyDoc } from './apiKeys.ts';
 import { ApiKeySecretRepository } from './apiKeySecrets.ts';
@@ -66,12 +66,13 @@ export type Repositories = ReturnType<typeof createRepositories>;
 
 /**
  * Creates every index and re-keys authorization-server records stored before their ids were hashed.
- * Idempotent: run at start and by `slipway db migrate`.
+ * Idempotent: run at start (`once`: one-time passes that read whole collections are skipped after
+ * their first run on the database) and by `slipway db migrate` (every pass).
  */
-export async function migrate(db: Db, repos: Repositories): Promise<{ collections: string[] }> {
+export async function migrate(db: Db, repos: Repositories, options: MigrationOptions = {}): Promise<{ collections: string[] }> {
   for (const repo of Object.values(repos)) await repo.ensureIndexes();
   await ensureOidcIndexes(db);
-  await migrateOidcArtifacts(db);
+  await migrateOidcArtifacts(db, options);
   await backfillQuotaSlots(repos);
   const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
   return { collections };

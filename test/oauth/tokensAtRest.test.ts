@@ -87,7 +87,7 @@ describe('authorization server artifacts at rest', () => {
     await col.insertOne({ _id: refreshToken, payload: JSON.stringify(payload), expires_at: new Date(Date.now() + 3600_000), grant_id: payload!.grantId as string });
     expect(await dumpDatabase(db)).toContain(refreshToken);
 
-    await migrate(db, server.repos); // what `slipway db migrate` (and every start) runs
+    await migrate(db, server.repos); // what `slipway db migrate` (and a database's first start) runs
 
     expect(await dumpDatabase(db)).not.toContain(refreshToken);
     const again = await oidc.refreshTokenGrant(flow.config, refreshToken);

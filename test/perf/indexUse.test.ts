@@ -33,7 +33,7 @@ const FULL_READS: Record<string, string> = {
   webhooks: 'quota backfill at the first start with quotas (once, then a marker)',
   users: 'quota backfill, and users stored before sign-in keys (`email_key: {$exists: false}`), at start',
 };
-/** migrateOidcArtifacts at start: `payload: {$exists: true}` on every OIDC collection (src/repositories/oidc/maintenance.ts). */
+/** migrateOidcArtifacts at a database's first start (then marked done): `payload: {$exists: true}` on every OIDC collection (src/repositories/oidc/maintenance.ts). */
 const FULL_READ_PREFIX = 'oidc_';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
