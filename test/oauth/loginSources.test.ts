@@ -1,12 +1,9 @@
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieJar } from '../support/oauthDriver.ts';
+import { CookieJar, openInteraction } from '../support/oauthDriver.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
 
 /*
  * Login throttling by the real client address behind a trusted proxy (127.0.0.1, where the test
@@ -29,23 +26,7 @@ function loginHelpers(servers: () => TestServer[]) {
   });
 
   async function openLogin(forwardedFor: string, jar = new CookieJar()) {
-    const issuer = servers()[0]!.issuer;
-    let url = new URL(`${issuer}/authorize`);
-    url.search = new URLSearchParams({
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-      response_type: 'code',
-      scope: 'read',
-      state: randomBytes(8).toString('hex'),
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
-    for (let hop = 0; hop < 5 && !url.pathname.startsWith('/oauth/interaction/'); hop++) {
-      const res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header(url.pathname), 'x-forwarded-for': forwardedFor } });
-      jar.store(res);
-      await res.body?.cancel();
-      url = new URL(res.headers.get('location')!, url);
-    }
+    const url = await openInteraction({ issuer: servers()[0]!.issuer, clientId, redirectUri: REDIRECT_URI, headers: { 'x-forwarded-for': forwardedFor } }, jar);
     expect(url.pathname).toMatch(/^\/oauth\/interaction\/[^/]+$/);
     const interactionPath = `${url.pathname}/login`;
     return {
@@ -86,10 +67,8 @@ describe('behind a trusted proxy, two instances', () => {
   let a: TestServer;
   let b: TestServer;
   beforeAll(async () => {
-    const dbName = `t_${randomBytes(6).toString('hex')}`;
-    const keysDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-test-keys-'));
-    a = await startTestServer({ dbName, keysDir, overrides });
-    b = await startTestServer({ dbName, keysDir, overrides });
+    a = await startTestServer({ overrides });
+    b = await startAnotherInstance(a, overrides);
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CookieJar } from '../support/oauthDriver.ts';
+import { CookieJar, openInteraction } from '../support/oauthDriver.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';
@@ -28,22 +28,7 @@ function loginHelpers(server: () => TestServer) {
   /** Opens a sign-in from `source` in a fresh cookie jar; returns where its login form posts. */
   async function openLogin(source: string) {
     const jar = new CookieJar();
-    let url = new URL(`${server().issuer}/authorize`);
-    url.search = new URLSearchParams({
-      client_id: clientId,
-      redirect_uri: REDIRECT_URI,
-      response_type: 'code',
-      scope: 'read',
-      state: randomBytes(8).toString('hex'),
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
-    for (let hop = 0; hop < 5 && !url.pathname.startsWith('/oauth/interaction/'); hop++) {
-      const res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header(url.pathname), 'x-forwarded-for': source } });
-      jar.store(res);
-      await res.body?.cancel();
-      url = new URL(res.headers.get('location')!, url);
-    }
+    const url = await openInteraction({ issuer: server().issuer, clientId, redirectUri: REDIRECT_URI, headers: { 'x-forwarded-for': source } }, jar);
     expect(url.pathname).toMatch(/^\/oauth\/interaction\/[^/]+$/);
     const action = new URL(`${url.pathname}/login`, url);
     return {

@@ -1,11 +1,8 @@
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basicAuth } from '../support/oauthDriver.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
 
 /*
@@ -18,10 +15,8 @@ let a: TestServer;
 let b: TestServer;
 
 beforeAll(async () => {
-  const dbName = `t_${randomBytes(6).toString('hex')}`;
-  const keysDir = await mkdtemp(path.join(os.tmpdir(), 'slipway-test-keys-'));
-  a = await startTestServer({ dbName, keysDir, overrides });
-  b = await startTestServer({ dbName, keysDir, overrides });
+  a = await startTestServer({ overrides });
+  b = await startAnotherInstance(a, overrides);
 });
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);

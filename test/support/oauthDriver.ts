@@ -120,6 +120,35 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
 }
 
 /**
+ * Opens a sign-in as a browser would: a new authorization request (code, PKCE S256) followed to the
+ * interaction page, whose URL (`/oauth/interaction/<uid>`) is returned; the jar keeps its cookies.
+ * `headers` go with every hop (an `X-Forwarded-For` written as a trusted proxy would).
+ */
+export async function openInteraction(
+  options: { issuer: string; clientId: string; redirectUri: string; scope?: string; headers?: Record<string, string> },
+  jar = new CookieJar(),
+): Promise<URL> {
+  let url = new URL(`${options.issuer}/authorize`);
+  url.search = new URLSearchParams({
+    client_id: options.clientId,
+    redirect_uri: options.redirectUri,
+    response_type: 'code',
+    scope: options.scope ?? 'read',
+    state: randomBytes(8).toString('hex'),
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+  }).toString();
+  for (let hop = 0; hop < 5 && !url.pathname.startsWith('/oauth/interaction/'); hop++) {
+    const res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header(url.pathname), ...options.headers } });
+    jar.store(res);
+    await res.body?.cancel();
+    url = new URL(res.headers.get('location')!, url);
+  }
+  if (!/^\/oauth\/interaction\/[^/]+$/.test(url.pathname)) throw new AuthorizeError(`no interaction page: ended at ${url.pathname}`);
+  return url;
+}
+
+/**
  * Follows an authorization request (any parameters: built by hand or by openid-client, or a PAR
  * `request_uri`) through login and consent to the callback. `loginShown`: whether the login form was
  * asked for (false when the jar's session was still signed in); `consentPage`: the consent page's HTML, if one was shown.
