@@ -6,6 +6,7 @@ import { collectionName, storedArtifact } from '../src/repositories/oidc/index.t
 import type { ProjectDoc } from '../src/repositories/projects.ts';
 import type { UserDoc } from '../src/repositories/users.ts';
 import { basicAuth, CookieJar, obtainTokens } from '../test/support/oauthDriver.ts';
+import { signInConfidential } from './lib/seed.ts';
 import { buildServices } from '../test/support/services.ts';
 import { runScenario, type LoadOptions } from './lib/load.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './lib/types.ts';
@@ -55,16 +56,7 @@ interface Fixture {
 }
 
 async function signIn(ctx: BenchContext, email: string, password: string): Promise<string> {
-  const { confidentialClient } = ctx.seed;
-  const tokens = await obtainTokens({
-    issuer: ctx.server.issuer,
-    clientId: confidentialClient.clientId,
-    clientSecret: confidentialClient.clientSecret,
-    redirectUri: confidentialClient.redirectUri,
-    scope: 'read write',
-    email,
-    password,
-  });
+  const tokens = await signInConfidential(ctx.server.issuer, ctx.seed, 'read write', { email, password });
   return tokens.access_token;
 }
 
@@ -184,16 +176,8 @@ function cells(f: Fixture, ctx: BenchContext): Scenario[] {
       id: 'scale-refresh-confidential',
       title: 'POST /oauth/token refresh, confidential (same)',
       async prepare() {
-        const { confidentialClient, user } = ctx.seed;
-        const tokens = await obtainTokens({
-          issuer: ctx.server.issuer,
-          clientId: confidentialClient.clientId,
-          clientSecret: confidentialClient.clientSecret,
-          redirectUri: confidentialClient.redirectUri,
-          scope: 'read write',
-          email: user.email,
-          password: user.password,
-        });
+        const { confidentialClient } = ctx.seed;
+        const tokens = await signInConfidential(ctx.server.issuer, ctx.seed, 'read write');
         return {
           requests: [
             {

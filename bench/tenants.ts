@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../src/lib/ids.ts';
 import type { ProjectDoc } from '../src/repositories/projects.ts';
-import { obtainTokens } from '../test/support/oauthDriver.ts';
 import { buildServices } from '../test/support/services.ts';
 import { runScenario, type LoadOptions } from './lib/load.ts';
-import type { Seed } from './lib/seed.ts';
+import { signInConfidential, type Seed } from './lib/seed.ts';
 import type { BenchContext, Scenario, ScenarioResult, ServerUnderTest } from './lib/types.ts';
 import { intSetting } from './lib/settings.ts';
 
@@ -48,21 +47,13 @@ const progress = (message: string) => process.stderr.write(`[bench] ${message}\n
 
 /** A tenant of 20 projects in the side's database, and its user's access token from the side's server. */
 async function smallTenant(side: Twin): Promise<string> {
-  const { repos, confidentialClient } = side.seed;
+  const { repos } = side.seed;
   const password = `bench-${randomBytes(12).toString('base64url')}`;
   const { users } = buildServices(repos);
   const small = await users.createByOperator({ email: `bench-small-tenant-${randomBytes(4).toString('hex')}@example.com`, name: 'Small tenant', role: 'developer', password });
   const now = Date.now();
   await repos.projects.collection.insertMany(Array.from({ length: 20 }, (_, i) => project(small.account_id, now - 1_000_000 + i, `small-${i}`)));
-  const tokens = await obtainTokens({
-    issuer: side.server.issuer,
-    clientId: confidentialClient.clientId,
-    clientSecret: confidentialClient.clientSecret,
-    redirectUri: confidentialClient.redirectUri,
-    scope: 'read write',
-    email: small.email,
-    password,
-  });
+  const tokens = await signInConfidential(side.server.issuer, side.seed, 'read write', { email: small.email, password: password });
   return tokens.access_token;
 }
 

@@ -3,6 +3,7 @@ import { connectDatabase, type Database } from '../../src/db/mongo.ts';
 import { createRepositories, type Repositories } from '../../src/repositories/index.ts';
 import { createChanges, type Changes } from '../../src/lib/changes.ts';
 import { systemPrincipal } from '../../src/domain/principal.ts';
+import { obtainTokens, type TokenResponse } from '../../test/support/oauthDriver.ts';
 import { buildServices } from '../../test/support/services.ts';
 
 /** Never contacted: the benchmark reads the code from the redirect's Location header. */
@@ -60,4 +61,21 @@ export async function seed(uri: string, dbName: string): Promise<Seed> {
     uri,
     dbName,
   };
+}
+
+/**
+ * A user's tokens from the seeded confidential client, through the server's real sign-in and consent
+ * pages (`user` defaults to the seeded owner).
+ */
+export async function signInConfidential(issuer: string, seeded: Seed, scope = 'read write', user: { email: string; password: string } = seeded.user): Promise<TokenResponse> {
+  const { confidentialClient } = seeded;
+  return await obtainTokens({
+    issuer,
+    clientId: confidentialClient.clientId,
+    clientSecret: confidentialClient.clientSecret,
+    redirectUri: confidentialClient.redirectUri,
+    scope,
+    email: user.email,
+    password: user.password,
+  });
 }

@@ -4,6 +4,7 @@ import type { ProjectDoc } from '../../src/repositories/projects.ts';
 import { dpopProofSync, newSyncDpopKey, type SyncDpopKey } from '../../test/support/dpop.ts';
 import { authorizeOverHttp, CookieJar } from '../../test/support/oauthDriver.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
+import { rotatingRefresh } from './token.ts';
 
 /*
  * DPoP (RFC 9449) beside the Bearer runs of the same paths: every request carries a fresh proof (signed
@@ -72,25 +73,8 @@ export const refreshPublicDpop: Scenario = {
     const pool: string[] = [];
     for (let i = 0; i < ctx.connections * 2 + 1; i += 1) pool.push((await boundTokens(ctx, key, jar, 'read')).refresh_token);
     const htu = `${ctx.server.issuer}/token`;
-    const clientId = ctx.seed.publicClient.clientId;
-    let handoff: string | undefined;
-    const request: Request = {
-      method: 'POST',
-      path: '/oauth/token',
-      headers: { 'content-type': FORM },
-      setupRequest(req) {
-        const refreshToken = handoff ?? pool.pop() ?? 'pool-exhausted';
-        handoff = undefined;
-        return {
-          ...req,
-          headers: { ...req.headers, dpop: dpopProofSync(key, { htm: 'POST', htu }) },
-          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString(),
-        };
-      },
-      onResponse(status, body) {
-        handoff = status === 200 ? (JSON.parse(body) as { refresh_token?: string }).refresh_token : undefined;
-      },
-    };
+    // Each request with a proof of its own; a connection presents next the refresh token its last answer returned.
+    const request = rotatingRefresh(ctx.seed.publicClient.clientId, pool, () => ({ dpop: dpopProofSync(key, { htm: 'POST', htu }) }));
     return { requests: [request], warmup: false };
   },
 };

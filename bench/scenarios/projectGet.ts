@@ -1,7 +1,7 @@
 import { newId } from '../../src/lib/ids.ts';
 import type { ProjectDoc } from '../../src/repositories/projects.ts';
 import { systemPrincipal } from '../../src/domain/principal.ts';
-import { obtainTokens } from '../../test/support/oauthDriver.ts';
+import { signInConfidential } from '../lib/seed.ts';
 import { startBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
 import { buildServices } from '../../test/support/services.ts';
@@ -26,21 +26,13 @@ function fixture(ctx: BenchContext): Promise<Fixture> {
   let pending = fixtures.get(ctx.seed);
   if (!pending) {
     pending = (async () => {
-      const { repos, user, confidentialClient } = ctx.seed;
+      const { repos, user } = ctx.seed;
       const now = new Date();
       const project: ProjectDoc = { _id: newId('project', now.getTime()), account_id: user.accountId, name: 'bench-read-target', name_lower: 'bench-read-target', status: 'active', deploy_target: 'fly', created_at: now, updated_at: now };
       await repos.projects.collection.insertOne(project);
       const { apiKeys } = buildServices(repos);
       const { key } = await apiKeys.create(systemPrincipal(user.accountId), project._id, { name: 'bench reader', scopes: ['read'] });
-      const tokens = await obtainTokens({
-        issuer: ctx.server.issuer,
-        clientId: confidentialClient.clientId,
-        clientSecret: confidentialClient.clientSecret,
-        redirectUri: confidentialClient.redirectUri,
-        scope: 'read',
-        email: user.email,
-        password: user.password,
-      });
+      const tokens = await signInConfidential(ctx.server.issuer, ctx.seed, 'read');
       return { projectId: project._id, apiKey: key, userToken: tokens.access_token };
     })();
     fixtures.set(ctx.seed, pending);

@@ -3,6 +3,7 @@ import type { Request } from 'autocannon';
 import { deleteInBatches } from '../../src/db/deleteInBatches.ts';
 import { collectionName, storedArtifact } from '../../src/repositories/oidc/index.ts';
 import { basicAuth, CookieJar, obtainTokens } from '../../test/support/oauthDriver.ts';
+import { signInConfidential } from '../lib/seed.ts';
 import { BARE_CONFIDENTIAL, BARE_PUBLIC, startOidcBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
 
@@ -48,16 +49,8 @@ export const refreshConfidential: Scenario = {
   // more CPU than the bare provider's whole request).
   target: 0.6,
   async prepare(ctx) {
-    const { confidentialClient, user } = ctx.seed;
-    const tokens = await obtainTokens({
-      issuer: ctx.server.issuer,
-      clientId: confidentialClient.clientId,
-      clientSecret: confidentialClient.clientSecret,
-      redirectUri: confidentialClient.redirectUri,
-      scope: 'read write',
-      email: user.email,
-      password: user.password,
-    });
+    const { confidentialClient } = ctx.seed;
+    const tokens = await signInConfidential(ctx.server.issuer, ctx.seed, 'read write');
     if (!tokens.refresh_token) throw new Error('no refresh token was issued to the confidential client');
     return {
       requests: [
@@ -111,7 +104,7 @@ export const refreshPublicRotating: Scenario = {
  * One request whose body carries the connection's current refresh token: each response's new token is
  * sent by that connection's next request; a connection starts its chain with a token from `pool`.
  */
-export function rotatingRefresh(clientId: string, pool: string[]): Request {
+export function rotatingRefresh(clientId: string, pool: string[], headersOf: () => Record<string, string> = () => ({})): Request {
   let handoff: string | undefined;
   return {
     method: 'POST',
@@ -120,7 +113,11 @@ export function rotatingRefresh(clientId: string, pool: string[]): Request {
     setupRequest(req) {
       const refreshToken = handoff ?? pool.pop() ?? 'pool-exhausted';
       handoff = undefined;
-      return { ...req, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString() };
+      return {
+        ...req,
+        headers: { ...req.headers, ...headersOf() },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString(),
+      };
     },
     onResponse(status, body) {
       // A failed refresh is counted as non-2xx by autocannon; the connection then starts a fresh chain.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../src/lib/ids.ts';
 import type { ProjectDoc } from '../../src/repositories/projects.ts';
-import { obtainTokens } from '../../test/support/oauthDriver.ts';
+import { signInConfidential } from '../lib/seed.ts';
 import { startBaseline } from '../lib/baseline.ts';
 import type { BenchContext, Scenario } from '../lib/types.ts';
 import { buildServices } from '../../test/support/services.ts';
@@ -49,21 +49,13 @@ function fixture(ctx: BenchContext): Promise<V1Fixture> {
   let pending = fixtures.get(ctx.seed);
   if (!pending) {
     pending = (async () => {
-      const { repos, user, confidentialClient } = ctx.seed;
+      const { repos, user } = ctx.seed;
       const now = new Date();
       const deployTo: ProjectDoc = { _id: newId('project'), account_id: user.accountId, name: 'bench-deploy-target', name_lower: 'bench-deploy-target', status: 'active', deploy_target: 'fly', created_at: now, updated_at: now };
       await repos.projects.collection.insertOne(deployTo);
       const signIn = async (email: string, password: string) =>
         (
-          await obtainTokens({
-            issuer: ctx.server.issuer,
-            clientId: confidentialClient.clientId,
-            clientSecret: confidentialClient.clientSecret,
-            redirectUri: confidentialClient.redirectUri,
-            scope: 'read write',
-            email,
-            password,
-          })
+          await signInConfidential(ctx.server.issuer, ctx.seed, 'read write', { email: email, password: password })
         ).access_token;
       const password = `bench-${randomBytes(12).toString('base64url')}`;
       const other = await buildServices(repos).users.createByOperator({ email: `bench-small-${randomBytes(4).toString('hex')}@example.com`, name: 'Small account', role: 'developer', password });
