@@ -80,7 +80,8 @@ export function allow<R extends Resource>(kinds: readonly Kind[], actions: reado
   }
 }
 
-const NOT_FOUND: Record<Resource, string> = {
+/** What a record out of reach is called in a 404 (whether it does not exist or is another account's). */
+export const NOT_FOUND: Record<Resource, string> = {
   project: 'No such project.',
   deployment: 'No such deployment.',
   configuration: 'No such configuration.',

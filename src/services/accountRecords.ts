@@ -1,5 +1,5 @@
 import type { PageRequest, PageResult } from '../domain/page.ts';
-import { authorize, type Action, type Resource } from '../domain/policy.ts';
+import { authorize, NOT_FOUND, type Action, type Resource } from '../domain/policy.ts';
 import type { Principal } from '../domain/principal.ts';
 import { found } from '../errors.ts';
 import { Service } from './service.ts';
@@ -21,12 +21,10 @@ export interface AccountCollection<T> {
 export class AccountRecords<T, R extends Readable> {
   readonly #collection: AccountCollection<T>;
   readonly #resource: R;
-  readonly #missing: string;
 
-  constructor(collection: AccountCollection<T>, resource: R, missing: string) {
+  constructor(collection: AccountCollection<T>, resource: R) {
     this.#collection = collection;
     this.#resource = resource;
-    this.#missing = missing;
   }
 
   async list(principal: Principal, page: PageRequest): Promise<PageResult<T>> {
@@ -36,7 +34,7 @@ export class AccountRecords<T, R extends Readable> {
 
   async get(principal: Principal, id: string): Promise<T> {
     authorize<Readable>(principal, 'read', this.#resource);
-    return found(await this.#collection.findInAccount(principal.accountId, id), this.#missing);
+    return found(await this.#collection.findInAccount(principal.accountId, id), NOT_FOUND[this.#resource]);
   }
 }
 

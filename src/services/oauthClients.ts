@@ -119,7 +119,7 @@ export class OAuthClientService extends AccountRecordService<OAuthClientServiceD
     return { client, clientSecret };
   }
 
-  protected readonly records = new AccountRecords(this.deps.oauthClients, 'oauth_client', 'No such OAuth client.');
+  protected readonly records = new AccountRecords(this.deps.oauthClients, 'oauth_client');
 
   /**
    * A new secret for a confidential client, returned once; the old one stops working at once (the

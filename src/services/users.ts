@@ -65,7 +65,7 @@ export interface UserServiceDeps extends Pick<Repositories, 'users' | 'accounts'
  * a setup link's, an operator's). The owner rules and "never without an owner" live here.
  */
 export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 'user'> {
-  protected readonly records = new AccountRecords(this.deps.users, 'user', 'No such user.');
+  protected readonly records = new AccountRecords(this.deps.users, 'user');
 
   /**
    * Adds a user to the principal's account: with `password`, or without one, in which case a one-time

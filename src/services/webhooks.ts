@@ -53,7 +53,7 @@ function eventData(webhook: WebhookDoc) {
  * (`WEBHOOK_ALLOW_LOOPBACK`).
  */
 export class WebhookService extends AccountRecordService<WebhookServiceDeps, WebhookDoc, 'webhook'> {
-  protected readonly records = new AccountRecords(this.deps.webhooks, 'webhook', 'No such webhook.');
+  protected readonly records = new AccountRecords(this.deps.webhooks, 'webhook');
 
 
   /**
