@@ -26,6 +26,15 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipComments: true, skipBlankLines: true }] },
   },
   {
+    // Bulk deletes go one way (src/db/deleteInBatches.ts): a plain deleteMany fails on the embedded
+    // database past ~32,000 matches.
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/deleteInBatches.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "MemberExpression[property.name='deleteMany']", message: 'Delete in batches: use deleteInBatches (src/db/deleteInBatches.ts).' }],
+    },
+  },
+  {
     files: ['src/cli/**', 'bench/**', 'test/**', 'scripts/**', 'sdk/testserver/**', 'sdk/typescript/test/**'],
     rules: { 'no-console': 'off' },
   },

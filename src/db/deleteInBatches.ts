@@ -4,17 +4,23 @@ import type { Collection, Filter } from 'mongodb';
 const BATCH = 5000;
 
 /**
- * Deletes what matches `filter`, at most BATCH documents per command. FerretDB 1.24 (SQLite) turns a
- * delete into `DELETE … WHERE _id IN (?, ?, …)` with every matching id bound, and fails with "too many
- * SQL variables" past ~32,000: a sweeper that fell that far behind (a long outage, a burst of expiries)
- * would fail at every run from then on. Batching keeps every sweep working, on MongoDB too.
+ * The one way Slipway deletes more than one document (lint forbids `deleteMany` elsewhere): what matches
+ * `filter`, at most BATCH documents per command. FerretDB 1.24 (SQLite) turns a delete into
+ * `DELETE … WHERE _id IN (?, ?, …)` with every matching id bound, and fails with "too many SQL
+ * variables" past ~32,000: deleting a project with 100,000 deployments, or a sweeper that fell that far
+ * behind (a long outage, a burst of expiries), would fail every time. Batching keeps them working, on
+ * MongoDB too.
+ *
+ * Each batch's delete repeats `filter` beside the ids it found, so a document that stopped matching
+ * between the read and the delete (a lease taken over, a session seen again) is left alone.
  */
 export async function deleteInBatches<T extends { _id: string }>(collection: Collection<T>, filter: Filter<T>): Promise<number> {
   let removed = 0;
   for (;;) {
     const ids = (await collection.find(filter, { projection: { _id: 1 } }).limit(BATCH).toArray()).map((d) => d._id);
     if (ids.length === 0) return removed;
-    const { deletedCount } = await collection.deleteMany({ _id: { $in: ids } } as Filter<T>);
+    const byId = { _id: { $in: ids } } as Filter<T>;
+    const { deletedCount } = await collection.deleteMany('_id' in filter ? ({ $and: [filter, byId] } as Filter<T>) : { ...filter, ...byId });
     removed += deletedCount;
     if (ids.length < BATCH) return removed;
   }

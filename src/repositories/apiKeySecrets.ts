@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /**
  * The secrets of API keys, by SHA-256. One key has one current secret and, for a rotation's grace
@@ -45,7 +46,7 @@ export class ApiKeySecretRepository {
    */
   async retireOthers(keyId: string, keep: string, until: Date | null): Promise<void> {
     if (!until) {
-      await this.collection.deleteMany({ key_id: String(keyId), _id: { $ne: String(keep) } });
+      await deleteInBatches(this.collection, { key_id: String(keyId), _id: { $ne: String(keep) } });
       return;
     }
     await this.collection.updateMany(
@@ -56,12 +57,12 @@ export class ApiKeySecretRepository {
 
   async deleteForKeys(keyIds: string[]): Promise<number> {
     if (keyIds.length === 0) return 0;
-    const { deletedCount } = await this.collection.deleteMany({ key_id: { $in: keyIds.map(String) } });
+    const deletedCount = await deleteInBatches(this.collection, { key_id: { $in: keyIds.map(String) } });
     return deletedCount;
   }
 
   async sweep(now = new Date()): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ expires_at: { $lte: now } });
+    const deletedCount = await deleteInBatches(this.collection, { expires_at: { $lte: now } });
     return deletedCount;
   }
 }

@@ -2,6 +2,7 @@ import type { Collection, Db, Filter } from 'mongodb';
 import type { SealedValue } from '../keys/secretBox.ts';
 import { findPage } from './page.ts';
 import { type PageRequest, type PageResult } from '../domain/page.ts';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /** An environment variable of a project. Secret values are stored only sealed. */
 export interface ConfigurationDoc {
@@ -78,7 +79,7 @@ export class ConfigurationRepository {
 
   /** For project deletion. */
   async deleteAllForProject(accountId: string, projectId: string): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ account_id: String(accountId), project_id: String(projectId) });
+    const deletedCount = await deleteInBatches(this.collection, { account_id: String(accountId), project_id: String(projectId) });
     return deletedCount;
   }
 

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /** Remembers, per user and client, the grant a user consented to, so consent survives new sessions. */
 export interface ConsentDoc {
@@ -44,10 +45,10 @@ export class ConsentRepository {
   }
 
   async deleteForUser(userId: string): Promise<number> {
-    return (await this.collection.deleteMany({ user_id: String(userId) })).deletedCount;
+    return await deleteInBatches(this.collection, { user_id: String(userId) });
   }
 
   async deleteForClient(clientId: string): Promise<number> {
-    return (await this.collection.deleteMany({ client_id: String(clientId) })).deletedCount;
+    return await deleteInBatches(this.collection, { client_id: String(clientId) });
   }
 }

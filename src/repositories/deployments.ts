@@ -5,6 +5,7 @@ import type { Actor } from '../domain/principal.ts';
 import { idFloor } from '../lib/ids.ts';
 
 import type { DeploymentStatus } from '../domain/deployments.ts';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 export type CreatedBy = Actor;
 
@@ -114,7 +115,7 @@ export class DeploymentRepository {
   }
 
   async deleteByProject(accountId: string, projectId: string): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ account_id: String(accountId), project_id: String(projectId) });
+    const deletedCount = await deleteInBatches(this.collection, { account_id: String(accountId), project_id: String(projectId) });
     return deletedCount;
   }
 }

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /** What an account's counted resources are. */
 export const QUOTA_KINDS = ['projects', 'oauth_clients', 'api_keys', 'webhooks', 'users'] as const;
@@ -73,7 +74,7 @@ export class QuotaSlotRepository {
   }
 
   async deleteForAccount(accountId: string): Promise<number> {
-    return (await this.collection.deleteMany({ account_id: String(accountId) })).deletedCount;
+    return await deleteInBatches(this.collection, { account_id: String(accountId) });
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /** Dashboard sessions. `_id` is the SHA-256 of the opaque token; the token itself is never stored. */
 /** A session ends 12 h after its last use, and 7 days after it began whatever its use. */
@@ -48,18 +49,18 @@ export class SessionRepository {
   }
 
   async deleteForUser(userId: string): Promise<number> {
-    return (await this.collection.deleteMany({ user_id: userId })).deletedCount;
+    return await deleteInBatches(this.collection, { user_id: userId });
   }
 
   /** Every session of a user but those whose id starts with `keepPrefix` (the session making a change). */
   async deleteForUserExcept(userId: string, keepPrefix: string): Promise<number> {
     const ids = (await this.collection.find({ user_id: String(userId) }, { projection: { _id: 1 } }).toArray()).map((d) => d._id).filter((id) => !id.startsWith(keepPrefix));
     if (ids.length === 0) return 0;
-    return (await this.collection.deleteMany({ user_id: String(userId), _id: { $in: ids } })).deletedCount;
+    return await deleteInBatches(this.collection, { user_id: String(userId), _id: { $in: ids } });
   }
 
   async sweep(now: Date): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({
+    const deletedCount = await deleteInBatches(this.collection, {
       $or: [{ expires_at: { $lte: now } }, { last_seen_at: { $lte: new Date(now.getTime() - SESSION_IDLE_MS) } }],
     });
     return deletedCount;

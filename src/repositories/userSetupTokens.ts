@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /** One-time links for a new user to choose a password. Only the SHA-256 of the token is stored. */
 export interface UserSetupTokenDoc {
@@ -36,11 +37,11 @@ export class UserSetupTokenRepository {
   }
 
   async deleteForUser(userId: string): Promise<number> {
-    return (await this.collection.deleteMany({ user_id: String(userId) })).deletedCount;
+    return await deleteInBatches(this.collection, { user_id: String(userId) });
   }
 
   async sweep(now = new Date()): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ expires_at: { $lte: now } });
+    const deletedCount = await deleteInBatches(this.collection, { expires_at: { $lte: now } });
     return deletedCount;
   }
 }

@@ -85,6 +85,6 @@ export class WebhookDeliveryRepository {
   }
 
   async deleteForWebhook(webhookId: string): Promise<number> {
-    return (await this.collection.deleteMany({ webhook_id: String(webhookId) })).deletedCount;
+    return await deleteInBatches(this.collection, { webhook_id: String(webhookId) });
   }
 }

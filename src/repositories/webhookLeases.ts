@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /**
  * Who makes a delivery attempt: the instance that inserts `${deliveryId}#${seq}` first. An insert of a
@@ -63,6 +64,6 @@ export class WebhookLeaseRepository {
 
   /** Leases left by instances that died, a day after they ended. */
   async sweep(now = new Date()): Promise<number> {
-    return (await this.collection.deleteMany({ expires_at: { $lte: new Date(now.getTime() - KEEP_MS) } })).deletedCount;
+    return await deleteInBatches(this.collection, { expires_at: { $lte: new Date(now.getTime() - KEEP_MS) } });
   }
 }

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /**
  * The pending deliveries: one entry per delivery that still has an attempt to make, removed when it
@@ -81,6 +82,6 @@ export class WebhookQueueRepository {
   }
 
   async removeForWebhook(webhookId: string): Promise<number> {
-    return (await this.collection.deleteMany({ webhook_id: String(webhookId) })).deletedCount;
+    return await deleteInBatches(this.collection, { webhook_id: String(webhookId) });
   }
 }

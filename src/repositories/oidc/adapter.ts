@@ -6,6 +6,7 @@ import type { OAuthClientRepository } from '../oauthClients.ts';
 import { CONSUMED_REFRESH_TOKENS, OIDC_CLAIMS, collectionName, storedArtifact, type ClaimDoc, type StoredArtifact } from './artifacts.ts';
 import { clientMetadata } from './clients.ts';
 import { openUnder, recordOf } from './sealing.ts';
+import { deleteInBatches } from '../../db/deleteInBatches.ts';
 
 export interface AdapterHooks {
   /** Called when a grant is destroyed (revoked, or reuse detected), so access JWTs can be refused. */
@@ -189,8 +190,8 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await this.collection.deleteMany({ grant_id: grantId });
-      if (this.model === 'RefreshToken') await consumedRefreshTokens.deleteMany({ grant_id: grantId });
+      await deleteInBatches(this.collection, { grant_id: grantId });
+      if (this.model === 'RefreshToken') await deleteInBatches(consumedRefreshTokens, { grant_id: grantId });
     }
   };
 }

@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { sha256Hex } from '../../lib/hash.ts';
 import { CONSUMED_REFRESH_TOKENS, GRANT_BOUND_MODELS, collectionName, type StoredArtifact } from './artifacts.ts';
+import { deleteInBatches } from '../../db/deleteInBatches.ts';
 
 /**
  * Revocation queries over the collections the adapter writes (./adapter.ts): `grant_id` is in clear on
@@ -39,14 +40,14 @@ export class OidcArtifactRepository {
   async deleteGrant(grantId: string): Promise<number> {
     const id = String(grantId);
     let removed = (await this.#collection('Grant').deleteOne({ _id: sha256Hex(id) })).deletedCount;
-    for (const model of GRANT_BOUND_MODELS) removed += (await this.#collection(model).deleteMany({ grant_id: id })).deletedCount;
+    for (const model of GRANT_BOUND_MODELS) removed += await deleteInBatches(this.#collection(model), { grant_id: id });
     // Used refresh tokens of the grant (kept for reuse detection).
-    removed += (await this.#db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS).deleteMany({ grant_id: id })).deletedCount;
+    removed += await deleteInBatches(this.#db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS), { grant_id: id });
     return removed;
   }
 
   /** Signs the user out of the authorization server everywhere. */
   async deleteSessionsForAccount(userId: string): Promise<number> {
-    return (await this.#collection('Session').deleteMany({ account_id: String(userId) })).deletedCount;
+    return await deleteInBatches(this.#collection('Session'), { account_id: String(userId) });
   }
 }
