@@ -64,24 +64,30 @@ export const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,255}${END}`,
 // every regex engine reads the class the same way (`\s` differs between JavaScript and Python).
 const TRIMMED = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+// Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): they reorder what a
+// reader sees (U+202E before "yawpilS" shows "Slipway"), so no name or description may hold one. The plain
+// marks (LRM, RLM, ALM), which right-to-left text needs, stay allowed.
+const BIDI_CONTROL = '\\u202a-\\u202e\\u2066-\\u2069';
 
 /**
  * Free text that is trimmed, then must be 1–`max` characters (code points; 0–`max` with `allowEmpty`)
- * and, with `controlCharacters: false`, hold no control character. The pattern states exactly that for
+ * and hold no bidirectional control (BIDI_CONTROL) and, with `controlCharacters: false`, no control character. The pattern states exactly that for
  * the raw value (any whitespace around, then the text), so the document and the check cannot disagree;
  * the message names the problem.
  */
 export function trimmedText(max: number, options: { controlCharacters: boolean; allowEmpty?: boolean }) {
-  const edge = options.controlCharacters ? `[^${TRIMMED}]` : `[^${TRIMMED}${CONTROL}]`;
-  const inner = options.controlCharacters ? '[\\s\\S]' : `[^${CONTROL}]`;
+  const edge = options.controlCharacters ? `[^${TRIMMED}${BIDI_CONTROL}]` : `[^${TRIMMED}${CONTROL}${BIDI_CONTROL}]`;
+  const inner = options.controlCharacters ? `[^${BIDI_CONTROL}]` : `[^${CONTROL}${BIDI_CONTROL}]`;
   const text = `${edge}(?:${inner}{0,${max - 2}}${edge})?`;
   const pattern = new RegExp(`^[${TRIMMED}]*${options.allowEmpty ? `(?:${text})?` : text}[${TRIMMED}]*${END}`, 'u');
   const controlCharacters = new RegExp(`[${CONTROL}]`, 'u');
+  const bidiControls = new RegExp(`[${BIDI_CONTROL}]`, 'u');
   const problem = (raw: string) => {
     const text = raw.trim();
     if (!text && !options.allowEmpty) return 'must not be empty';
     if ([...text].length > max) return `must be at most ${max} characters`;
     if (!options.controlCharacters && controlCharacters.test(text)) return 'must not contain control characters';
+    if (bidiControls.test(text)) return 'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)';
     return 'is not valid';
   };
   return z

@@ -73,9 +73,29 @@ describe('client names', () => {
     expect((await env.api.post('/v1/oauth_clients', { token: acmeToken, body: { client_name: 'Shipway Tracker', redirect_uris: [REDIRECT] } })).status).toBe(201);
   });
 
+  it('refuses look-alikes from other scripts and small capitals (Unicode confusable skeletons), and bidirectional controls', async () => {
+    // Dotless i, small capitals, Lisu, Cherokee, Armenian, Cyrillic і: each reads as "Slipway".
+    for (const client_name of ['Slıpway', 'ꜱʟɪᴘᴡᴀʏ', 'ꓢꓡꓲꓑꓪꓮꓬ', 'ᏚᏞᎥᏢᎳᎪᎽ', 'Sլipway', 'Slіpway Deploy']) {
+      const res = await env.api.post('/v1/oauth_clients', { token: acmeToken, body: { client_name, redirect_uris: [REDIRECT] } });
+      expectRefused(res, 422, 'validation_failed');
+      expect(res.body.error.details.map((d: { field: string }) => d.field), client_name).toEqual(['client_name']);
+    }
+    // A right-to-left override shows "yawpilS" as "Slipway"; an isolate could reorder any name.
+    for (const client_name of ['\u202EyawpilS', 'Release \u2067board\u2069 app', '\u202Aplain']) {
+      const res = await env.api.post('/v1/oauth_clients', { token: acmeToken, body: { client_name, redirect_uris: [REDIRECT] } });
+      expectRefused(res, 422, 'validation_failed');
+      expect(res.body.error.details[0].message).toContain('bidirectional control');
+    }
+    // Other scripts as such are welcome; right-to-left marks too.
+    for (const client_name of ['Тестовый клиент', 'ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ', 'לקוח\u200F שחרור', '東京デプロイ']) {
+      const res = await env.api.post('/v1/oauth_clients', { token: acmeToken, body: { client_name, redirect_uris: [REDIRECT] } });
+      expect(res.status, `${client_name}: ${JSON.stringify(res.body)}`).toBe(201);
+    }
+  });
+
   it('refuses the name of a first-party app (in any spacing or case); the operator may still use both', async () => {
     await makeClient(env.server, { account_id: acmeAccount, client_name: 'Deploy Console', first_party: true });
-    for (const client_name of ['Deploy Console', 'deploy  console', 'DEPLOY-CONSOLE']) {
+    for (const client_name of ['Deploy Console', 'deploy  console', 'DEPLOY-CONSOLE', 'Ꭰeploy Ꮯonsole', 'ꓓeploy ꓚonsole', 'ᴅᴇᴘʟᴏʏ ᴄᴏɴꜱᴏʟᴇ']) {
       const res = await env.api.post('/v1/oauth_clients', { token: acmeToken, body: { client_name, redirect_uris: [REDIRECT] } });
       expectRefused(res, 422, 'validation_failed');
       expect(res.body.error.details[0].field).toBe('client_name');
