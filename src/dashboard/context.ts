@@ -1,9 +1,9 @@
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
-import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import type { Principal } from '../domain/principal.ts';
 import type { Config } from '../config/index.ts';
 import { AppError } from '../errors.ts';
+import { isDatabaseUnavailable, UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services/index.ts';
 import { SESSION_COOKIE, SessionService, type SessionDoc } from '../services/sessions.ts';
@@ -152,8 +152,10 @@ export function dashboardErrors(logger: Logger): Middleware {
       if (ctx.status === 404 && ctx.body === undefined) problemPage(ctx, 404, 'Not found', 'There is no such page in the dashboard.');
     } catch (err) {
       if (err instanceof AppError) return problemPage(ctx, err.status, TITLES[err.status] ?? 'Request refused', err.message);
-      if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError)
-        return problemPage(ctx, 503, 'Temporarily unavailable', 'The service is temporarily unavailable. Try again shortly.');
+      if (isDatabaseUnavailable(err)) {
+        ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+        return problemPage(ctx, 503, 'Temporarily unavailable', UNAVAILABLE_MESSAGE);
+      }
       const status = (err as { status?: number }).status;
       if (status && status >= 400 && status < 500 && (err as { expose?: boolean }).expose)
         return problemPage(ctx, status, TITLES[status] ?? 'Request refused', status === 413 ? 'The form is too large.' : 'The request could not be read.');

@@ -1,10 +1,10 @@
 import type { Middleware } from 'koa';
-import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import { AppError } from '../errors.ts';
+import { isDatabaseUnavailable, UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 
 /**
  * Maps every error to the contract's JSON body `{error: {code, message, status, request_id}}`. Anything
- * not raised on purpose becomes `internal_error` (or `service_unavailable` when MongoDB is unreachable)
+ * not raised on purpose becomes `internal_error` (or `service_unavailable` with Retry-After when the database cannot be reached or cannot answer now: isDatabaseUnavailable)
  * with no internals shown.
  */
 export function errorHandler(): Middleware {
@@ -15,8 +15,8 @@ export function errorHandler(): Middleware {
     } catch (err) {
       let error: AppError;
       if (err instanceof AppError) error = err;
-      else if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError)
-        error = new AppError(503, 'service_unavailable', 'The service is temporarily unavailable. Try again shortly.', { headers: { 'Retry-After': '5' } });
+      else if (isDatabaseUnavailable(err))
+        error = new AppError(503, 'service_unavailable', UNAVAILABLE_MESSAGE, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } });
       else {
         const status = (err as { status?: number }).status;
         const expose = (err as { expose?: boolean }).expose;

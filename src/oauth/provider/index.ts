@@ -16,6 +16,7 @@ import { logProviderEvents } from './events.ts';
 import { hashAccessTokensIntoIdTokens, includeSessionIds } from './idTokens.ts';
 import { claimProofsOnce } from './replay.ts';
 import { createAdapter, type ProviderStorage } from './storage.ts';
+import { answerUnavailableWith503 } from './unavailable.ts';
 
 export { ACCESS_TOKEN_TTL_SECONDS } from './lifetimes.ts';
 export { OIDC_SCOPES } from './scopes.ts';
@@ -51,5 +52,6 @@ export function createProvider({ config, keys, repos, db, logger, metrics }: Pro
   truthfulDiscovery(provider);
   enforceTokenBudgets(provider, repos, config, logger, metrics);
   logProviderEvents(provider, logger, metrics);
+  answerUnavailableWith503(provider);
   return provider;
 }

@@ -1,6 +1,7 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from '../../logger.ts';
 import { renderErrorPage, renderLogout, renderMessage } from '../views.ts';
+import { unavailableOut } from './unavailable.ts';
 
 type Features = NonNullable<Configuration['features']>;
 
@@ -26,6 +27,6 @@ export function renderError(logger: Logger): NonNullable<Configuration['renderEr
     if ((error as { status?: number }).status === undefined || (error as { status: number }).status >= 500)
       logger.error({ err: error, request_id: ctx.state.requestId }, 'authorization server error');
     ctx.type = 'html';
-    ctx.body = renderErrorPage(out as unknown as Record<string, string | undefined>);
+    ctx.body = renderErrorPage(unavailableOut(out, error) as unknown as Record<string, string | undefined>);
   };
 }
