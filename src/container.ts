@@ -9,6 +9,7 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createChanges, type Changes } from './lib/changes.ts';
 import type { Logger } from './logger.ts';
 import { createRepositories, migrate, type Repositories } from './repositories/index.ts';
+import { checkDataKeys } from './services/dataKeyCheck.ts';
 import { createServices, type Services } from './services/index.ts';
 import type { SessionService } from './services/sessions.ts';
 
@@ -53,6 +54,7 @@ export async function openContainer(config: Config, logger: Logger, options: Con
     const keys = await loadOrCreateKeys(config.keysDir);
     if (keys.created.length) logger.info({ files: keys.created, dir: config.keysDir }, 'generated key material');
     if (options.migrate !== false) await migrate(database.db, repos, { once: true });
+    await checkDataKeys(repos, keys, { keysDir: config.keysDir, acceptLost: config.acceptLostDataKeys, logger });
     // Values sealed by an instance started after a data-key rotation are opened by re-reading keys/
     // (at most every few seconds).
     const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });

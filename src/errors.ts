@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   conflict: { status: 409, example: 'A project with this name already exists.' },
   invalid_transition: { status: 409, example: 'A project cannot move from archived to paused.' },
   project_not_active: { status: 409, example: 'The project is paused; it accepts no new deployments.' },
+  secret_unreadable: { status: 409, example: 'The secret value of DATABASE_URL was sealed with data key dk_m3x1a0f2c4, which this server\'s key material lacks: restore that key into KEYS_DIR, or set the value again.' },
   payload_too_large: { status: 413, example: 'The request body is larger than 102400 bytes.' },
   unsupported_media_type: { status: 415, example: 'The request body must be application/json.' },
   validation_failed: { status: 422, example: 'The request is not valid.' },

@@ -38,6 +38,12 @@ export const ConfigSchema = z
     mongodbDb: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'letters, digits, _ and - only (at most 63)'),
     logLevel: LogLevel,
     keysDir: z.string().min(1),
+    /**
+     * Data key ids (`dk_…`) that keys/ has lost and that the operator accepts as gone: values they seal
+     * stay unreadable (409 secret_unreadable) until set again. Without it a start refuses when the
+     * database holds values sealed by a key keys/ lacks (src/services/dataKeyCheck.ts).
+     */
+    acceptLostDataKeys: z.union([z.array(z.string()), z.string().transform((v) => v.split(/[\s,]+/).filter(Boolean))]).pipe(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be data key ids (dk_…)'))),
     dataDir: z.string().min(1),
     /** Where the embedded database's binary is built and cached. */
     toolsDir: z.string().min(1),
@@ -221,6 +227,7 @@ const ENV_MAP: Record<string, keyof z.infer<typeof ConfigSchema>> = {
   MONGODB_DB: 'mongodbDb',
   LOG_LEVEL: 'logLevel',
   KEYS_DIR: 'keysDir',
+  ACCEPT_LOST_DATA_KEYS: 'acceptLostDataKeys',
   DATA_DIR: 'dataDir',
   TOOLS_DIR: 'toolsDir',
   TRUST_PROXY: 'trustProxy',

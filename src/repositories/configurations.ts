@@ -97,6 +97,16 @@ export class ConfigurationRepository {
     return modifiedCount === 1;
   }
 
+  /** How many secret values `kid` seals (on the `value_kid` index). */
+  async countSealedWith(kid: string): Promise<number> {
+    return await this.collection.countDocuments({ secret: true, 'value_encrypted.kid': String(kid) });
+  }
+
+  /** Every data key id that seals a secret value. */
+  async sealingKeyIds(): Promise<string[]> {
+    return (await this.collection.distinct('value_encrypted.kid', { secret: true })).map(String);
+  }
+
   /** How many secret values each data key seals. */
   async countSealedByKey(): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};

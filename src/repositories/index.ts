@@ -7,6 +7,7 @@ import { ApiKeySecretRepository } from './apiKeySecrets.ts';
 import { ApiKeyUsageRepository } from './apiKeyUsage.ts';
 import { ConfigurationRepository } from './configurations.ts';
 import { ConsentRepository } from './consents.ts';
+import { DataKeyRegistryRepository } from './dataKeyRegistry.ts';
 import { DeploymentRepository } from './deployments.ts';
 import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
@@ -47,6 +48,7 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     idempotencyKeys: new IdempotencyKeyRepository(db),
     sessions: new SessionRepository(db),
     configurations: new ConfigurationRepository(db),
+    dataKeyRegistry: new DataKeyRegistryRepository(db),
     apiKeys: new ApiKeyRepository(db),
     apiKeySecrets: new ApiKeySecretRepository(db),
     apiKeyUsage: new ApiKeyUsageRepository(db),

@@ -53,6 +53,16 @@ export class WebhookRepository {
     await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_webhooks' });
   }
 
+  /** How many endpoints hold a signing secret sealed by `kid` (endpoints are few; no index). */
+  async countSealedWith(kid: string): Promise<number> {
+    return await this.collection.countDocuments({ 'secrets.sealed.kid': String(kid) });
+  }
+
+  /** Every data key id that seals a signing secret. */
+  async sealingKeyIds(): Promise<string[]> {
+    return (await this.collection.distinct('secrets.sealed.kid')).map(String);
+  }
+
   async insert(doc: WebhookDoc): Promise<void> {
     await this.#changing(() => this.collection.insertOne(doc));
   }

@@ -1,6 +1,6 @@
 import type { Principal } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
-import { conflict, notFound, validationFailed, found } from '../errors.ts';
+import { AppError, conflict, notFound, validationFailed, found } from '../errors.ts';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { newId } from '../lib/ids.ts';
 import type { ConfigurationChanges, ConfigurationDoc } from '../repositories/configurations.ts';
@@ -8,7 +8,7 @@ import type { Repositories } from '../repositories/index.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { CreateConfigurationBody, ListConfigurationsQuery, UpdateConfigurationBody } from '../schemas/configurations.ts';
-import type { SecretBox } from '../keys/secretBox.ts';
+import { UnknownDataKeyError, type SecretBox } from '../keys/secretBox.ts';
 import { createOnceInProject } from './createOnce.ts';
 import type { EventLog } from './eventLog.ts';
 import type { LockService } from './locking.ts';
@@ -125,9 +125,21 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
     return found(await this.deps.configurations.findInProject(project.account_id, project._id, id), 'No such configuration.');
   }
 
-  /** Throws when the sealed value cannot be opened (an unknown data key, or a ciphertext moved from another record). */
+  /**
+   * The value in clear; 409 `secret_unreadable` when it cannot be opened: its data key is not in keys/
+   * (lost, and accepted as lost at start), or the ciphertext was moved from another record.
+   */
   #revealed(doc: ConfigurationDoc): ReadConfiguration {
-    return doc.secret ? { ...doc, revealed: this.deps.secretBox.open(doc.value_encrypted!, configurationAad(doc)) } : doc;
+    if (!doc.secret) return doc;
+    try {
+      return { ...doc, revealed: this.deps.secretBox.open(doc.value_encrypted!, configurationAad(doc)) };
+    } catch (err) {
+      const why =
+        err instanceof UnknownDataKeyError
+          ? `was sealed with data key ${err.kid}, which this server's key material lacks: restore that key into KEYS_DIR, or set the value again.`
+          : 'cannot be opened with this server\'s key material (it does not belong to this record): set the value again.';
+      throw new AppError(409, 'secret_unreadable', `The secret value of ${doc.key} ${why}`);
+    }
   }
 
   /**

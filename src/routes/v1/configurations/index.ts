@@ -48,6 +48,7 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
       description: 'Ordered by environment, then key; filter by `environment`.',
       tags,
       success: { status: 200, description: 'A page of configuration variables.', schema: ConfigurationList },
+      errors: ['secret_unreadable'],
     },
     authenticate,
     requireScope('read'),
@@ -91,7 +92,13 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
 
   api.get(
     '/projects/:project_id/configurations/:configuration_id',
-    { operationId: 'getConfiguration', summary: 'Get a configuration variable', tags, success: { status: 200, description: 'The variable.', schema: Configuration } },
+    {
+      operationId: 'getConfiguration',
+      summary: 'Get a configuration variable',
+      tags,
+      success: { status: 200, description: 'The variable.', schema: Configuration },
+      errors: ['secret_unreadable'],
+    },
     authenticate,
     requireScope('read'),
     validate({ params: ConfigurationParams, query: GetConfigurationQuery }),
