@@ -34,8 +34,9 @@ export const FERRETDB_VERSION = 'v1.24.2';
  * `_id` lookups use the `_id` index, equalities on indexed fields are pushed down to SQLite, and so are
  * sort, skip, limit and count when one index covers the filter and the sort; such counts are kept per
  * collection write generation until the next write; a unique index stays FerretDB's own (a second,
- * non-unique index serves the pushdown), so that what is a duplicate is exactly what FerretDB says. Each
- * file says what and why.
+ * non-unique index serves the pushdown), so that what is a duplicate is exactly what FerretDB says; and a
+ * query read through an index still returns documents in the table's order. Each file says what and why;
+ * test/db/differential.test.ts checks that the patched build answers as FerretDB 1.24.2 does.
  */
 export interface FerretdbPatchSet {
   files: string[];
