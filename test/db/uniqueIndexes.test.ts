@@ -59,7 +59,7 @@ describe('unique indexes with a null field', () => {
         const fields = Object.keys(index.key);
         for (const nullField of fields) {
           const values: Document = Object.fromEntries(fields.map((f, i) => [f, f === nullField ? null : `unique-test-${i}`]));
-          const c = db.collection<Document>(collection);
+          const c = db.collection<{ _id: string } & Document>(collection);
           await c.insertOne({ _id: `u1_${randomBytes(6).toString('hex')}`, ...values });
           const refused = await c.insertOne({ _id: `u2_${randomBytes(6).toString('hex')}`, ...values }).then(
             () => null,
