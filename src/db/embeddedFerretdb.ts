@@ -33,7 +33,10 @@ export const FERRETDB_VERSION = 'v1.24.2';
  * Slipway's patches to FerretDB (tools/ferretdb/patches/*.patch, applied in name order before compiling):
  * `_id` lookups use the `_id` index, equalities on indexed fields are pushed down to SQLite, and so are
  * sort, skip, limit and count when one index covers the filter and the sort; such counts are kept per
- * collection write generation until the next write. Each file says what and why.
+ * collection write generation until the next write; a unique index stays FerretDB's own (a second,
+ * non-unique index serves the pushdown), so that what is a duplicate is exactly what FerretDB says; and a
+ * query read through an index still returns documents in the table's order. Each file says what and why;
+ * test/db/differential.test.ts checks that the patched build answers as FerretDB 1.24.2 does.
  */
 export interface FerretdbPatchSet {
   files: string[];
@@ -52,9 +55,19 @@ export function ferretdbPatchSet(rootDir: string): FerretdbPatchSet {
   return { files, id: hash.digest('hex').slice(0, 12) };
 }
 
-/** `ferretdb-<version>-slipway.<patch set id>`: a build of other (or no) patches is never reused. */
+/**
+ * No patches: FerretDB as released. Built beside the patched one (`ensureFerretdbBinary(…, { unpatched: true })`)
+ * for the differential test (test/db/differential.test.ts), which checks that Slipway's patches change
+ * no answer of the database.
+ */
+export const UNPATCHED_FERRETDB: FerretdbPatchSet = { files: [], id: 'unpatched' };
+
+/**
+ * `ferretdb-<version>-slipway.<patch set id>` (`ferretdb-<version>-unpatched` without patches): a build of
+ * other (or no) patches is never reused.
+ */
 export function ferretdbBuildName(version: string, patches: FerretdbPatchSet): string {
-  return `ferretdb-${version}-slipway.${patches.id}`;
+  return patches.files.length === 0 ? `ferretdb-${version}-unpatched` : `ferretdb-${version}-slipway.${patches.id}`;
 }
 
 export function ferretdbBinaryPath(toolsDir: string, version: string, patches: FerretdbPatchSet): string {
@@ -77,10 +90,17 @@ async function hasGo(): Promise<boolean> {
 
 /**
  * Returns the path of the FerretDB binary, building it first if it is not cached in `toolsDir`
- * (default `<rootDir>/.tools`). The pinned module (tools/ferretdb) is read from `rootDir`.
+ * (default `<rootDir>/.tools`). The pinned module (tools/ferretdb) is read from `rootDir`. With
+ * `unpatched`, FerretDB as released (no Slipway patches), cached under its own name.
  */
-export async function ensureFerretdbBinary(rootDir: string, version: string, logger?: Logger, toolsDir = path.join(rootDir, '.tools')): Promise<string> {
-  const patches = ferretdbPatchSet(rootDir);
+export async function ensureFerretdbBinary(
+  rootDir: string,
+  version: string,
+  logger?: Logger,
+  toolsDir = path.join(rootDir, '.tools'),
+  options: { unpatched?: boolean } = {},
+): Promise<string> {
+  const patches = options.unpatched ? UNPATCHED_FERRETDB : ferretdbPatchSet(rootDir);
   const binary = ferretdbBinaryPath(toolsDir, version, patches);
   if (existsSync(binary)) return binary;
   if (!(await hasGo())) throw new EmbeddedDatabaseUnavailable('No MONGODB_URI is set and `go` is not on PATH.');
@@ -102,7 +122,7 @@ export async function ensureFerretdbBinary(rootDir: string, version: string, log
     throw new Error(`could not download FerretDB ${version}: ${downloaded.Error ?? `got ${downloaded.Version}`}`);
   }
   const srcDir = ferretdbSourceDir(toolsDir, version, patches);
-  logger?.info({ step: '2/3', patches: patches.files.map((f) => path.basename(f)) }, 'preparing the FerretDB source and applying Slipway\'s patches');
+  logger?.info({ step: '2/3', patches: patches.files.map((f) => path.basename(f)) }, patches.files.length ? 'preparing the FerretDB source and applying Slipway\'s patches' : 'preparing the FerretDB source (unpatched)');
   await rm(srcDir, { recursive: true, force: true });
   await mkdir(path.dirname(srcDir), { recursive: true });
   await cp(downloaded.Dir, srcDir, { recursive: true });

@@ -29,6 +29,7 @@ export class ConfigurationRepository {
   }
 
   async ensureIndexes(): Promise<void> {
+    // Never null or missing: project_id is the project's, environment and key are required by the create schema, and no update sets them.
     await this.collection.createIndex({ project_id: 1, environment: 1, key: 1 }, { unique: true, name: 'project_environment_key_unique' });
     // Re-encryption after a data-key rotation finds what is still under an old key.
     await this.collection.createIndex({ 'value_encrypted.kid': 1 }, { name: 'value_kid' });

@@ -35,6 +35,7 @@ export class ProjectRepository {
   }
 
   async ensureIndexes(): Promise<void> {
+    // Never null or missing: ProjectService sets account_id (the caller's account) and name_lower (foldName of the validated name) on insert and on rename.
     await this.collection.createIndex({ account_id: 1, name_lower: 1 }, { unique: true, name: 'account_name_unique' });
     await this.collection.createIndex({ account_id: 1, _id: -1 }, { name: 'account_projects' });
   }

@@ -34,6 +34,7 @@ export class QuotaSlotRepository {
   }
 
   async ensureIndexes(): Promise<void> {
+    // Never null or missing: both inserts below set all three (the backfill marker's account_id is ''); n, a JS number stored as int32 or double, is equal across the two to FerretDB and MongoDB alike.
     await this.collection.createIndex({ account_id: 1, kind: 1, n: 1 }, { unique: true, name: 'account_kind_n' });
   }
 

@@ -51,7 +51,9 @@ export class UserRepository {
     if (!existing.has('email_key_unique'))
       for (const doc of await this.collection.find({ email_key: { $exists: false } }, { projection: { email: 1 } }).toArray())
         await this.collection.updateOne({ _id: doc._id, email_key: { $exists: false } }, { $set: { email_key: doc.email } });
+    // Never null or missing: insert() sets email_key (else the validated e-mail), nothing unsets it, and the loop above fills it in for older users first.
     await this.collection.createIndex({ email_key: 1 }, { unique: true, name: 'email_key_unique' });
+    // Never null or missing: account_id and the validated, lower-cased e-mail are set on every insert (UserService), never unset.
     await this.collection.createIndex({ account_id: 1, email: 1 }, { unique: true, name: 'account_email_unique' });
     await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_users' });
     // E-mails were unique across the service before; now per account (the sign-in identity stays unique).

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.ts';
-import { FERRETDB_VERSION, ensureFerretdbBinary, ferretdbPatchSet, ferretdbSourceDir } from '../../db/embeddedFerretdb.ts';
+import { FERRETDB_VERSION, UNPATCHED_FERRETDB, ensureFerretdbBinary, ferretdbPatchSet, ferretdbSourceDir } from '../../db/embeddedFerretdb.ts';
 import { leaf, output, withRuntime, type JsonOption } from '../command.ts';
 import { progressLogger, withHeartbeat } from '../io.ts';
 
@@ -18,12 +18,15 @@ export function dbCommands(program: Command): void {
     output(o.json, { ok: true, ...result }, `indexes are up to date (${result.collections.length} collections)`);
   });
 
-  leaf(db, 'build-embedded', 'build the embedded database (FerretDB) now instead of at the first start').action(async (o: JsonOption) => {
+  leaf(db, 'build-embedded', 'build the embedded database (FerretDB) now instead of at the first start')
+    .option('--unpatched', 'build FerretDB as released, without Slipway\'s patches (the differential test compares the two)')
+    .action(async (o: JsonOption & { unpatched?: boolean }) => {
     const config = loadConfig();
     const { logger, progress } = progressLogger();
     const started = Date.now();
-    const binary = await withHeartbeat(ensureFerretdbBinary(config.rootDir, FERRETDB_VERSION, logger, config.toolsDir), (s) => progress(`still building FerretDB ${FERRETDB_VERSION} (${s} s)…`));
-    const patches = ferretdbPatchSet(config.rootDir);
+    const unpatched = o.unpatched === true;
+    const binary = await withHeartbeat(ensureFerretdbBinary(config.rootDir, FERRETDB_VERSION, logger, config.toolsDir, { unpatched }), (s) => progress(`still building FerretDB ${FERRETDB_VERSION} (${s} s)…`));
+    const patches = unpatched ? UNPATCHED_FERRETDB : ferretdbPatchSet(config.rootDir);
     output(
       o.json,
       {
