@@ -172,13 +172,13 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
   it('at the token endpoint too: one proof refreshes once, however many requests carry it at once, on one instance and across two', async () => {
     const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString();
     for (const servers of [[a], [a, b]]) {
-      // oidc-provider compares htu with the address the request reached (its Host), so each instance gets
-      // the proof made for it; both proofs carry one jti, which is what is claimed once.
+      // Each instance is reached at its own address (both share PUBLIC_URL, which the proof's htu names);
+      // the proofs carry one jti, which is what is claimed once.
       const jti = `refresh-burst-${servers.length}-${Date.now()}`;
       const proofs = await Promise.all(servers.map((server) => dpopProof(key, { htm: 'POST', htu: `${server.issuer}/token`, jti })));
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
-          fetch(`${servers[i % servers.length]!.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proofs[i % servers.length]! }, body }),
+          fetch(`${servers[i % servers.length]!.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proofs[i % servers.length]! }, body }),
         ),
       );
       const statuses = results.map((r) => r.status);
