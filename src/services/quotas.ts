@@ -100,10 +100,12 @@ export class QuotaService extends Service<QuotaServiceDeps> {
   }
 }
 
-/** The `count` lowest slot numbers (0 and up) that no slot holds: all below the limit, since `count` is what the limit leaves. */
-function lowestFree(slots: { n: number }[], count: number): number[] {
+/** The `count` lowest slot numbers (0 and up) that no slot holds, lowest first (all below the limit, since `count` is what the limit leaves). */
+function* lowestFree(slots: { n: number }[], count: number): Generator<number> {
   const used = new Set(slots.map((s) => s.n));
-  const free: number[] = [];
-  for (let n = 0; free.length < count; n++) if (!used.has(n)) free.push(n);
-  return free;
+  for (let n = 0, found = 0; found < count; n++) {
+    if (used.has(n)) continue;
+    found++;
+    yield n;
+  }
 }
