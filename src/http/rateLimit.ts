@@ -5,6 +5,12 @@ import type { Metrics } from './metrics.ts';
 import type { RateLimitRepository } from '../repositories/rateLimits.ts';
 
 const WINDOW_SECONDS = 3600;
+/**
+ * The hint of where a window's free shares start is raised at every HINT_EVERY-th share: it lags at
+ * most that many behind, which costs an instance catching up as many extra probes, and saves an update
+ * on every other claim.
+ */
+const HINT_EVERY = 8;
 
 /** Counts one /v1 request against a bucket and answers whether it may proceed. */
 export type ApiRateLimiter = (ctx: Context, bucket: string) => Promise<void>;
@@ -41,24 +47,125 @@ interface Bucket {
   /** Request numbers of the share this instance holds that are not used yet: next..last. */
   next: number;
   last: number;
+  /** Units taken and given back (see SharedBudget.giveBack), used before any new number. */
+  returned: number;
   /** Every share of the window is taken. */
   exhausted: boolean;
   /** The claim of a share in flight; other requests of the bucket wait for it. */
   claiming: Promise<void> | null;
 }
 
+/** One unit taken from a budget: its number in the window (1-based), or null when the budget is spent. */
+export interface Take {
+  count: number | null;
+  /** Start of the window (ms) it was taken in. */
+  window: number;
+  /** Seconds until the window ends. */
+  resetSeconds: number;
+}
+
 /**
- * docs/product.md §6: `limitPerHour` requests per credential per hour, shared by every instance. Sets
- * RateLimit-Limit / -Remaining / -Reset on the response; over the limit → 429 `rate_limited` with
- * Retry-After.
- *
- * The window's budget is cut into numbered shares (see shareLayout). An instance admits requests from
- * a share it owns, counted in memory; when it runs out it claims the next free share by inserting its
- * unique id (`<credential>:<window>:s<n>`). An insert is atomic on FerretDB 1.24 and MongoDB alike (an
- * `$inc` is not on FerretDB, which let two instances at 300/h admit 313 and 340), and each share is
- * owned by one instance, so all instances together admit at most the limit. What a share's owner
- * leaves unused is lost to the others: at most one block per instance, about 1% of the limit.
- * Far from the limit one insert admits a block of requests; the last 10% cost one insert each.
+ * A budget of `limit` units per key and window, shared by every instance, that never admits more than
+ * `limit` in a window however many instances and requests in flight take from it. The window's budget
+ * is cut into numbered shares (see shareLayout). An instance admits units from a share it owns, counted
+ * in memory; when it runs out it claims the next free share by inserting its unique id
+ * (`<prefix>:<key>:<window>:s<n>`). An insert is atomic on FerretDB 1.24 and MongoDB alike (an `$inc`
+ * is not on FerretDB, which let two instances at 300/h admit 313 and 340), and each share is owned by
+ * one instance, so all instances together admit at most the limit. What a share's owner leaves unused
+ * is lost to the others: at most one block per instance, about 1% of the limit. Far from the limit one
+ * insert admits a block of units (and every 8th also updates the hint of where the free shares start);
+ * the last 10% cost one insert each. Deciding costs no database round trip while the instance holds units, and
+ * none once it knows the budget is spent.
+ */
+export class SharedBudget {
+  readonly #repo: RateLimitRepository;
+  readonly #prefix: string;
+  readonly #windowMs: number;
+  readonly #layout: ReturnType<typeof shareLayout>;
+  readonly #buckets = new Map<string, Bucket>();
+
+  constructor(repo: RateLimitRepository, limit: number, windowSeconds: number, prefix: string) {
+    this.#repo = repo;
+    this.#prefix = prefix;
+    this.#windowMs = windowSeconds * 1000;
+    this.#layout = shareLayout(limit);
+  }
+
+  /** Takes one unit of `key`'s budget in the current window. */
+  async take(key: string, now = Date.now()): Promise<Take> {
+    const bucket = this.#bucket(key, now);
+    const count = await this.#admit(key, bucket);
+    return { count, window: bucket.window, resetSeconds: Math.max(1, Math.ceil((bucket.window + this.#windowMs - now) / 1000)) };
+  }
+
+  /**
+   * Gives back a unit taken in `window` and not used after all (what it admitted did not happen): the
+   * next take of the key on this instance uses it. In memory only: it returns to this instance's
+   * share, so the instances together still admit at most the limit. Nothing once the window is over.
+   */
+  giveBack(key: string, window: number): void {
+    const bucket = this.#buckets.get(key);
+    if (bucket && bucket.window === window) bucket.returned += 1;
+  }
+
+  /** Seconds until the window ends if this instance knows `key`'s budget is spent in it; undefined if not. */
+  spentFor(key: string, now = Date.now()): number | undefined {
+    const bucket = this.#buckets.get(key);
+    const window = Math.floor(now / this.#windowMs) * this.#windowMs;
+    if (!bucket || bucket.window !== window || !bucket.exhausted || bucket.returned > 0 || bucket.next <= bucket.last) return undefined;
+    return Math.max(1, Math.ceil((window + this.#windowMs - now) / 1000));
+  }
+
+  #bucket(key: string, now: number): Bucket {
+    const window = Math.floor(now / this.#windowMs) * this.#windowMs;
+    let bucket = this.#buckets.get(key);
+    if (!bucket || bucket.window !== window) {
+      bucket = { window, nextShare: 0, next: 1, last: 0, returned: 0, exhausted: false, claiming: null };
+      this.#buckets.set(key, bucket);
+      // Forget finished windows of idle keys.
+      if (this.#buckets.size > 10_000) for (const [k, b] of this.#buckets) if (b.window !== window) this.#buckets.delete(k);
+    }
+    return bucket;
+  }
+
+  async #claim(key: string, bucket: Bucket): Promise<void> {
+    const counter = `${this.#prefix}:${key}:${bucket.window}`;
+    const expiresAt = new Date(bucket.window + this.#windowMs);
+    let misses = 0;
+    for (let k = bucket.nextShare; k < this.#layout.count; ) {
+      if (await this.#repo.claimShare(counter, k, expiresAt)) {
+        [bucket.next, bucket.last] = this.#layout.range(k);
+        bucket.nextShare = k + 1;
+        if ((k + 1) % HINT_EVERY === 0) void this.#repo.raiseShareHint(counter, k + 1, expiresAt).catch(() => undefined);
+        return;
+      }
+      // Taken by another instance: skip ahead to where the shares are known to be taken.
+      k = ++misses % 8 === 1 ? Math.max(k + 1, await this.#repo.shareHint(counter)) : k + 1;
+      bucket.nextShare = k;
+    }
+    bucket.exhausted = true;
+  }
+
+  /** The unit's number in the window (1-based), or null when the budget is used up. */
+  async #admit(key: string, bucket: Bucket): Promise<number | null> {
+    for (;;) {
+      if (bucket.returned > 0) {
+        bucket.returned -= 1;
+        // A unit given back stands for a number admitted before.
+        return Math.max(1, bucket.next - 1);
+      }
+      if (bucket.next <= bucket.last) return bucket.next++;
+      if (bucket.exhausted) return null;
+      bucket.claiming ??= this.#claim(key, bucket).finally(() => (bucket.claiming = null));
+      await bucket.claiming;
+    }
+  }
+}
+
+/**
+ * docs/product.md §6: `limitPerHour` requests per credential per hour, shared by every instance (a
+ * SharedBudget). Sets RateLimit-Limit / -Remaining / -Reset on the response; over the limit → 429
+ * `rate_limited` with Retry-After.
  */
 export function createApiRateLimiter(
   repo: RateLimitRepository,
@@ -67,60 +174,20 @@ export function createApiRateLimiter(
   options: { prefix?: string; what?: string; headers?: boolean } = {},
 ): ApiRateLimiter {
   const { prefix = 'api', what = 'Rate limit', headers = true } = options;
-  const windowMs = WINDOW_SECONDS * 1000;
-  const layout = shareLayout(limitPerHour);
-  const buckets = new Map<string, Bucket>();
-
-  const claim = async (key: string, bucket: Bucket): Promise<void> => {
-    const counter = `${prefix}:${key}:${bucket.window}`;
-    const expiresAt = new Date(bucket.window + windowMs);
-    let misses = 0;
-    for (let k = bucket.nextShare; k < layout.count; ) {
-      if (await repo.claimShare(counter, k, expiresAt)) {
-        [bucket.next, bucket.last] = layout.range(k);
-        bucket.nextShare = k + 1;
-        void repo.raiseShareHint(counter, k + 1, expiresAt).catch(() => undefined);
-        return;
-      }
-      // Taken by another instance: skip ahead to where the shares are known to be taken.
-      k = ++misses % 8 === 1 ? Math.max(k + 1, await repo.shareHint(counter)) : k + 1;
-      bucket.nextShare = k;
-    }
-    bucket.exhausted = true;
-  };
-
-  /** The request's number in the window (1-based), or null when the budget is used up. */
-  const admit = async (key: string, bucket: Bucket): Promise<number | null> => {
-    for (;;) {
-      if (bucket.next <= bucket.last) return bucket.next++;
-      if (bucket.exhausted) return null;
-      bucket.claiming ??= claim(key, bucket).finally(() => (bucket.claiming = null));
-      await bucket.claiming;
-    }
-  };
+  const budget = new SharedBudget(repo, limitPerHour, WINDOW_SECONDS, prefix);
 
   return async (ctx, key) => {
-    const now = Date.now();
-    const window = Math.floor(now / windowMs) * windowMs;
-    let bucket = buckets.get(key);
-    if (!bucket || bucket.window !== window) {
-      bucket = { window, nextShare: 0, next: 1, last: 0, exhausted: false, claiming: null };
-      buckets.set(key, bucket);
-      // Forget finished windows of idle credentials.
-      if (buckets.size > 10_000) for (const [k, b] of buckets) if (b.window !== window) buckets.delete(k);
-    }
-
-    const count = (await admit(key, bucket)) ?? limitPerHour + 1;
-    const resetSeconds = Math.max(1, Math.ceil((window + windowMs - now) / 1000));
+    const taken = await budget.take(key);
+    const count = taken.count ?? limitPerHour + 1;
     if (headers) {
       ctx.set('RateLimit-Limit', String(limitPerHour));
       ctx.set('RateLimit-Remaining', String(Math.max(0, limitPerHour - count)));
-      ctx.set('RateLimit-Reset', String(resetSeconds));
+      ctx.set('RateLimit-Reset', String(taken.resetSeconds));
       ctx.state.rateCounted = true;
     }
     if (count > limitPerHour) {
       metrics.rateLimited('api');
-      throw rateLimited(resetSeconds, what);
+      throw rateLimited(taken.resetSeconds, what);
     }
   };
 }

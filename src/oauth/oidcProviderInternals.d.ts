@@ -1,6 +1,7 @@
 /**
  * The few oidc-provider modules Slipway reaches into: the introspection and revocation endpoints'
- * middleware lists and the step of them that refuses JWTs, userinfo's audience rule (src/oauth/structuredTokens.ts), and the grant
+ * middleware lists and the step of them that refuses JWTs, userinfo's audience rule (src/oauth/structuredTokens.ts), the token
+ * endpoint's list, where the client's token is claimed before the grant handler (src/oauth/provider/budgets.ts), and the grant
  * revocation a second use of a code or refresh token triggers (src/oauth/singleUse.ts).
  */
 
@@ -10,6 +11,11 @@ declare module 'oidc-provider/lib/actions/introspection.js' {
   export default action;
 }
 declare module 'oidc-provider/lib/actions/revocation.js' {
+  import type { OidcMiddleware } from 'oidc-provider/lib/shared/reject_structured_tokens.js';
+  const action: OidcMiddleware[];
+  export default action;
+}
+declare module 'oidc-provider/lib/actions/token.js' {
   import type { OidcMiddleware } from 'oidc-provider/lib/shared/reject_structured_tokens.js';
   const action: OidcMiddleware[];
   export default action;

@@ -2,19 +2,29 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config/index.ts';
 import { sourceKey } from '../http/clientAddress.ts';
+import { SharedBudget } from '../http/rateLimit.ts';
 import type { RateLimitRepository } from '../repositories/rateLimits.ts';
 
 const WINDOW_SECONDS = 60;
 
 type TokenLimits = Pick<Config, 'tokenRateLimitPerMinute' | 'tokenFailuresPerSourcePerMinute' | 'tokenFailuresPerClientAndSourcePerMinute'>;
 
+/** A token of a client's budget held by a request while it is handled (TokenBudgets.reserve). */
+export interface Reservation {
+  /** Gives the token back: the request issued nothing. */
+  release(): void;
+}
+
 /**
  * The token endpoint's budgets (README "Token endpoint budgets"), per minute and shared by every
- * instance through the rate-limit counters:
+ * instance through the rate-limit collection:
  * - failed requests from one source (address, IPv6 by /64): junk of any kind, at any clients;
  * - failed requests naming one client from one source;
- * - tokens issued to one client (docs/product.md §6: 600), counted once a request has authenticated and
- *   succeeded, so requests an outsider can send (a wrong secret, a junk refresh token) never spend it.
+ * - tokens issued to one client (docs/product.md §6: 600). A request claims its token once the client
+ *   has authenticated, before anything is issued, and gives it back if it fails, so requests an
+ *   outsider can send (a wrong secret, a junk refresh token) never spend it, and however many requests
+ *   are in flight on however many instances, no more than the budget is ever issued (a SharedBudget:
+ *   shares of the minute's budget claimed by unique inserts).
  * A source or pair over its budget, or a client whose tokens are spent, is refused (429) until the end
  * of the minute. Each instance remembers what it learned is spent, so a refused request costs no
  * database round trip; another instance learns it from the shared count at its own first failure.
@@ -22,6 +32,8 @@ type TokenLimits = Pick<Config, 'tokenRateLimitPerMinute' | 'tokenFailuresPerSou
 export class TokenBudgets {
   readonly #repo: RateLimitRepository;
   readonly #limits: TokenLimits;
+  /** Tokens issued per client, keyed `token:<client>` as the per-client limit always was. */
+  readonly #issued: SharedBudget;
   /** Budget key → end of the window (ms) in which it is spent. Bounded: the oldest are forgotten first. */
   readonly #spent = new LRUCache<string, number>({ max: 100_000 });
   /**
@@ -34,6 +46,7 @@ export class TokenBudgets {
   constructor(repo: RateLimitRepository, limits: TokenLimits) {
     this.#repo = repo;
     this.#limits = limits;
+    this.#issued = new SharedBudget(repo, limits.tokenRateLimitPerMinute, WINDOW_SECONDS, 'token');
   }
 
   /** Seconds until the request may be tried again when the source is over its failure budget; undefined if not. */
@@ -43,7 +56,9 @@ export class TokenBudgets {
 
   /** Like sourceRefusal, for a request naming `clientId`: the pair's failures, and the client's tokens issued. */
   clientRefusal(source: string, clientId: string, now = Date.now()): number | undefined {
-    return this.#refusal([pairKey(clientId, source), clientKey(clientId)], now);
+    const pair = this.#refusal([pairKey(clientId, source)], now);
+    const tokens = this.#issued.spentFor(clientPart(clientId), now);
+    return pair === undefined && tokens === undefined ? undefined : Math.max(pair ?? 0, tokens ?? 0);
   }
 
   /** Counts a failed request from `source` (naming `clientId`, when it named one). */
@@ -65,11 +80,23 @@ export class TokenBudgets {
     );
   }
 
-  /** Counts a token issued to `clientId` (batched in memory far from the limit: RateLimitRepository.hitBatched). */
-  async succeeded(clientId: string, now = Date.now()): Promise<void> {
-    const key = clientKey(clientId);
-    const result = await this.#repo.hitBatched(key, this.#limits.tokenRateLimitPerMinute, WINDOW_SECONDS, now);
-    if (result.count >= this.#limits.tokenRateLimitPerMinute) this.#spend(key, now);
+  /**
+   * Claims one of `clientId`'s tokens for a request that authenticated, before it issues anything: a
+   * Reservation, or the seconds until the next minute when the client's tokens are spent. The request
+   * keeps it if it issues tokens and releases it if it fails.
+   */
+  async reserve(clientId: string, now = Date.now()): Promise<Reservation | { retryAfter: number }> {
+    const key = clientPart(clientId);
+    const taken = await this.#issued.take(key, now);
+    if (taken.count === null) return { retryAfter: taken.resetSeconds };
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#issued.giveBack(key, taken.window);
+      },
+    };
   }
 
   #spend(key: string, now: number): void {
@@ -101,5 +128,3 @@ function clientPart(clientId: string): string {
 // A source is a client address (http/clientAddress.ts), counted by its budget: IPv6 by /64.
 const failuresKey = (source: string) => `token-fail-src:${sourceKey(source)}`;
 const pairKey = (clientId: string, source: string) => `token-fail-pair:${clientPart(clientId)}:${sourceKey(source)}`;
-/** The key the per-client limit has always used, so a rolling deploy keeps counting in one place. */
-const clientKey = (clientId: string) => `token:${clientPart(clientId)}`;

@@ -6,7 +6,8 @@ import { sha256Hex } from '../lib/hash.ts';
 /**
  * DPoP proofs already presented (RFC 9449 §11.1): to /v1, one row per (key thumbprint, `jti`), under
  * `_id` = SHA-256 of both, kept while the proof's `iat` is inside the accepted window; to the
- * authorization server, one per (`oauth:` + client_id, `jti`) (its ReplayDetection, src/oauth/provider/replay.ts). Claiming is a
+ * authorization server, one per (`oauth:` + client_id, `jti`) (its ReplayDetection, src/oauth/provider/replay.ts),
+ * kept until max(now, iat) + oidc-provider's window. Claiming is a
  * unique insert, atomic on MongoDB and FerretDB alike, so a proof is accepted once across every
  * instance however many requests carry it at the same time. A row outlives the window its proof is
  * accepted in (an older proof is refused for its `iat` anyway); the sweeper removes it after that.
@@ -35,6 +36,11 @@ export class DpopProofRepository {
       if (isDuplicateKeyError(err)) return false;
       throw err;
     }
+  }
+
+  /** Until when the claim of (scope, jti) is kept; null when there is none (never presented, or swept). */
+  async keptUntil(scope: string, jti: string): Promise<Date | null> {
+    return (await this.collection.findOne({ _id: sha256Hex(`${scope}\n${jti}`) }))?.expires_at ?? null;
   }
 
   async sweep(now: Date): Promise<number> {

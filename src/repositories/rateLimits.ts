@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from '../db/duplicateKey.ts';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
@@ -35,19 +34,6 @@ interface Batch {
   total: Promise<number>;
 }
 
-/** Hits on one counter in this process not yet sent, and the shared count last read (see hitBatched). */
-interface Tally {
-  windowStart: number;
-  known: number;
-  pending: number;
-}
-
-/**
- * How far from its limit a counter must be for hits to be tallied in memory: up to 1/HEADROOM_DIVISOR of
- * what is left of the window's budget (as last read) is counted locally before it is sent as one `$inc`.
- */
-const HEADROOM_DIVISOR = 4;
-
 /**
  * Fixed-window counters kept in MongoDB, so every instance shares them. Windows are keyed by their
  * start; old ones are removed by the sweeper (no TTL index, which FerretDB lacks).
@@ -58,8 +44,6 @@ export class RateLimitRepository {
   /** Per counter: the batch still taking hits, and the last batch sent (see #count). */
   readonly #waiting = new Map<string, Batch>();
   readonly #inFlight = new Map<string, Promise<number>>();
-  /** Per key: hits tallied in memory (hitBatched); bounded, least recently used first out. */
-  readonly #tallies = new LRUCache<string, Tally>({ max: 10_000 });
   constructor(db: Db) {
     this.collection = db.collection<CounterDoc>('rate_limits');
     this.#shares = db.collection<ShareDoc>('rate_limits');
@@ -98,7 +82,7 @@ export class RateLimitRepository {
     await this.collection.createIndex({ expires_at: 1 }, { name: 'expires_at' });
   }
 
-  /** Counts `weight` hits (default one; a caller that tallies locally sends several at once). */
+  /** Counts `weight` hits (default one). */
   async hit(key: string, limit: number, windowSeconds: number, now = Date.now(), weight = 1): Promise<RateLimitResult> {
     const windowMs = windowSeconds * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
@@ -110,36 +94,6 @@ export class RateLimitRepository {
       remaining: Math.max(0, limit - count),
       resetSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
     };
-  }
-
-  /**
-   * Like `hit`, with no database round trip while the counter is far from its limit: hits are tallied
-   * in memory, up to a quarter of what was left of the budget when the shared count was last read, and
-   * then sent as one `$inc` with the hit that fills the tally (which learns the shared count again). Near
-   * the limit (fewer than 8 hits left as last read) every hit goes to the database, as with `hit`. So one
-   * instance refuses exactly at the limit; N instances may let through at most what their unsent tallies
-   * hold, each under a quarter of the budget remaining, and the count converges on the limit from below
-   * as it is approached. Tallies of a window that has ended are dropped: that window no longer limits.
-   */
-  async hitBatched(key: string, limit: number, windowSeconds: number, now = Date.now()): Promise<RateLimitResult> {
-    const windowMs = windowSeconds * 1000;
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    let tally = this.#tallies.get(key);
-    if (!tally || tally.windowStart !== windowStart) {
-      tally = { windowStart, known: 0, pending: 0 };
-      this.#tallies.set(key, tally);
-    }
-    const headroom = Math.floor((limit - tally.known) / HEADROOM_DIVISOR);
-    if (tally.pending + 1 < headroom) {
-      tally.pending += 1;
-      const count = tally.known + tally.pending;
-      return { allowed: true, limit, count, remaining: Math.max(0, limit - count), resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
-    }
-    const weight = tally.pending + 1;
-    tally.pending = 0;
-    const result = await this.hit(key, limit, windowSeconds, now, weight);
-    tally.known = Math.max(tally.known, result.count);
-    return result;
   }
 
   /**

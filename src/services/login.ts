@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/index.ts';
 import type { Repositories } from '../repositories/index.ts';
+import type { RateLimitResult } from '../repositories/rateLimits.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
 import { Service } from './service.ts';
 
@@ -61,8 +62,9 @@ export class LoginService extends Service<LoginServiceDeps> {
   /**
    * Checks an e-mail and password. Throttled first (README "Login throttling"): a guess at one e-mail
    * from one source, every attempt from one source (password spraying), and a high ceiling per e-mail
-   * over all sources. Wrong passwords from one source never lock the user out of another: one source
-   * alone cannot reach the ceiling. A browser that signed this user in before is counted in its own
+   * over all sources, which counts only the attempts both source budgets admitted (the ones checked).
+   * Wrong passwords from one source never lock the user out of another: one source alone cannot reach
+   * the ceiling. A browser that signed this user in before is counted in its own
    * budget instead, so attempts from elsewhere, however many sources they come from, cannot lock it out.
    * An unknown e-mail costs the time of a password check too. A success is recorded on the user.
    */
@@ -79,22 +81,26 @@ export class LoginService extends Service<LoginServiceDeps> {
     return { outcome: 'signed-in', userId: user._id, email };
   }
 
-  /** Counts the attempt in its budgets; the seconds until the next may be tried when one is spent. */
+  /**
+   * Counts the attempt in its budgets; the seconds until the next may be tried when one is spent. The
+   * per-e-mail ceiling is counted last, and only for an attempt both of its source's budgets admitted:
+   * that is, one whose password will be checked. An attempt its source's own limits refuse never
+   * reaches the ceiling, so one source alone (at most `loginPerEmailAndSourcePerMinute` checked
+   * attempts at an e-mail a minute) cannot lock the e-mail out for everyone else.
+   */
   async #throttle(email: string, source: string, device: KnownDevice | undefined): Promise<number | undefined> {
     const { rateLimits } = this.deps;
     const limits = this.deps.limits;
+    if (device) return refusal([await rateLimits.hit(`login-device:${device.deviceId}`, limits.loginPerDevicePerMinute, WINDOW_SECONDS)]);
     const emailKey = createHash('sha256').update(email).digest('base64url');
-    const results = await Promise.all(
-      device
-        ? [rateLimits.hit(`login-device:${device.deviceId}`, limits.loginPerDevicePerMinute, WINDOW_SECONDS)]
-        : [
-            rateLimits.hit(`login-email-ip:${emailKey}:${source}`, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS),
-            rateLimits.hit(`login-ip:${source}`, limits.loginPerSourcePerMinute, WINDOW_SECONDS),
-            rateLimits.hit(`login-email:${emailKey}`, limits.loginPerEmailPerMinute, WINDOW_SECONDS),
-          ],
+    const bySource = refusal(
+      await Promise.all([
+        rateLimits.hit(`login-email-ip:${emailKey}:${source}`, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS),
+        rateLimits.hit(`login-ip:${source}`, limits.loginPerSourcePerMinute, WINDOW_SECONDS),
+      ]),
     );
-    const refused = results.filter((r) => !r.allowed);
-    return refused.length ? Math.max(...refused.map((r) => r.resetSeconds)) : undefined;
+    if (bySource !== undefined) return bySource;
+    return refusal([await rateLimits.hit(`login-email:${emailKey}`, limits.loginPerEmailPerMinute, WINDOW_SECONDS)]);
   }
 
   /** The client by its id (an unknown id is named by itself, trusted by nobody). */
@@ -118,4 +124,10 @@ export class LoginService extends Service<LoginServiceDeps> {
   async rememberConsent(userId: string, clientId: string, grantId: string): Promise<void> {
     await this.deps.consents.remember(userId, clientId, grantId);
   }
+}
+
+/** The longest wait of the budgets that refused, or undefined when all admitted the attempt. */
+function refusal(results: RateLimitResult[]): number | undefined {
+  const refused = results.filter((r) => !r.allowed);
+  return refused.length ? Math.max(...refused.map((r) => r.resetSeconds)) : undefined;
 }

@@ -60,21 +60,34 @@ export class QuotaService extends Service<QuotaServiceDeps> {
     return await Promise.all(QUOTA_KINDS.map(async (kind) => ({ kind, used: await this.deps.quotaSlots.count(principal.accountId, kind), limit: this.deps.limits[kind] })));
   }
 
-  /** True when this call inserted the slot, false when the resource held one already (a retried request). */
+  /**
+   * True when this call inserted the slot, false when the resource held one already (a retried request).
+   *
+   * What is free is the limit less every slot the account holds: the operator's (negative numbers) and
+   * any numbered above a quota lowered since count too. A create tries only that many numbers, the
+   * lowest free ones (all below the limit), so creates contend for the same numbers and only as many
+   * win as there were free places. (Trying every free number below the limit let the numbers of deleted
+   * resources be taken while slots outside them still counted: 5 OAuth clients on a quota of 4.) Once
+   * its slot is in, a create counts the account's slots, and gives its slot back and tries again if
+   * they are over the limit (a slot the operator added meanwhile): of overlapping creates the last to
+   * count sees every other's slot, so no interleaving leaves a create above the limit. With every slot
+   * numbered below the limit (the usual case) the count cannot be over it.
+   */
   async #take(accountId: string, kind: QuotaKind, resourceId: string): Promise<boolean> {
     const limit = this.deps.limits[kind];
     const own = slotId(kind, resourceId);
+    const { quotaSlots } = this.deps;
     for (let round = 0; round < ROUNDS; round++) {
-      const slots = await this.deps.quotaSlots.list(accountId, kind);
+      const slots = await quotaSlots.list(accountId, kind);
       if (slots.some((s) => s._id === own)) return false;
       if (slots.length >= limit) break;
-      // Unlimited slots (negative numbers) use up the quota too: the numbered range shrinks by as many.
-      const numbered = limit - slots.filter((s) => s.n < 0).length;
-      const used = new Set(slots.map((s) => s.n));
-      for (let n = 0; n < numbered; n++) {
-        if (used.has(n)) continue;
-        if ((await this.deps.quotaSlots.tryInsert(accountId, kind, resourceId, n)) === 'inserted') return true;
-        if (await this.deps.quotaSlots.exists(kind, resourceId)) return false;
+      for (const n of lowestFree(slots, limit - slots.length)) {
+        if ((await quotaSlots.tryInsert(accountId, kind, resourceId, n)) === 'inserted') {
+          if ((await quotaSlots.count(accountId, kind)) <= limit) return true;
+          await quotaSlots.release(kind, resourceId);
+          break;
+        }
+        if (await quotaSlots.exists(kind, resourceId)) return false;
       }
     }
     throw quotaExceeded(kind, limit, NOUNS[kind]);
@@ -84,5 +97,15 @@ export class QuotaService extends Service<QuotaServiceDeps> {
     if (await this.deps.quotaSlots.exists(kind, resourceId)) return false;
     await this.deps.quotaSlots.insertUnlimited(accountId, kind, resourceId);
     return true;
+  }
+}
+
+/** The `count` lowest slot numbers (0 and up) that no slot holds, lowest first (all below the limit, since `count` is what the limit leaves). */
+function* lowestFree(slots: { n: number }[], count: number): Generator<number> {
+  const used = new Set(slots.map((s) => s.n));
+  for (let n = 0, found = 0; found < count; n++) {
+    if (used.has(n)) continue;
+    found++;
+    yield n;
   }
 }

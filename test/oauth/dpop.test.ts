@@ -172,13 +172,13 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
   it('at the token endpoint too: one proof refreshes once, however many requests carry it at once, on one instance and across two', async () => {
     const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString();
     for (const servers of [[a], [a, b]]) {
-      // oidc-provider compares htu with the address the request reached (its Host), so each instance gets
-      // the proof made for it; both proofs carry one jti, which is what is claimed once.
+      // Each instance is reached at its own address (both share PUBLIC_URL, which the proof's htu names);
+      // the proofs carry one jti, which is what is claimed once.
       const jti = `refresh-burst-${servers.length}-${Date.now()}`;
       const proofs = await Promise.all(servers.map((server) => dpopProof(key, { htm: 'POST', htu: `${server.issuer}/token`, jti })));
       const results = await Promise.all(
         Array.from({ length: 12 }, (_, i) =>
-          fetch(`${servers[i % servers.length]!.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proofs[i % servers.length]! }, body }),
+          fetch(`${servers[i % servers.length]!.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proofs[i % servers.length]! }, body }),
         ),
       );
       const statuses = results.map((r) => r.status);
@@ -188,6 +188,51 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
       const refused = await Promise.all(results.filter((r) => r.status === 400).map(async (r) => ((await r.json()) as { error: string }).error));
       expect(new Set(refused)).toEqual(new Set(['invalid_grant']));
     }
+  });
+});
+
+describe('a proof dated ahead at the token endpoint (RFC 9449 §11.1)', () => {
+  // oidc-provider accepts a proof without a nonce whose iat is within 300 s of now, either way.
+  const WINDOW = 300;
+
+  it('is kept until max(now, iat) + the window, so it cannot be replayed after the first use + 300 s', async () => {
+    const user = await makeUser(a, { role: 'developer' });
+    const { client } = await makeClient(a, { account_id: user.account_id, redirect_uris: [callback.redirectUri] });
+    const key = await newDpopKey();
+    const { tokens } = await boundTokens(a, client._id, user, key);
+    const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client._id }).toString();
+    const refresh = (proof: string) => fetch(`${a.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body });
+
+    const now = Math.floor(Date.now() / 1000);
+    const ahead = { jti: `ahead-${now}`, iat: now + 290 };
+    const proof = await dpopProof(key, { htm: 'POST', htu: `${a.issuer}/token`, ...ahead });
+    expect((await refresh(proof)).status).toBe(200);
+    const kept = await a.repos.dpopProofs.keptUntil(`oauth:${client._id}`, ahead.jti);
+    expect(kept!.getTime()).toBeGreaterThanOrEqual((ahead.iat + WINDOW) * 1000);
+    expect(kept!.getTime()).toBeLessThanOrEqual((ahead.iat + WINDOW + 1) * 1000);
+
+    // 375 s after the first use (the sweeper's clock moved on; the proof's iat is then 85 s old, still
+    // inside the window): the claim is still there, and the replay is refused.
+    await a.repos.dpopProofs.sweep(new Date((now + 375) * 1000));
+    const replay = await refresh(proof);
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
+    // On the other instance too (reached at its own port; htu names PUBLIC_URL, as behind one address).
+    const onB = (proof: string) => fetch(`${b.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body });
+    const replayOnB = await onB(await dpopProof(key, { htm: 'POST', htu: `${b.issuer}/token`, ...ahead }));
+    expect(replayOnB.status).toBe(400);
+    expect(((await replayOnB.json()) as { error: string }).error).toBe('invalid_grant');
+    // Once no proof with that iat can be accepted any more, the sweeper removes it.
+    await a.repos.dpopProofs.sweep(new Date((ahead.iat + WINDOW + 2) * 1000));
+    expect(await a.repos.dpopProofs.keptUntil(`oauth:${client._id}`, ahead.jti)).toBeNull();
+
+    // A proof dated in the past is kept for the window from now, not from its iat.
+    const past = { jti: `past-${now}`, iat: now - 100 };
+    // (On the other instance: the refresh token and key are still good there, so its refusal above was the replay.)
+    expect((await onB(await dpopProof(key, { htm: 'POST', htu: `${b.issuer}/token`, ...past }))).status).toBe(200);
+    const keptPast = (await a.repos.dpopProofs.keptUntil(`oauth:${client._id}`, past.jti))!.getTime();
+    expect(keptPast).toBeGreaterThanOrEqual((now + WINDOW) * 1000);
+    expect(keptPast).toBeLessThanOrEqual((Math.ceil(Date.now() / 1000) + WINDOW + 1) * 1000);
   });
 });
 

@@ -57,6 +57,18 @@ describe('the login service', () => {
     expect((await server.services.login.signIn({ email: user.email, password: user.password, source: source() })).outcome).toBe('signed-in');
   });
 
+  it('101 wrong passwords at once from one source do not reach the per-e-mail ceiling: the right password works from another', async () => {
+    const user = await makeUser(server);
+    const { loginPerEmailAndSourcePerMinute: perPair, loginPerEmailPerMinute: ceiling } = server.config;
+    const from = source();
+    await earlyInAMinute();
+    const results = await Promise.all(Array.from({ length: ceiling + 1 }, (_, i) => server.services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })));
+    expect(outcomes(results, 'refused')).toHaveLength(perPair);
+    expect(outcomes(results, 'throttled')).toHaveLength(ceiling + 1 - perPair);
+    // Only the attempts that were checked count toward the ceiling: one source alone cannot reach it.
+    expect((await server.services.login.signIn({ email: user.email, password: user.password, source: source() })).outcome).toBe('signed-in');
+  });
+
   it('a browser that signed the user in before has a budget of its own; one known for another user does not', async () => {
     const user = await makeUser(server);
     const other = await makeUser(server);
@@ -106,5 +118,17 @@ describe('the login service on two instances of one database', () => {
     expect(refused).toBe(budget);
     expect(outcomes(results, 'throttled')).toHaveLength(budget * 2);
     for (const on of [first, second]) expect((await on.services.login.signIn({ email: user.email, password: user.password, source: from })).outcome).toBe('throttled');
+  });
+
+  it('101 wrong passwords at once from one source over both instances leave the right password working from another', async () => {
+    const user = await makeUser(first);
+    const { loginPerEmailAndSourcePerMinute: perPair, loginPerEmailPerMinute: ceiling } = first.config;
+    const from = source();
+    await earlyInAMinute();
+    const results = await Promise.all(
+      Array.from({ length: ceiling + 1 }, (_, i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })),
+    );
+    expect(outcomes(results, 'refused')).toHaveLength(perPair);
+    for (const on of [first, second]) expect((await on.services.login.signIn({ email: user.email, password: user.password, source: source() })).outcome).toBe('signed-in');
   });
 });

@@ -89,6 +89,17 @@ describe('behind a trusted proxy, two instances', () => {
     expect(await (await openLogin('203.0.113.121')).attempt(user.email, user.password)).toBe(303);
   });
 
+  it('101 wrong passwords at once from one source (10 checked, 91 refused) leave the right password working from another browser and source', async () => {
+    const user = await makeUser(a);
+    await earlyInAMinute();
+    const attacker = await openLogin('127.0.0.2');
+    const statuses = await Promise.all(Array.from({ length: 101 }, (_, i) => attacker.attempt(user.email, `guess-${i}`, i % 2)));
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(91);
+    // The refused attempts never counted toward the per-e-mail ceiling: a new browser elsewhere gets in, on either instance.
+    for (const on of [0, 1]) expect(await (await openLogin(`192.0.2.${210 + on}`)).attempt(user.email, user.password, on)).toBe(303);
+  });
+
   it('101+ forged attempts at one e-mail do not stop the owner’s browser that signed them in before (device cookie)', async () => {
     const user = await makeUser(a);
     const home = '192.0.2.200';

@@ -29,7 +29,8 @@ async function earlyInAMinute(): Promise<void> {
 }
 
 async function token(server: TestServer, source: string, form: Record<string, string>, authorization?: string): Promise<Response> {
-  return await fetch(`${server.issuer}/token`, {
+  // The instance's own address: both share PUBLIC_URL (so `issuer` would reach the first one only).
+  return await fetch(`${server.url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': source, ...(authorization ? { authorization } : {}) },
     body: new URLSearchParams(form).toString(),
@@ -139,6 +140,83 @@ describe('spraying from one source', () => {
 
     const ok = await token(b, '198.51.100.24', { grant_type: 'client_credentials', scope: 'read' }, basicAuth(client._id, clientSecret!));
     expect(ok.status).toBe(200);
+  });
+});
+
+describe('the per-client total with requests in flight', () => {
+  /** A confidential client_credentials client of a new account, and one token request for it (from one source). */
+  async function confidentialClient() {
+    const owner = await makeUser(a);
+    const { client, clientSecret } = await makeClient(a, { account_id: owner.account_id, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], redirect_uris: [] });
+    return (server: TestServer) => token(server, '192.0.2.60', { grant_type: 'client_credentials', scope: 'read' }, basicAuth(client._id, clientSecret!));
+  }
+
+  for (const [instances, servers] of [
+    ['one instance', () => [a]],
+    ['two instances', () => [a, b]],
+  ] as const) {
+    it(`never issues more than 600 a minute with 8 requests in flight, on ${instances}`, async () => {
+      const limit = a.config.tokenRateLimitPerMinute;
+      const send = await confidentialClient();
+      await earlyInAMinute();
+      const statuses = await flood(limit + 40, 8, (server) => send(server), servers());
+      const counts = tally(statuses);
+      console.log(`client_credentials, ${limit + 40} at 8 at a time on ${instances}:`, counts);
+      expect((counts[200] ?? 0) + (counts[429] ?? 0)).toBe(limit + 40);
+      expect(counts[200]).toBeLessThanOrEqual(limit);
+      // One instance issues exactly the budget; two may leave unused at most what each holds of it
+      // (a share: 1% of the budget, 6 tokens), and here both keep asking to the end.
+      expect(counts[200]).toBeGreaterThanOrEqual(instances === 'one instance' ? limit : limit - 2 * 6);
+      expect(statuses.slice(-8).every((s) => s === 429)).toBe(true);
+    });
+  }
+});
+
+describe('a request that fails gives its token back', () => {
+  let small: TestServer;
+  let smallB: TestServer;
+  const SMALL = 10;
+  beforeAll(async () => {
+    small = await startTestServer({ overrides: { ...overrides, tokenRateLimitPerMinute: SMALL } });
+    smallB = await startAnotherInstance(small, { ...overrides, tokenRateLimitPerMinute: SMALL });
+  });
+  afterAll(async () => {
+    await Promise.all([small?.stop(), smallB?.stop()]);
+  });
+
+  it('40 junk refresh tokens at once for a public client (it authenticates by its id alone) hold its tokens only while in flight: none is spent, on two instances', async () => {
+    const tokens = new Tokens(small);
+    const user = await tokens.user('developer');
+    await earlyInAMinute();
+    // The sign-in's code exchange is the client's first token of the minute.
+    const first = await tokens.forUser(user, 'read', { withRefresh: true });
+    const clientId = first.clientId;
+    let refreshToken = first.refresh_token;
+    const junk = await flood(40, 40, (server, i) => token(server, `192.0.2.${70 + (i % 4)}`, { grant_type: 'refresh_token', client_id: clientId, refresh_token: `junk-${i}` }), [small, smallB]);
+    // Each holds one of the client's tokens while it is handled: those that found none left wait (429),
+    // the others fail (400) and give theirs back.
+    const counts = tally(junk);
+    console.log('junk refresh tokens, 40 at once over two instances, budget 10:', counts);
+    expect((counts[400] ?? 0) + (counts[429] ?? 0)).toBe(40);
+    expect(counts[400]).toBeGreaterThanOrEqual(SMALL - 1);
+    // Its real refreshes, alternating instances, until both refuse: the 9 tokens left. (A token given
+    // back returns to the instance that held it, so one instance may run out before the other.)
+    let issued = 0;
+    const refusing = new Set<TestServer>();
+    for (let i = 0; refusing.size < 2 && i < 3 * SMALL; i++) {
+      const server = [small, smallB][i % 2]!;
+      if (refusing.has(server)) continue;
+      const res = await token(server, '192.0.2.80', { grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken! });
+      const body = (await res.json()) as { refresh_token?: string; error?: string };
+      if (res.status === 200) {
+        issued++;
+        refreshToken = body.refresh_token;
+      } else {
+        expect([res.status, body.error]).toEqual([429, 'rate_limited']);
+        refusing.add(server);
+      }
+    }
+    expect(issued).toBe(SMALL - 1);
   });
 });
 

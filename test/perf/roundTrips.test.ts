@@ -57,7 +57,12 @@ beforeAll(() => {
 });
 
 describe('database commands per request', () => {
-  it('client_credentials: at most 0.1 (client from memory, rate-limit hits batched)', async () => {
+  // The client's tokens are claimed before they are issued, a share of 6 (1% of its 600 a minute) per
+  // unique insert into rate_limits, every 8th share also moving the hint of where the free ones start:
+  // about 0.19 commands per token far from the limit, one per token in its last 10%. (Counting issued
+  // tokens after the fact, in batches, cost 0.1, and let 8 requests in flight issue 608 of 600.) Up to
+  // 4 claims and a hint fall within 20 requests.
+  it('client_credentials: at most 0.25 (client from memory, the client’s tokens claimed in shares)', async () => {
     const { client, clientSecret } = await makeClient(env.server, {
       account_id: owner.accountId,
       redirect_uris: [],
@@ -69,7 +74,8 @@ describe('database commands per request', () => {
       const tokens = await tokenRequest(env.server.issuer, credentials, { grant_type: 'client_credentials', scope: 'read' });
       expect(tokens.access_token).toBeTruthy();
     });
-    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(0.1);
+    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(0.25);
+    expect(commands.filter((c) => c !== 'insert rate_limits' && c !== 'update rate_limits')).toEqual([]);
   });
 
   it('refresh with a confidential client: at most 3 (refresh token and grant; client and user from memory)', async () => {
@@ -97,8 +103,8 @@ describe('database commands per request', () => {
 
   // Refresh token and grant read, the used token claimed (a unique insert into oidc_claims: of concurrent
   // refreshes with one token exactly one wins, on FerretDB too, where an update after a read is not
-  // atomic) and marked used, the new token inserted.
-  it('refresh with a public client, rotated every time: at most 5', async () => {
+  // atomic) and marked used, the new token inserted; and the client's tokens claimed in shares, as above.
+  it('refresh with a public client, rotated every time: at most 5.25', async () => {
     const clientId = await env.tokens.publicClient(owner.accountId, true);
     let refreshToken = (await env.tokens.forUser(owner, 'read', { clientId, withRefresh: true })).refresh_token!;
     expect(refreshToken).toBeTruthy();
@@ -109,7 +115,7 @@ describe('database commands per request', () => {
       refreshToken = tokens.refresh_token!;
     });
     console.log(`refresh, public client (rotated): ${perRequest} commands per request: ${perRequestTally(commands).join(', ')}`);
-    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(5);
+    expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(5.25);
     expect(commands.filter((c) => FROM_MEMORY.includes(c)), 'client and user from memory').toEqual([]);
     // Single use: every rotation claims the token it consumes (one unique insert), and stores one new token.
     expect(commands.filter((c) => c === 'insert oidc_claims')).toHaveLength(REPEAT);

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import token from 'oidc-provider/lib/actions/token.js';
 import type { Config } from '../../config/index.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
@@ -21,24 +22,42 @@ function refuse(ctx: Context, retryAfter: number, metrics: Metrics): RateLimited
   return new RateLimited(retryAfter);
 }
 
-/** Counts the answer of a token request once it is decided: a counter that cannot be written is logged, never an error. */
-async function count(budgets: TokenBudgets, ctx: Context, logger: Logger): Promise<void> {
-  const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC['oidc'] | undefined;
-  const named = ctx.state.tokenClientId as string | undefined;
-  const counted =
-    ctx.status === 200 && oidc?.client
-      ? budgets.succeeded(oidc.client.clientId)
-      : ctx.status >= 400 && ctx.status < 500 && ctx.status !== 429
-        ? budgets.failed(ctx.ip, named)
-        : undefined;
-  await counted?.catch((err: unknown) => logger.warn({ err, request_id: ctx.state.requestId }, 'token budget not counted'));
+/** Counts a failed token request once it is decided: a counter that cannot be written is logged, never an error. */
+async function countFailure(budgets: TokenBudgets, ctx: Context, logger: Logger): Promise<void> {
+  if (ctx.status < 400 || ctx.status >= 500 || ctx.status === 429) return;
+  await budgets.failed(ctx.ip, ctx.state.tokenClientId as string | undefined).catch((err: unknown) => logger.warn({ err, request_id: ctx.state.requestId }, 'token budget not counted'));
+}
+
+/** What claims a client's token before the grant handler runs, per provider (tests run several in one process). */
+type Reserve = (ctx: KoaContextWithOIDC, next: () => Promise<void>) => Promise<void>;
+const reservers = new WeakMap<object, Reserve>();
+
+/**
+ * The step of the token endpoint that claims one of the client's tokens (../tokenBudgets.ts): after the
+ * client authenticated and the grant type was checked, right before the grant handler issues anything.
+ */
+async function reserveIssuedToken(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  const reserve = reservers.get(ctx.oidc.provider);
+  return reserve ? await reserve(ctx, next) : await next();
+}
+
+/**
+ * Puts reserveIssuedToken before oidc-provider's grant handler in its token endpoint (idempotent, per
+ * process). Runs before a provider is built: the provider takes the endpoint's steps when it is made.
+ */
+export function prepareTokenBudgets(): void {
+  if (token.includes(reserveIssuedToken)) return;
+  const at = token.findIndex((step) => step.name === 'callTokenHandler');
+  if (at === -1) throw new Error("oidc-provider's token endpoint changed; review src/oauth/provider/budgets.ts");
+  token.splice(at, 0, reserveIssuedToken);
 }
 
 /**
  * Token endpoint budgets (../tokenBudgets.ts): failures per source and per (client, source), counted
- * when the answer is a 4xx; tokens issued per client (docs/product.md §6: 600 a minute), counted on
- * success. The client-related budgets are checked once the client is named (after the provider parsed
- * the body), so the refusal is the provider's own OAuth error (429 with Retry-After).
+ * when the answer is a 4xx; tokens issued per client (docs/product.md §6: 600 a minute), each claimed
+ * before it is issued (reserveIssuedToken) and given back when the request fails. The client-related
+ * budgets known to be spent are refused once the client is named (after the provider parsed the body),
+ * so the refusal is the provider's own OAuth error (429 with Retry-After).
  */
 export function enforceTokenBudgets(provider: Provider, repos: Pick<ProviderStorage, 'rateLimits'>, config: Config, logger: Logger, metrics: Metrics): void {
   const budgets = new TokenBudgets(repos.rateLimits, config);
@@ -54,7 +73,19 @@ export function enforceTokenBudgets(provider: Provider, repos: Pick<ProviderStor
       return;
     }
     await next();
-    if (isToken) await count(budgets, ctx, logger);
+    if (isToken) await countFailure(budgets, ctx, logger);
+  });
+  reservers.set(provider, async (ctx, next) => {
+    const reservation = await budgets.reserve(ctx.oidc.client!.clientId);
+    if ('retryAfter' in reservation) throw refuse(ctx, reservation.retryAfter, metrics);
+    try {
+      await next();
+    } catch (err) {
+      reservation.release();
+      throw err;
+    }
+    // The handler answers with the tokens, or throws: anything else issued nothing either.
+    if (ctx.status !== 200) reservation.release();
   });
   const baseFind = provider.Client.find.bind(provider.Client);
   provider.Client.find = async (id: string) => {

@@ -7,7 +7,7 @@ import type { KeyMaterial } from '../../keys/keystore.ts';
 import type { Logger } from '../../logger.ts';
 import { installSingleUseRefusals } from '../singleUse.ts';
 import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from '../structuredTokens.ts';
-import { enforceTokenBudgets } from './budgets.ts';
+import { enforceTokenBudgets, prepareTokenBudgets } from './budgets.ts';
 import { compareHashedClientSecrets } from './clientAuth.ts';
 import { providerConfiguration } from './configuration.ts';
 import { currentRequest, trackCurrentRequest } from './currentRequest.ts';
@@ -38,6 +38,7 @@ export interface ProviderDeps {
 export function createProvider({ config, keys, repos, db, logger, metrics }: ProviderDeps): Provider {
   const adapter = createAdapter(db, repos, config, logger);
   prepareStructuredTokenEndpoints();
+  prepareTokenBudgets();
   const provider = new Provider(config.issuer, providerConfiguration({ config, keys, repos, logger, adapter }));
   // The provider's own contexts (interaction cookies) read X-Forwarded-Proto only behind a trusted proxy.
   provider.proxy = behindProxy(proxyModel(config));
