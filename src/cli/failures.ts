@@ -2,7 +2,7 @@ import { type Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config/index.ts';
 import { EmbeddedDatabaseUnavailable } from '../db/embeddedFerretdb.ts';
 import { AppError } from '../errors.ts';
-import { debugRequested, describeStartupFailure } from '../startupFailure.ts';
+import { debugRequested, describeStartupFailure, EXIT } from '../startupFailure.ts';
 import { UsageError } from './command.ts';
 import { InputError } from './io.ts';
 
@@ -27,8 +27,8 @@ export function checkCommandPath(program: Command, argv: string[]): void {
 }
 
 /**
- * Exit codes: 1 refused or failed, 2 bad usage or configuration; a database that cannot be reached 4,
- * unusable key material 6 (the classes of src/startupFailure.ts).
+ * Exit codes: 1 refused or failed, 2 bad usage or configuration; no embedded database 3, a database
+ * that cannot be reached 4, unusable key material 6 (the classes of src/startupFailure.ts).
  */
 export function describeFailure(err: unknown, commandPath: string): Failure {
   if (err instanceof UsageError) return { code: 'usage', message: err.message, exit: 2, human: `slipway: ${err.message}${err.help ? `\n\n${err.help}` : ''}` };
@@ -37,7 +37,7 @@ export function describeFailure(err: unknown, commandPath: string): Failure {
     return { code: 'usage', message, exit: 2, human: `slipway: ${message}\n(see \`slipway ${commandPath ? `${commandPath} ` : ''}--help\`)` };
   }
   if (err instanceof ConfigError) return { code: 'invalid_configuration', message: err.message, details: err.problems, exit: 2, human: err.message };
-  if (err instanceof EmbeddedDatabaseUnavailable) return { code: 'embedded_database_unavailable', message: err.message, exit: 2, human: err.message };
+  if (err instanceof EmbeddedDatabaseUnavailable) return { code: 'embedded_database_unavailable', message: err.message, exit: EXIT.embeddedDatabase, human: err.message };
   if (err instanceof InputError) return { code: 'invalid_input', message: err.message, exit: 2, human: `slipway: ${err.message}` };
   if (err instanceof AppError) {
     const details = err.details?.map((d) => `  - ${d.field}: ${d.message}`).join('\n');

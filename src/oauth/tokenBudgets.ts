@@ -9,7 +9,7 @@ const WINDOW_SECONDS = 60;
 type TokenLimits = Pick<Config, 'tokenRateLimitPerMinute' | 'tokenFailuresPerSourcePerMinute' | 'tokenFailuresPerClientAndSourcePerMinute'>;
 
 /**
- * The token endpoint's budgets (README "Token endpoint budgets"), per minute and shared by every
+ * The token endpoint's budgets (docs/security.md, "Token endpoint budgets"), per minute and shared by every
  * instance through the rate-limit counters:
  * - failed requests from one source (address, IPv6 by /64): junk of any kind, at any clients;
  * - failed requests naming one client from one source;

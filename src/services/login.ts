@@ -59,7 +59,7 @@ const MAX_PASSWORD = 1024;
  */
 export class LoginService extends Service<LoginServiceDeps> {
   /**
-   * Checks an e-mail and password. Throttled first (README "Login throttling"): a guess at one e-mail
+   * Checks an e-mail and password. Throttled first (docs/security.md, "Login throttling"): a guess at one e-mail
    * from one source, every attempt from one source (password spraying), and a high ceiling per e-mail
    * over all sources. Wrong passwords from one source never lock the user out of another: one source
    * alone cannot reach the ceiling. A browser that signed this user in before is counted in its own
