@@ -52,8 +52,8 @@ describe('slipway.request: operations this SDK does not wrap, with the same cred
 });
 
 describe('error codes', () => {
-  it("ErrorCode names every code of the server's list (README \"Errors\" and the OpenAPI Error schema) and the client's own", async () => {
-    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  it("ErrorCode names every code of the server's list (docs/api.md \"Errors\" and the OpenAPI Error schema) and the client's own", async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'docs', 'api.md'), 'utf8');
     const errors = readme.slice(readme.indexOf('**Errors**'), readme.indexOf('\n\n', readme.indexOf('**Errors**')));
     const fromReadme = [...errors.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!).filter((code) => code !== 'details');
     expect(fromReadme.length).toBeGreaterThanOrEqual(15);
