@@ -76,7 +76,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // What a person starting it needs first: where the dashboard is and what to do next. Then the rest.
   const dashboard = `${config.publicUrl}/dashboard`;
   logger.info({ url: `http://${config.host}:${port}`, dashboard, public_url: config.publicUrl, issuer: config.issuer }, 'slipway listening');
-  logger.info({ dashboard }, await nextStep(container, dashboard));
+  logger.info(await nextStep(container, dashboard));
   if (metricsExposure(config) === 'off')
     logger.info('/metrics is off (the default): set METRICS_LISTEN (a private address) or METRICS_TOKEN to expose it to Prometheus');
 
