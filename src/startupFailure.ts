@@ -1,5 +1,6 @@
 import { ConfigError } from './config/index.ts';
 import { EmbeddedDatabaseUnavailable } from './db/embeddedFerretdb.ts';
+import { EmbeddedDatabaseFailed } from './db/runtime.ts';
 import { KeyMaterialError } from './keys/keystore.ts';
 
 /**
@@ -22,7 +23,7 @@ export const EXIT = {
   failed: 1,
   /** Invalid configuration (every problem is listed), or bad usage of the CLI. */
   configuration: 2,
-  /** No MONGODB_URI, and the embedded database cannot be built or started. */
+  /** No MONGODB_URI, and the embedded database cannot be built (no Go) or started (DATA_DIR, TOOLS_DIR). */
   embeddedDatabase: 3,
   /** MONGODB_URI names a server that cannot be reached, or refuses the credentials. */
   database: 4,
@@ -71,6 +72,13 @@ export function describeStartupFailure(err: unknown, databaseUri: string | undef
   const name = (err as Error)?.name ?? '';
   if (err instanceof ConfigError) return { code: 'invalid_configuration', message: err.message, exit: EXIT.configuration };
   if (err instanceof EmbeddedDatabaseUnavailable) return { code: 'embedded_database_unavailable', message: err.message, setting: 'MONGODB_URI', exit: EXIT.embeddedDatabase };
+  if (err instanceof EmbeddedDatabaseFailed)
+    return {
+      code: 'embedded_database_unavailable',
+      message: `${message.split('\n')[0]} (DATA_DIR=${err.dataDir}): check that DATA_DIR is writable and TOOLS_DIR holds the build (SLIPWAY_DEBUG=1 shows the details), or set MONGODB_URI to a MongoDB server.`,
+      setting: 'DATA_DIR',
+      exit: EXIT.embeddedDatabase,
+    };
   if (err instanceof ListenError) {
     const code = errorCode(err.cause);
     const why =

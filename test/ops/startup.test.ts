@@ -125,6 +125,16 @@ describe('a start that cannot succeed', () => {
     }
   });
 
+  it('an embedded database that cannot start (DATA_DIR is a file): one line naming DATA_DIR, exit 3', async () => {
+    const notADirectory = path.join(tempDir('slipway-start-data-'), 'a-file');
+    writeFileSync(notADirectory, 'not a directory');
+    const result = await runNode(['src/main.ts'], { PORT: String(await freePort()), LOG_LEVEL: 'info', KEYS_DIR: tempDir('slipway-start-keys-'), DATA_DIR: notADirectory }, 60_000);
+    expect(result.code, result.stderr).toBe(EXIT.embeddedDatabase);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(new RegExp(`^slipway: the embedded database could not be started: .*\\(DATA_DIR=${notADirectory.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\): check that DATA_DIR is writable`));
+    expect(result.stderr).not.toMatch(STACK_LINE);
+  });
+
   it('unreadable key material: one line naming KEYS_DIR and the file, exit 6; the CLI says the same with the code key_material_invalid', async () => {
     const env = { PORT: String(await freePort()), LOG_LEVEL: 'info', ...freshDatabase() };
     writeFileSync(path.join(env.KEYS_DIR, 'signing-keys.json'), '{"keys": [');
