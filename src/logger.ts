@@ -41,7 +41,7 @@ export function createLogger({ level, destination, pretty }: LoggerOptions): Log
   if (destination) return pino(options, destination as pino.DestinationStream);
   if (pretty ?? (process.stdout.isTTY && process.env.NODE_ENV !== 'production')) {
     try {
-      return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });
+      return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,service' } } });
     } catch {
       // pino-pretty is a development dependency; fall through to JSON when it is absent.
     }

@@ -1,17 +1,27 @@
-import { ConfigError, loadConfig } from './config/index.ts';
-import { EmbeddedDatabaseUnavailable } from './db/embeddedFerretdb.ts';
+import { loadConfig } from './config/index.ts';
 import { createLogger } from './logger.ts';
 import { startServer } from './server.ts';
+import { debugRequested, describeStartupFailure } from './startupFailure.ts';
+
+/** A one-line message is prefixed with the program's name; a list (every configuration problem) stands as it is. */
+const oneMessage = (message: string) => (message.includes('\n') ? message : `slipway: ${message}`);
+
+/**
+ * A start that fails says so in one line on stderr: what, which setting, what to do, and exits with the
+ * class's own code (src/startupFailure.ts, docs/OPERATIONS.md "Exit codes"). The stack only on request.
+ */
+function failStart(err: unknown, databaseUri: string | undefined, logLevel?: string): never {
+  const failure = describeStartupFailure(err, databaseUri);
+  if (debugRequested(process.env, logLevel)) console.error(err);
+  console.error(oneMessage(failure.message));
+  process.exit(failure.exit);
+}
 
 let config;
 try {
   config = loadConfig();
 } catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(2);
-  }
-  throw err;
+  failStart(err, process.env.MONGODB_URI);
 }
 const logger = createLogger({ level: config.logLevel });
 
@@ -46,10 +56,11 @@ try {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 } catch (err) {
-  if (err instanceof EmbeddedDatabaseUnavailable) {
-    console.error(err.message);
-    process.exit(3);
-  }
-  logger.fatal({ err }, 'slipway failed to start');
-  exitAfterLogs(1);
+  const failure = describeStartupFailure(err, config.mongodbUri);
+  // A log collector sees the failure too (one line, its class and setting; the stack only on request).
+  if (!process.stdout.isTTY)
+    logger.fatal({ code: failure.code, setting: failure.setting, exit_code: failure.exit, ...(debugRequested(process.env, config.logLevel) ? { err } : {}) }, 'slipway failed to start');
+  if (debugRequested(process.env, config.logLevel)) console.error(err);
+  console.error(oneMessage(failure.message));
+  exitAfterLogs(failure.exit);
 }

@@ -9,6 +9,7 @@ import type { Logger } from './logger.ts';
 import { createProvider } from './oauth/provider/index.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openContainer, type Container } from './container.ts';
+import { ListenError } from './startupFailure.ts';
 
 export interface RunningServer {
   url: string;
@@ -21,6 +22,14 @@ export interface RunningServer {
   metricsUrl: string | undefined;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), then closes the database. */
   close(): Promise<void>;
+}
+
+/** The start log's second line: with no user yet, how to make the first one; otherwise where to sign in. */
+async function nextStep(container: Container, dashboard: string): Promise<string> {
+  const anyUser = await container.repos.users.collection.findOne({}, { projection: { _id: 1 } }).catch(() => undefined);
+  if (anyUser === null)
+    return `next: create the first user with \`npx slipway users create --email you@example.com --name You --role owner\`, then sign in at ${dashboard}`;
+  return `next: sign in at ${dashboard}`;
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
@@ -41,7 +50,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
   } catch (err) {
     await container.close();
-    throw err;
+    const setting = (err as { code?: string }).code === 'EADDRNOTAVAIL' || (err as { code?: string }).code === 'ENOTFOUND' ? 'HOST' : 'PORT';
+    throw new ListenError(setting, `${config.host}:${config.port}`, err);
   }
   const { port } = server.address() as AddressInfo;
   const unwatchDatabase = watchDatabaseCommands(database.client, metrics);
@@ -49,9 +59,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     server.close();
     unwatchDatabase();
     await container.close();
-    throw err;
+    throw (err as { code?: unknown }).code ? new ListenError('METRICS_LISTEN', config.metricsListen ?? '', err) : err;
   });
-  if (metricsExposure(config) === 'off') logger.warn('/metrics is off: set METRICS_LISTEN (a private address) or METRICS_TOKEN to expose it');
 
   const sweep = setInterval(() => {
     sweepExpired(database.db, repos)
@@ -64,7 +73,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const webhooks = container.services.webhookDispatcher;
   webhooks.start();
 
-  logger.info({ url: `http://${config.host}:${port}`, public_url: config.publicUrl, issuer: config.issuer }, 'slipway listening');
+  // What a person starting it needs first: where the dashboard is and what to do next. Then the rest.
+  const dashboard = `${config.publicUrl}/dashboard`;
+  logger.info({ url: `http://${config.host}:${port}`, dashboard, public_url: config.publicUrl, issuer: config.issuer }, 'slipway listening');
+  logger.info(await nextStep(container, dashboard));
+  if (metricsExposure(config) === 'off')
+    logger.info('/metrics is off (the default): set METRICS_LISTEN (a private address) or METRICS_TOKEN to expose it to Prometheus');
 
   let closing: Promise<void> | undefined;
   return {

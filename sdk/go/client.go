@@ -11,8 +11,10 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -87,8 +89,16 @@ func WithUserAgent(ua string) Option {
 	return func(c *Client) { c.userAgent = ua + " " + c.userAgent }
 }
 
-// NewClient returns a client for the API at baseURL (e.g. https://slipway.example.com).
+// NewClient returns a client for the API at baseURL (e.g. https://slipway.example.com). An empty
+// baseURL is read from the environment variable SLIPWAY_URL, the name the TypeScript and Python SDKs
+// read too (see BaseURLFromEnvironment).
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
+	if baseURL == "" {
+		baseURL = BaseURLFromEnvironment()
+		if baseURL == "" {
+			return nil, errors.New("slipway: no base URL: pass one to NewClient or set SLIPWAY_URL")
+		}
+	}
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("slipway: base URL %q is not an http(s) URL", baseURL)
@@ -113,6 +123,30 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	c.Resources = newResources(c)
 	return c, nil
+}
+
+// DeprecationNotices is where a deprecated form in use is reported, once per process (default
+// os.Stderr; io.Discard silences it). See CHANGELOG.md, "Deprecations".
+var DeprecationNotices io.Writer = os.Stderr
+
+var baseURLNotice sync.Once
+
+// BaseURLFromEnvironment returns SLIPWAY_URL, or "" when it is unset. SLIPWAY_BASE_URL (the Python
+// SDK's name up to 0.2) is read when SLIPWAY_URL is unset, with a one-line notice to
+// DeprecationNotices.
+//
+// Deprecated support: SLIPWAY_BASE_URL stops working in v0.4.0; set SLIPWAY_URL.
+func BaseURLFromEnvironment() string {
+	if url := os.Getenv("SLIPWAY_URL"); url != "" {
+		return url
+	}
+	deprecated := os.Getenv("SLIPWAY_BASE_URL")
+	if deprecated != "" {
+		baseURLNotice.Do(func() {
+			fmt.Fprintln(DeprecationNotices, "slipway: SLIPWAY_BASE_URL is deprecated and stops working in v0.4.0: set SLIPWAY_URL instead")
+		})
+	}
+	return deprecated
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {

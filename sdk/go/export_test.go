@@ -2,6 +2,7 @@ package slipway
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -17,3 +18,6 @@ func RecordSleeps(c *Client) *[]time.Duration {
 
 // VerifyWebhookSignatureAt checks a signature as if it were now (tests only).
 var VerifyWebhookSignatureAt = verifyWebhookSignatureAt
+
+// ResetBaseURLNotice lets a test see the SLIPWAY_BASE_URL notice again (tests only).
+func ResetBaseURLNotice() { baseURLNotice = sync.Once{} }

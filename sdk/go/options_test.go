@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -203,5 +204,49 @@ func TestErrorCodeConstants(t *testing.T) {
 	}
 	if slipway.CodeHTTPStatus(502) != "http_502" {
 		t.Fatal(slipway.CodeHTTPStatus(502))
+	}
+}
+
+// SLIPWAY_URL is the one name of the three SDKs; SLIPWAY_BASE_URL (the Python SDK's former name) still
+// works with one notice per process, until v0.4.0; an explicit base URL always wins.
+func TestBaseURLFromTheEnvironment(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("SLIPWAY_BASE_URL", "")
+	t.Setenv("SLIPWAY_URL", server.BaseURL)
+	c, err := slipway.NewClient("", slipway.WithAPIKey(server.APIKey.Key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := must[*slipway.Project](t)(c.Projects.Get(ctx, server.APIKey.ProjectID)); got.ID != server.APIKey.ProjectID {
+		t.Fatalf("got project %s", got.ID)
+	}
+
+	var notices strings.Builder
+	saved := slipway.DeprecationNotices
+	slipway.DeprecationNotices = &notices
+	defer func() { slipway.DeprecationNotices = saved }()
+	slipway.ResetBaseURLNotice()
+	t.Setenv("SLIPWAY_URL", "")
+	t.Setenv("SLIPWAY_BASE_URL", server.BaseURL)
+	for range 2 {
+		old, err := slipway.NewClient("", slipway.WithAPIKey(server.APIKey.Key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := must[*slipway.Project](t)(old.Projects.Get(ctx, server.APIKey.ProjectID)); got.ID != server.APIKey.ProjectID {
+			t.Fatalf("got project %s", got.ID)
+		}
+	}
+	if want := "slipway: SLIPWAY_BASE_URL is deprecated and stops working in v0.4.0: set SLIPWAY_URL instead\n"; notices.String() != want {
+		t.Fatalf("notices %q, want it once: %q", notices.String(), want)
+	}
+
+	// An explicit base URL wins, and nothing at all is an error naming SLIPWAY_URL.
+	if _, err := slipway.NewClient("http://127.0.0.1:9", slipway.WithAPIKey(server.APIKey.Key)); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SLIPWAY_BASE_URL", "")
+	if _, err := slipway.NewClient("", slipway.WithAPIKey(server.APIKey.Key)); err == nil || !strings.Contains(err.Error(), "set SLIPWAY_URL") {
+		t.Fatalf("no base URL: %v", err)
 	}
 }

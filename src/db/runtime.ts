@@ -3,11 +3,21 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Config } from '../config/index.ts';
-import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from './embeddedFerretdb.ts';
+import { EmbeddedDatabaseUnavailable, FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from './embeddedFerretdb.ts';
 import { connectDatabase, type Database } from './mongo.ts';
 import type { Logger } from '../logger.ts';
 
 const ENDPOINT_FILE = '.ferretdb-endpoint';
+
+/** The embedded database could not be built or started (Go is there, but the build or FerretDB failed). */
+export class EmbeddedDatabaseFailed extends Error {
+  readonly dataDir: string;
+  constructor(dataDir: string, cause: unknown) {
+    super(`the embedded database could not be started: ${(cause as Error).message}`, { cause });
+    this.name = 'EmbeddedDatabaseFailed';
+    this.dataDir = dataDir;
+  }
+}
 
 /** True when something accepts TCP connections on 127.0.0.1:port. */
 export async function reachable(port: number): Promise<boolean> {
@@ -37,8 +47,14 @@ async function resolveDatabase(config: Config, logger: Logger): Promise<{ uri: s
     const port = Number((await readFile(endpointFile, 'utf8')).trim());
     if (Number.isInteger(port) && (await reachable(port))) return { uri: `mongodb://127.0.0.1:${port}/` };
   }
-  const binary = await ensureFerretdbBinary(config.rootDir, FERRETDB_VERSION, logger, config.toolsDir);
-  const embedded = await startFerretdb({ binary, dataDir: path.join(config.dataDir, 'ferretdb'), logger, synchronous: config.embeddedSqliteSynchronous });
+  let embedded: EmbeddedDatabase;
+  try {
+    const binary = await ensureFerretdbBinary(config.rootDir, FERRETDB_VERSION, logger, config.toolsDir);
+    embedded = await startFerretdb({ binary, dataDir: path.join(config.dataDir, 'ferretdb'), logger, synchronous: config.embeddedSqliteSynchronous });
+  } catch (err) {
+    if (err instanceof EmbeddedDatabaseUnavailable) throw err;
+    throw new EmbeddedDatabaseFailed(config.dataDir, err);
+  }
   await writeFile(endpointFile, String(embedded.port));
   logger.info({ port: embedded.port, data_dir: config.dataDir }, 'embedded database started');
   const stop = embedded.stop.bind(embedded);

@@ -14,7 +14,14 @@ export interface OperationExamples {
   request?: unknown;
   /** The success response: its status and, unless it has none (204), its body. */
   response: { status: string; description: string; body?: unknown };
+  /**
+   * The curl command, written to run as one shell script with the examples before it on /docs (POSIX
+   * sh, curl, sed, od and tr only): path parameters are shell variables (`$PROJECT_ID`) that an earlier
+   * example set from its answer, and an example that creates something sets its variable the same way.
+   */
   curl: string;
+  /** The shell variable this example sets from its answer (`PROJECT_ID`), if any. */
+  sets?: string;
 }
 
 type Schema = SchemaObject | ReferenceObject;
@@ -89,7 +96,8 @@ function polish(doc: OpenAPIObject, value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(node)) {
       const better = known.get(key);
-      out[key] = v === 'string' && typeof better === 'string' ? better : visit(v);
+      const placeholderList = Array.isArray(v) && v.length > 0 && v.every((x) => x === 'string') && Array.isArray(better);
+      out[key] = (v === 'string' && typeof better === 'string') || placeholderList ? better : visit(v);
     }
     if (Array.isArray(out.data) && out.pagination && typeof out.pagination === 'object')
       out.pagination = { ...out.pagination, page: 1, per_page: 20, total: out.data.length };
@@ -144,12 +152,96 @@ export function operationExamples(doc: OpenAPIObject, method: string, path: stri
 
   const secured = (op.security ?? doc.security ?? []).length > 0;
   const idempotent = parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
-  const lines = [`curl -X ${method.toUpperCase()} "${base}${url}"`];
+  let shellUrl = path;
+  for (const p of parameters.filter((x) => x.in === 'path')) shellUrl = shellUrl.replace(`{${p.name}}`, `$${shellVariable(p.name)}`);
+  const lines = [`curl -s -X ${method.toUpperCase()} "${base}${shellUrl}${query.size ? `?${query}` : ''}"`];
   if (secured) lines.push('-H "Authorization: Bearer $TOKEN"');
   if (request !== undefined) lines.push('-H "Content-Type: application/json"');
-  if (idempotent) lines.push('-H "Idempotency-Key: $(uuidgen)"');
+  // A new random key per run, from POSIX tools (uuidgen is missing on many machines).
+  if (idempotent) lines.push(`-H "Idempotency-Key: $(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')"`);
   if (request !== undefined) lines.push(`-d ${shellQuote(JSON.stringify(request))}`);
-  return { url, ...(request !== undefined ? { request } : {}), response, curl: lines.join(' \\\n  ') };
+  const command = lines.join(' \\\n  ');
+  const captured = capture(doc, method, path, body);
+  const curl = captured
+    ? `ANSWER=$(${command})\nprintf '%s\\n' "$ANSWER"\n${captured.variable}=$(printf '%s\\n' "$ANSWER" | sed -n '${captured.sed}')`
+    : command;
+  return { url, ...(request !== undefined ? { request } : {}), response, curl, ...(captured ? { sets: captured.variable } : {}) };
+}
+
+/** `project_id` → `PROJECT_ID`: the shell variable of a path parameter. */
+export const shellVariable = (parameter: string) => parameter.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+
+/**
+ * What an example keeps from its answer for the examples after it: a create (POST to a collection that
+ * has an item path `{collection}/{x}`) keeps the new id as `$X`; a list of things that are not created
+ * through the API (webhook deliveries) keeps its first item's id. The id is the answer's first field
+ * (`{"id":"…"` or `{"client_id":"…"`), read with sed.
+ */
+function capture(doc: OpenAPIObject, method: string, path: string, body: unknown): { variable: string; sed: string } | undefined {
+  const child = Object.keys(doc.paths ?? {})
+    .map((p) => new RegExp(`^${path.replace(/[.*+?^$(){}|[\]\\]/g, '\\$&')}/\\{([a-z_]+)\\}(/|$)`).exec(p)?.[1])
+    .find(Boolean);
+  if (!child || !body || typeof body !== 'object') return undefined;
+  const created = method === 'post';
+  const listed = method === 'get' && !(doc.paths?.[path] as Record<string, unknown> | undefined)?.post && Array.isArray((body as { data?: unknown }).data);
+  if (!created && !listed) return undefined;
+  const first = created ? body : ((body as { data: unknown[] }).data[0] ?? {});
+  const field = Object.keys(first as object)[0];
+  if (field !== 'id' && field !== child) return undefined;
+  const prefix = created ? '^{' : '^{"data":\\[{';
+  return { variable: shellVariable(child), sed: `s/${prefix}"${field}":"\\([^"]*\\)".*/\\1/p` };
+}
+
+/** One operation of the document, in the order /docs shows it. */
+export interface DocumentedOperation {
+  method: string;
+  path: string;
+  op: OperationObject;
+}
+
+const METHOD_ORDER = ['get', 'post', 'put', 'patch', 'delete'];
+
+/**
+ * The operations in the order /docs shows them, which is the order the examples run in: by tag as the
+ * document has them, and within a tag the create first (it sets the id the others use), then the list,
+ * reads, changes and actions, and the DELETE last.
+ */
+export function documentedOperations(doc: OpenAPIObject): DocumentedOperation[] {
+  const all: (DocumentedOperation & { tag: string; index: number })[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {}))
+    for (const method of METHOD_ORDER) {
+      const op = (item as Record<string, OperationObject | undefined>)[method];
+      if (op) all.push({ method, path, op, tag: op.tags?.[0] ?? 'Other', index: all.length });
+    }
+  const tags = [...new Set(all.map((o) => o.tag))];
+  const rank = ({ method, path }: DocumentedOperation) => {
+    const collection = Object.keys(doc.paths ?? {}).some((p) => p.startsWith(`${path}/{`));
+    const created = collection && Boolean((doc.paths?.[path] as Record<string, unknown> | undefined)?.post);
+    if (method === 'post' && collection) return 0;
+    // A list of what the API creates comes right after the create; one of what the server makes
+    // itself (webhook deliveries) stays among the actions, after the one that makes it (a ping).
+    if (method === 'get' && created) return 1;
+    if (method === 'get' && !collection) return 2;
+    if (method === 'patch' || method === 'put') return 3;
+    if (method === 'delete') return 9;
+    return 4;
+  };
+  return all.sort((a, b) => tags.indexOf(a.tag) - tags.indexOf(b.tag) || rank(a) - rank(b) || a.index - b.index);
+}
+
+/**
+ * The examples as one script, in the order they run: the order of /docs, except that a DELETE whose
+ * resource holds what later examples use (a project: its deployments, configurations, keys) runs last.
+ */
+export function exampleSequence(doc: OpenAPIObject): DocumentedOperation[] {
+  const shown = documentedOperations(doc);
+  const deferred = deferredDeletes(shown);
+  return [...shown.filter((o) => !deferred.includes(o)), ...deferred.reverse()];
+}
+
+/** DELETEs shown before an operation on something inside what they delete. */
+export function deferredDeletes(shown: DocumentedOperation[]): DocumentedOperation[] {
+  return shown.filter((o, i) => o.method === 'delete' && shown.slice(i + 1).some((later) => later.path.startsWith(`${o.path}/`)));
 }
 
 /** A common task, shown in each official client library on /docs (`sdk/<language>`). */

@@ -1,14 +1,12 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { html, join, pageHead, type Html } from '../lib/html.ts';
-import { operationExamples, sdkExamples } from './docsExamples.ts';
+import { deferredDeletes, documentedOperations, operationExamples, sdkExamples } from './docsExamples.ts';
 
 /**
  * /docs: the OpenAPI document rendered on the server as one HTML page (no scripts: the pages' CSP
  * forbids them, and nothing is loaded from elsewhere). Generated from the same document as
  * /openapi.json, so it cannot disagree with it.
  */
-
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 type Schema = SchemaObject | ReferenceObject;
 
@@ -294,15 +292,14 @@ ${join(SDK_TASKS.map(([task, title]) => html`<h4>${title}</h4><pre class="exampl
 export function renderDocsPage(doc: OpenAPIObject): string {
   const byTag = new Map<string, Html[]>();
   const toc = new Map<string, Html[]>();
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of METHODS) {
-      const op = item[method] as OperationObject | undefined;
-      if (!op) continue;
-      const tag = op.tags?.[0] ?? 'Other';
-      byTag.set(tag, [...(byTag.get(tag) ?? []), operationSection(doc, method, path, op)]);
-      toc.set(tag, [...(toc.get(tag) ?? []), html`<li><a href="#${opId(method, path, op)}"><span class="method m-${method}">${method.toUpperCase()}</span> ${path}</a></li>`]);
-    }
+  const shown = documentedOperations(doc);
+  for (const { method, path, op } of shown) {
+    const tag = op.tags?.[0] ?? 'Other';
+    byTag.set(tag, [...(byTag.get(tag) ?? []), operationSection(doc, method, path, op)]);
+    toc.set(tag, [...(toc.get(tag) ?? []), html`<li><a href="#${opId(method, path, op)}"><span class="method m-${method}">${method.toUpperCase()}</span> ${path}</a></li>`]);
   }
+  const base = doc.servers?.[0]?.url ?? '';
+  const last = deferredDeletes(shown).map(({ method, path, op }) => html`<a href="#${opId(method, path, op)}"><code>${method.toUpperCase()} ${path}</code></a>`);
   const schemas = Object.entries(doc.components?.schemas ?? {}).map(
     ([name, schema]) => html`<section class="schema" id="schema-${anchor(name)}"><h3>${name}</h3>${prose((schema as SchemaObject).description)}${fieldsTable(doc, schema)}</section>`,
   );
@@ -324,8 +321,13 @@ ${[...toc].map(([tag, items]) => html`<h2><a href="#tag-${anchor(tag)}">${tag}</
 <h1>${doc.info.title} <span class="muted">v${doc.info.version}</span></h1>
 ${prose(doc.info.description)}
 <h2 id="authentication">Authentication</h2>
-<p>Send <code>Authorization: Bearer &lt;token&gt;</code> with an OAuth 2.0 access token, an API key (<code>slw_…</code>) or a session token (<code>slws_…</code>). Missing → <code>401 unauthorized</code>; invalid, expired or revoked → <code>401 invalid_token</code>. Every operation below has a <code>curl</code> example, the body it sends and the response it gets; set <code>TOKEN</code> first.</p>
-${block(`export TOKEN=slw_…   # an API key, or an OAuth access token\ncurl -H "Authorization: Bearer $TOKEN" ${doc.servers?.[0]?.url ?? ''}/v1/projects`)}
+<p>Send <code>Authorization: Bearer &lt;token&gt;</code> with an OAuth 2.0 access token, an API key (<code>slw_…</code>) or a session token (<code>slws_…</code>). Missing → <code>401 unauthorized</code>; invalid, expired or revoked → <code>401 invalid_token</code>.</p>
+<p>The examples below are one script for a POSIX shell, using only <code>curl</code>, <code>sed</code>, <code>od</code> and <code>tr</code>: run them top to bottom in one shell. An example that creates something keeps its new id in a shell variable (<code>PROJECT_ID</code>, <code>DEPLOYMENT_ID</code>, …) that the examples after it use${last.length > 0 && html`. One exception to the order: run ${join(last, ', ')} at the very end, since it deletes what the examples after it use`}. Set <code>TOKEN</code> first: an admin's access token. An app gets one for a user with the authorization code flow (<a href="#oauth-authorization-code">below</a>); from a terminal, a confidential client of your account gets one with client credentials (it may do everything below but <code>/v1/users/me</code> and the password change, which need a user):</p>
+${block(`# once, on the server: npx slipway clients create --name "API examples" --confidential --grant client_credentials --scope "read write admin" --json
+CLIENT_ID=cli_…        # the client_id it printed
+CLIENT_SECRET=slwcs_…  # the client_secret it printed (shown once)
+TOKEN=$(curl -s -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials -d scope="read write admin" ${issuerOf(doc)}/token | sed -n 's/.*"access_token":"\\([^"]*\\)".*/\\1/p')
+curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/projects`)}
 ${oauthSection(doc)}
 ${sdkSection(doc)}
 ${[...byTag].map(([tag, ops]) => html`<h2 class="tag" id="tag-${anchor(tag)}">${tag}</h2>${ops}`)}

@@ -58,7 +58,7 @@ function withoutFields(value: unknown, fields: readonly string[], replacement: (
   return copy;
 }
 
-/** The outcome of an earlier run is not known yet: 409 with Retry-After (README "Idempotency"). */
+/** The outcome of an earlier run is not known yet: 409 with Retry-After (docs/OPERATIONS.md, "Crash-safe writes and outages"). */
 const inProgress = (retryAfterSeconds: number) =>
   new AppError(409, 'conflict', 'A request with this Idempotency-Key is still in progress; retry with the same key shortly.', {
     headers: { 'Retry-After': String(retryAfterSeconds) },

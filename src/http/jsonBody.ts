@@ -31,7 +31,7 @@ function decodedStream(ctx: Context): Readable {
  */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** How deeply arrays and objects may nest in a request body (README "Request bodies"). */
+/** How deeply arrays and objects may nest in a request body (docs/api.md, "The HTTP edge"). */
 export const MAX_JSON_DEPTH = 64;
 
 /**

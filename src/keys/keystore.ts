@@ -38,11 +38,19 @@ async function writeAtomic(file: string, value: unknown): Promise<void> {
   await rename(tmp, file);
 }
 
+/** `keys/` cannot be read or written, or holds something that is not key material (KEYS_DIR). */
+export class KeyMaterialError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KeyMaterialError';
+  }
+}
+
 async function readJson<T>(file: string): Promise<T> {
   try {
     return JSON.parse(await readFile(file, 'utf8')) as T;
   } catch (err) {
-    throw new Error(`could not read ${file}: ${(err as Error).message}`, { cause: err });
+    throw new KeyMaterialError(`could not read ${file}: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -54,11 +62,20 @@ function validate(keys: KeyMaterial, dir: string): void {
     problems.push(`${KEY_FILES.cookies}: needs a non-empty array of secrets of 32+ characters`);
   const current = keys.data?.keys?.[keys.data?.current];
   if (!current || Buffer.from(current, 'base64url').length !== 32) problems.push(`${KEY_FILES.data}: the current key must be 32 bytes (base64url)`);
-  if (problems.length) throw new Error(`invalid key material in ${dir}:\n  - ${problems.join('\n  - ')}`);
+  if (problems.length) throw new KeyMaterialError(`invalid key material in ${dir}: ${problems.join('; ')}`);
 }
 
 /** Loads `keys/`, creating whatever file is missing. */
 export async function loadOrCreateKeys(dir: string): Promise<KeyMaterial & { created: string[] }> {
+  try {
+    return await loadOrCreate(dir);
+  } catch (err) {
+    if (err instanceof KeyMaterialError) throw err;
+    throw new KeyMaterialError(`could not create the key material in ${dir}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+async function loadOrCreate(dir: string): Promise<KeyMaterial & { created: string[] }> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const created: string[] = [];
   const file = (name: string) => path.join(dir, name);

@@ -16,7 +16,7 @@ export interface Reservation {
 }
 
 /**
- * The token endpoint's budgets (README "Token endpoint budgets"), per minute and shared by every
+ * The token endpoint's budgets (docs/security.md, "Token endpoint budgets"), per minute and shared by every
  * instance through the rate-limit collection:
  * - failed requests from one source (address, IPv6 by /64): junk of any kind, at any clients;
  * - failed requests naming one client from one source;

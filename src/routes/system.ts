@@ -40,6 +40,13 @@ export function createSystemRouter({ config, database, metrics, isShuttingDown }
     ctx.body = body;
   });
 
+  // Nothing else lives at the root: a browser (or a newcomer's curl) is sent to the dashboard, which
+  // asks for a sign-in. The address comes from PUBLIC_URL, as every Location does (docs/product.md §1).
+  router.get('/', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.redirect(`${config.publicUrl}/dashboard`);
+  });
+
   // Browsers ask for it on every page; there is none, and an error would only be noise.
   router.get('/favicon.ico', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=86400');

@@ -57,8 +57,13 @@ const DeploymentUrl = z
 
 export const UpdateDeploymentBody = z
   .object({
-    status: DeploymentStatus,
-    status_message: z.string().max(1000).nullable().optional().meta({ description: 'Free text from the deployer, at most 1,000 characters.' }),
+    status: DeploymentStatus.meta({ description: DeploymentStatus.description, example: 'building' }),
+    status_message: z
+      .string()
+      .max(1000)
+      .nullable()
+      .optional()
+      .meta({ description: 'Free text from the deployer, at most 1,000 characters.', example: 'Building image for 9fceb02 on GitHub Actions' }),
     url: DeploymentUrl.nullable().optional(),
   })
   .strict()

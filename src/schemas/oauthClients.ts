@@ -116,7 +116,7 @@ export const RegisterClientBody = z
       .max(20)
       .optional()
       .meta({ description: 'Required for `authorization_code`.', example: ['https://release.example.com/oauth/callback'] }),
-    token_endpoint_auth_method: AuthMethod.optional().meta({ description: 'Default `none` (public).' }),
+    token_endpoint_auth_method: AuthMethod.optional().meta({ description: 'Default `none` (public).', example: 'client_secret_basic' }),
     grant_types: z
       .array(GrantType)
       .min(1)

@@ -51,7 +51,7 @@ export type UpdateUserBody = z.output<typeof UpdateUserBody>;
 export const ChangePasswordBody = z
   .object({
     current_password: z.string().min(1).max(PASSWORD_MAX_LENGTH).meta({ description: 'The password in use now.', format: 'password', example: 'correct horse battery staple' }),
-    new_password: Password,
+    new_password: Password.meta({ description: `${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters.`, example: 'battery staple horse correct 2', format: 'password' }),
   })
   .strict()
   .meta({ id: 'ChangePassword' });

@@ -60,7 +60,7 @@ const MAX_PASSWORD = 1024;
  */
 export class LoginService extends Service<LoginServiceDeps> {
   /**
-   * Checks an e-mail and password. Throttled first (README "Login throttling"): a guess at one e-mail
+   * Checks an e-mail and password. Throttled first (docs/security.md, "Login throttling"): a guess at one e-mail
    * from one source, every attempt from one source (password spraying), and a high ceiling per e-mail
    * over all sources, which counts only the attempts both source budgets admitted (the ones checked).
    * Wrong passwords from one source never lock the user out of another: one source alone cannot reach

@@ -21,7 +21,7 @@ export function signatureHeader(secrets: string[], timestamp: number, body: stri
 }
 
 /**
- * The receiver's check, as the README shows it: some `v1` matches (constant-time) and `t` is within
+ * The receiver's check, as docs/api.md shows it: some `v1` matches (constant-time) and `t` is within
  * `toleranceSeconds` of now.
  */
 export function verifySignature(header: string, secret: string, body: string, toleranceSeconds = 300, nowSeconds = Math.floor(Date.now() / 1000)): boolean {

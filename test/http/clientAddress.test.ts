@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clientAddress, proxyModel, sourceKey } from '../../src/http/clientAddress.ts';
 
-/* The client address model itself (README "Behind a proxy"); login and token tests use it over HTTP. */
+/* The client address model itself (docs/security.md, "Behind a proxy"); login and token tests use it over HTTP. */
 
 const model = (o: { trustProxy?: boolean; proxyHops?: number; trustedProxies?: string[] }) =>
   proxyModel({ trustProxy: o.trustProxy ?? false, proxyHops: o.proxyHops ?? 0, trustedProxies: o.trustedProxies ?? [] });

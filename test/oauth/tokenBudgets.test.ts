@@ -6,7 +6,7 @@ import { startAnotherInstance, startTestServer, type TestServer } from '../suppo
 import { Tokens } from '../support/tokens.ts';
 
 /*
- * Token endpoint budgets (README "Token endpoint budgets"). Two instances share one database; both
+ * Token endpoint budgets (docs/security.md, "Token endpoint budgets"). Two instances share one database; both
  * trust 127.0.0.1 as their proxy, so each request's source is the X-Forwarded-For address the test
  * writes (as a proxy on that address would).
  */

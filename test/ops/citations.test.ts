@@ -52,3 +52,61 @@ describe('documents cited in the source', () => {
     expect(unknown).toEqual([]);
   });
 });
+
+/**
+ * The README is the front door and docs/ holds the guides: every link between them (and within one)
+ * lands on a file that exists and, for `#anchor`, on a heading of it (GitHub's anchors: lower case,
+ * punctuation dropped, spaces as hyphens, a repeated heading numbered).
+ */
+const markdownFiles = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+function anchorsOf(file: string): Set<string> {
+  const text = readFileSync(join(root, file), 'utf8').replace(/^```[^]*?^```$/gm, '');
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const [, heading] of text.matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = heading!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\- _]/gu, '')
+      .replace(/ /g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count ? `${slug}-${count}` : slug);
+  }
+  return anchors;
+}
+
+describe('links of the README and docs/', () => {
+  const links = markdownFiles.flatMap((file) =>
+    [...readFileSync(join(root, file), 'utf8').replace(/^```[^]*?^```$/gm, '').matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((m) => m[1]!)
+      .filter((target) => !/^[a-z]+:/.test(target))
+      .map((target) => ({ file, target })),
+  );
+
+  it('finds the links', () => {
+    expect(links.filter((l) => l.file === 'README.md').length).toBeGreaterThan(10);
+    expect(links.filter((l) => l.target.includes('#')).length).toBeGreaterThan(10);
+  });
+
+  it('every linked file exists and every #anchor is a heading of it', () => {
+    const broken = links.flatMap(({ file, target }) => {
+      const [pathPart, anchor] = target.split('#') as [string, string | undefined];
+      const linked = pathPart ? relative(root, join(root, file, '..', pathPart)) : file;
+      if (!existsSync(join(root, linked))) return [`${file}: ${target} (no such file)`];
+      if (anchor !== undefined && linked.endsWith('.md') && !anchorsOf(linked).has(anchor)) return [`${file}: ${target} (no such heading)`];
+      return [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  it("the README's quick start is two commands, and it links to every guide in docs/", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const quickStart = /^## Quick start\n+```sh\n([^]*?)^```$/m.exec(readme)?.[1];
+    expect(quickStart?.trim().split('\n')).toEqual(['npm install', 'npm start']);
+    const linked = new Set(links.filter((l) => l.file === 'README.md').map((l) => l.target.split('#')[0]));
+    const guides = markdownFiles.filter((f) => f.startsWith('docs/') && f !== 'docs/tenant-isolation.md');
+    expect(guides.filter((g) => !linked.has(g))).toEqual([]);
+  });
+});

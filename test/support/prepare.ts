@@ -15,8 +15,10 @@ if (!chromium) {
   const apt = spawnSync('apt-get', ['--version']).status === 0;
   if (root && apt) {
     console.log('[prepare] installing Debian chromium for the browser tests (apt-get)…');
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-    execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    // Wait for the dpkg lock (unattended upgrades on a fresh machine) instead of failing at once.
+    const lockWait = ['-o', 'DPkg::Lock::Timeout=600'];
+    execFileSync('apt-get', [...lockWait, 'update', '-qq'], { stdio: 'inherit' });
+    execFileSync('apt-get', [...lockWait, 'install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   } else {
     problems.push('Chromium is needed for the browser tests: `sudo apt-get install chromium`, or set CHROMIUM_PATH.');
   }

@@ -62,7 +62,9 @@ describe('/docs examples', () => {
 
       const [curl] = examples(html, 'curl');
       expect(curl, `${where}: curl`).toBeDefined();
-      expect(curl, `${where}: curl`).toContain(`curl -X ${method.toUpperCase()} &quot;${server.url}${escape(generated.url)}&quot;`);
+      // Path parameters are the shell variables earlier examples set (test/http/docsExamples.test.ts runs them).
+      const shellPath = path.replace(/\{([a-z_]+)\}/g, (_, name: string) => `$${name.toUpperCase()}`);
+      expect(curl, `${where}: curl`).toContain(`curl -s -X ${method.toUpperCase()} &quot;${server.url}${escape(shellPath)}`);
       expect(generated.url, `${where}: every path parameter filled in`).not.toMatch(/[{}]/);
       if ((op.security ?? []).length) expect(curl).toContain('Authorization: Bearer $TOKEN');
 

@@ -126,7 +126,7 @@ describe('deliveries', () => {
     expect(request!.headers['slipway-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(signedBy(request!.headers['slipway-signature'] as string, secret, request!.body)).toBe(true);
     expect(signedBy(request!.headers['slipway-signature'] as string, `${secret}x`, request!.body)).toBe(false);
-    // The receiver-side check Slipway ships (and the README shows) agrees, and refuses a stale timestamp.
+    // The receiver-side check Slipway ships (and docs/api.md shows) agrees, and refuses a stale timestamp.
     expect(verifySignature(request!.headers['slipway-signature'] as string, secret, request!.body)).toBe(true);
     expect(verifySignature(request!.headers['slipway-signature'] as string, secret, `${request!.body} `)).toBe(false);
     expect(verifySignature(request!.headers['slipway-signature'] as string, secret, request!.body, 300, Math.floor(Date.now() / 1000) + 3600)).toBe(false);

@@ -221,3 +221,31 @@ def test_an_unreadable_response_is_the_sdks_error_and_not_resent() -> None:
         with pytest.raises(APIConnectionError) as caught:
             client.projects.list()
     assert caught.value.code == ErrorCode.NETWORK_ERROR and len(sent) == 1
+
+
+def test_the_base_url_comes_from_slipway_url_and_the_old_name_warns(harness: Harness, info: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """SLIPWAY_URL is the one name of the three SDKs; SLIPWAY_BASE_URL (read up to 0.2) still works, with
+    a FutureWarning naming the new one, until 0.4.0; base_url= always wins."""
+    key, project_id = info["api_key"]["key"], info["api_key"]["project_id"]
+    monkeypatch.delenv("SLIPWAY_BASE_URL", raising=False)
+    monkeypatch.setenv("SLIPWAY_URL", harness.base_url)
+    with Slipway(api_key=key) as client:
+        assert client.base_url == harness.base_url.rstrip("/")
+        assert client.projects.get(project_id).id == project_id
+    with Slipway(base_url="https://slipway.example.com/", api_key=key) as client:
+        assert client.base_url == "https://slipway.example.com"
+
+    monkeypatch.delenv("SLIPWAY_URL")
+    monkeypatch.setenv("SLIPWAY_BASE_URL", harness.base_url)
+    with pytest.warns(FutureWarning, match="set SLIPWAY_URL") as caught:
+        client = Slipway(api_key=key)
+    # The warning points at the caller's line, not inside the SDK.
+    assert caught[0].filename == __file__
+    with client:
+        assert client.projects.get(project_id).id == project_id
+    with pytest.warns(FutureWarning):
+        assert AsyncSlipway(api_key=key).base_url == harness.base_url.rstrip("/")
+
+    monkeypatch.delenv("SLIPWAY_BASE_URL")
+    with pytest.raises(SlipwayError, match="set SLIPWAY_URL"):
+        Slipway(api_key=key)

@@ -31,8 +31,11 @@ export interface AuthorizedRequest {
 }
 
 export interface ClientOptions {
-  /** Where Slipway runs, e.g. `https://slipway.example.com` (without `/v1`). */
-  baseUrl: string;
+  /**
+   * Where Slipway runs, e.g. `https://slipway.example.com` (without `/v1`). In Node.js it may be left out
+   * when the environment variable `SLIPWAY_URL` is set (see baseUrlFromEnvironment).
+   */
+  baseUrl?: string;
   /** A project API key (`slw_…`), e.g. for CI. */
   apiKey?: string;
   /** A fixed OAuth access token (or dashboard session token). */
@@ -138,6 +141,30 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+type Environment = Record<string, string | undefined>;
+let baseUrlNoticeGiven = false;
+
+/**
+ * Where Slipway runs, from the environment (Node.js; undefined in a browser): `SLIPWAY_URL`, the one
+ * name all three Slipway SDKs read. `SLIPWAY_BASE_URL` (the name the Python SDK read up to 0.2) still
+ * works, with a deprecation warning once per process (`DeprecationWarning`, code
+ * `SLIPWAY_DEPRECATED_BASE_URL`); it stops working in 0.4.0 (CHANGELOG.md, "Deprecations").
+ */
+export function baseUrlFromEnvironment(env: Environment | undefined = (globalThis as { process?: { env?: Environment } }).process?.env): string | undefined {
+  if (!env) return undefined;
+  if (env.SLIPWAY_URL) return env.SLIPWAY_URL;
+  const deprecated = env.SLIPWAY_BASE_URL;
+  if (!deprecated) return undefined;
+  if (!baseUrlNoticeGiven) {
+    baseUrlNoticeGiven = true;
+    const message = 'SLIPWAY_BASE_URL is deprecated and stops working in @slipway/sdk 0.4.0: set SLIPWAY_URL instead.';
+    const proc = (globalThis as { process?: { emitWarning?: (message: string, options: { type: string; code: string }) => void } }).process;
+    if (proc?.emitWarning) proc.emitWarning(message, { type: 'DeprecationWarning', code: 'SLIPWAY_DEPRECATED_BASE_URL' });
+    else console.error(message);
+  }
+  return deprecated;
+}
+
 /** The HTTP layer: credentials, JSON, typed errors, retries with backoff, idempotency keys, timeouts. */
 export class ApiClient {
   readonly baseUrl: string;
@@ -145,10 +172,11 @@ export class ApiClient {
   readonly #fetch: typeof fetch;
 
   constructor(options: ClientOptions) {
-    if (!options?.baseUrl) throw new TypeError('baseUrl is required');
+    const baseUrl = options?.baseUrl || baseUrlFromEnvironment();
+    if (!baseUrl) throw new TypeError('baseUrl is required (or set SLIPWAY_URL)');
     const credentials = [options.apiKey, options.accessToken, options.auth].filter((c) => c !== undefined);
     if (credentials.length > 1) throw new TypeError('pass one of apiKey, accessToken or auth');
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.#options = options;
     this.#fetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
   }

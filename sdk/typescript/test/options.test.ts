@@ -52,8 +52,8 @@ describe('slipway.request: operations this SDK does not wrap, with the same cred
 });
 
 describe('error codes', () => {
-  it("ErrorCode names every code of the server's list (README \"Errors\" and the OpenAPI Error schema) and the client's own", async () => {
-    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  it("ErrorCode names every code of the server's list (docs/api.md \"Errors\" and the OpenAPI Error schema) and the client's own", async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'docs', 'api.md'), 'utf8');
     const errors = readme.slice(readme.indexOf('**Errors**'), readme.indexOf('\n\n', readme.indexOf('**Errors**')));
     const fromReadme = [...errors.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!).filter((code) => code !== 'details');
     expect(fromReadme.length).toBeGreaterThanOrEqual(15);
@@ -107,5 +107,44 @@ describe('ids in paths', () => {
     expect(pending).toBeInstanceOf(Promise);
     await expect(pending).rejects.toBeInstanceOf(TypeError);
     expect(recorder.calls).toHaveLength(1);
+  });
+});
+
+describe('the base URL from the environment: SLIPWAY_URL, the one name of the three SDKs', () => {
+  it('is used when baseUrl is left out; SLIPWAY_BASE_URL still works, with one deprecation warning', async () => {
+    const info = harness();
+    const saved = { url: process.env.SLIPWAY_URL, base: process.env.SLIPWAY_BASE_URL };
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      delete process.env.SLIPWAY_BASE_URL;
+      process.env.SLIPWAY_URL = info.base_url;
+      const fromUrl = new Slipway({ apiKey: info.api_key.key });
+      expect(fromUrl.baseUrl).toBe(info.base_url);
+      expect((await fromUrl.projects.get(info.api_key.project_id)).id).toBe(info.api_key.project_id);
+      // An explicit baseUrl wins over the environment.
+      expect(new Slipway({ baseUrl: 'https://slipway.example.com/', apiKey: info.api_key.key }).baseUrl).toBe('https://slipway.example.com');
+
+      delete process.env.SLIPWAY_URL;
+      process.env.SLIPWAY_BASE_URL = info.base_url;
+      const fromOldName = new Slipway({ apiKey: info.api_key.key });
+      new Slipway({ apiKey: info.api_key.key });
+      expect(fromOldName.baseUrl).toBe(info.base_url);
+      expect((await fromOldName.projects.get(info.api_key.project_id)).id).toBe(info.api_key.project_id);
+      await new Promise((resolve) => setImmediate(resolve));
+      const notices = warnings.filter((w) => (w as Error & { code?: string }).code === 'SLIPWAY_DEPRECATED_BASE_URL');
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.name).toBe('DeprecationWarning');
+      expect(notices[0]!.message).toMatch(/set SLIPWAY_URL/);
+
+      delete process.env.SLIPWAY_BASE_URL;
+      expect(() => new Slipway({ apiKey: info.api_key.key })).toThrow(/baseUrl is required \(or set SLIPWAY_URL\)/);
+    } finally {
+      process.off('warning', onWarning);
+      for (const [name, value] of [['SLIPWAY_URL', saved.url], ['SLIPWAY_BASE_URL', saved.base]] as const)
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
   });
 });

@@ -25,6 +25,27 @@ describe('webhook signature verification (Slipway-Signature: t=…,v1=…)', () 
     expectTypeOf(constructWebhookEvent<{ id: string }>({ payload: body, header, secret })).resolves.toEqualTypeOf<{ id: string }>();
   });
 
+  it('accepts the raw body as a Node.js Buffer (node:http, express.raw, Fastify), also a view at an offset and one cut inside a character', async () => {
+    const header = `t=${now},v1=${sign(secret, now, body)}`;
+    const buffer = Buffer.from(body, 'utf8');
+    expect(await verifyWebhookSignature({ payload: buffer, header, secret })).toBe(true);
+    expect(await constructWebhookEvent({ payload: buffer, header, secret })).toEqual(JSON.parse(body));
+    // A Buffer is often a view into a larger memory block (Node's pool, a parser's chunk): only its bytes count.
+    const view = Buffer.concat([Buffer.from('junk before'), buffer, Buffer.from('junk after')]).subarray(11, 11 + buffer.length);
+    expect(view.byteOffset).toBeGreaterThan(0);
+    expect(await verifyWebhookSignature({ payload: view, header, secret })).toBe(true);
+    // Chunks as a socket delivers them may split a multi-byte character: joined as bytes they verify;
+    // decoded one by one (a common mistake) the text differs and the signature does not.
+    const cut = buffer.indexOf(Buffer.from('é')) + 1;
+    const chunks = [buffer.subarray(0, cut), buffer.subarray(cut)];
+    expect(await verifyWebhookSignature({ payload: Buffer.concat(chunks), header, secret })).toBe(true);
+    expect(await verifyWebhookSignature({ payload: chunks.map((c) => c.toString('utf8')).join(''), header, secret })).toBe(false);
+    // Any change to the bytes is refused.
+    const altered = Buffer.from(buffer);
+    altered.writeUInt8(altered.readUInt8(altered.length - 2) ^ 1, altered.length - 2);
+    expect(await verifyWebhookSignature({ payload: altered, header, secret })).toBe(false);
+  });
+
   it('refuses a wrong secret, an altered body, an old or future timestamp, and a missing or malformed header', async () => {
     const header = `t=${now},v1=${sign(secret, now, body)}`;
     expect(await verifyWebhookSignature({ payload: body, header, secret: `${secret}x` })).toBe(false);
@@ -64,7 +85,8 @@ async function startReceiver() {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       void (async () => {
-        const payload = new Uint8Array(Buffer.concat(chunks));
+        // The raw body as Node hands it over: a Buffer, passed as it is.
+        const payload = Buffer.concat(chunks);
         const header = req.headers['slipway-signature'] as string | undefined;
         const got: Received = { deliveryId: req.headers['slipway-delivery'] as string | undefined, eventType: req.headers['slipway-event'] as string | undefined };
         try {

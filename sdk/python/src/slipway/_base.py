@@ -7,6 +7,7 @@ import os
 import platform
 import random
 import uuid
+import warnings
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Generic, Iterator, Mapping, Sequence, TypeVar, Union
@@ -130,10 +131,26 @@ class RetryPolicy:
         return backoff / 2 + random.uniform(0, backoff / 2)
 
 
+def base_url_from_environment() -> str | None:
+    """``SLIPWAY_URL``, the name all three Slipway SDKs read. ``SLIPWAY_BASE_URL`` (this SDK's name up to
+    0.2) still works, with a ``FutureWarning`` (shown by default), until 0.4.0: see CHANGELOG.md."""
+    url = os.environ.get("SLIPWAY_URL")
+    if url:
+        return url
+    deprecated = os.environ.get("SLIPWAY_BASE_URL")
+    if deprecated:
+        warnings.warn(
+            "SLIPWAY_BASE_URL is deprecated and stops working in slipway 0.4.0: set SLIPWAY_URL instead.",
+            FutureWarning,
+            stacklevel=4,
+        )
+    return deprecated or None
+
+
 def resolve_base_url(base_url: str | None) -> str:
-    url = base_url or os.environ.get("SLIPWAY_BASE_URL")
+    url = base_url or base_url_from_environment()
     if not url:
-        raise SlipwayError("No base_url: pass base_url= or set SLIPWAY_BASE_URL.")
+        raise SlipwayError("No base_url: pass base_url= or set SLIPWAY_URL.")
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL as err:

@@ -249,7 +249,7 @@ export interface paths {
         put?: never;
         /**
          * Add a user to the account
-         * @description With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see Tenant isolation in the README).
+         * @description With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see docs/security.md, "Quotas and tenant isolation").
          *
          *     Only for user and client credentials.
          */
@@ -801,10 +801,14 @@ export interface components {
         UpdateDeployment: {
             /**
              * @description `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+             * @example building
              * @enum {string}
              */
             status: "queued" | "building" | "deploying" | "succeeded" | "failed" | "canceled" | "superseded";
-            /** @description Free text from the deployer, at most 1,000 characters. */
+            /**
+             * @description Free text from the deployer, at most 1,000 characters.
+             * @example Building image for 9fceb02 on GitHub Actions
+             */
             status_message?: string | null;
             /**
              * @description Where the deployment can be reached: an absolute http(s) URL with a host name or IPv4 address, no user name or password, non-ASCII percent-encoded; at most 2,048 characters.
@@ -1124,7 +1128,7 @@ export interface components {
             /**
              * Format: password
              * @description 12–256 characters.
-             * @example correct horse battery staple
+             * @example battery staple horse correct 2
              */
             new_password: string;
         };
@@ -1312,7 +1316,7 @@ export interface components {
             redirect_uris?: string[];
             /**
              * @description Default `none` (public).
-             * @example none
+             * @example client_secret_basic
              * @enum {string}
              */
             token_endpoint_auth_method?: "none" | "client_secret_basic";
@@ -2586,7 +2590,7 @@ export interface operations {
                      *           "branch": "main",
                      *           "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
                      *           "status": "queued",
-                     *           "status_message": "string",
+                     *           "status_message": "Building image for 9fceb02 on GitHub Actions",
                      *           "url": "https://checkout-7f3a.example.app",
                      *           "created_by": {
                      *             "type": "user",
@@ -2787,7 +2791,7 @@ export interface operations {
                      *       "branch": "main",
                      *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
                      *       "status": "queued",
-                     *       "status_message": "string",
+                     *       "status_message": "Building image for 9fceb02 on GitHub Actions",
                      *       "url": "https://checkout-7f3a.example.app",
                      *       "created_by": {
                      *         "type": "user",
@@ -3035,7 +3039,7 @@ export interface operations {
                      *       "branch": "main",
                      *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
                      *       "status": "queued",
-                     *       "status_message": "string",
+                     *       "status_message": "Building image for 9fceb02 on GitHub Actions",
                      *       "url": "https://checkout-7f3a.example.app",
                      *       "created_by": {
                      *         "type": "user",
@@ -3195,8 +3199,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "status": "queued",
-                 *       "status_message": "string",
+                 *       "status": "building",
+                 *       "status_message": "Building image for 9fceb02 on GitHub Actions",
                  *       "url": "https://checkout-7f3a.example.app"
                  *     }
                  */
@@ -3226,7 +3230,7 @@ export interface operations {
                      *       "branch": "main",
                      *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
                      *       "status": "queued",
-                     *       "status_message": "string",
+                     *       "status_message": "Building image for 9fceb02 on GitHub Actions",
                      *       "url": "https://checkout-7f3a.example.app",
                      *       "created_by": {
                      *         "type": "user",
@@ -6157,7 +6161,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "current_password": "correct horse battery staple",
-                 *       "new_password": "correct horse battery staple"
+                 *       "new_password": "battery staple horse correct 2"
                  *     }
                  */
                 "application/json": components["schemas"]["ChangePassword"];
@@ -6985,7 +6989,7 @@ export interface operations {
                      *           "client_id": "cli_4fQm9TzR2xWb7LkP0sNa",
                      *           "client_name": "Release dashboard",
                      *           "redirect_uris": [
-                     *             "string"
+                     *             "https://release.example.com/oauth/callback"
                      *           ],
                      *           "token_endpoint_auth_method": "none",
                      *           "grant_types": [
@@ -7140,7 +7144,7 @@ export interface operations {
                  *       "redirect_uris": [
                  *         "https://release.example.com/oauth/callback"
                  *       ],
-                 *       "token_endpoint_auth_method": "none",
+                 *       "token_endpoint_auth_method": "client_secret_basic",
                  *       "grant_types": [
                  *         "authorization_code",
                  *         "refresh_token"
@@ -7176,7 +7180,7 @@ export interface operations {
                      *       "client_id": "cli_4fQm9TzR2xWb7LkP0sNa",
                      *       "client_name": "Release dashboard",
                      *       "redirect_uris": [
-                     *         "string"
+                     *         "https://release.example.com/oauth/callback"
                      *       ],
                      *       "token_endpoint_auth_method": "none",
                      *       "grant_types": [
@@ -7406,7 +7410,7 @@ export interface operations {
                      *       "client_id": "cli_4fQm9TzR2xWb7LkP0sNa",
                      *       "client_name": "Release dashboard",
                      *       "redirect_uris": [
-                     *         "string"
+                     *         "https://release.example.com/oauth/callback"
                      *       ],
                      *       "token_endpoint_auth_method": "none",
                      *       "grant_types": [
@@ -7743,7 +7747,7 @@ export interface operations {
                      *       "client_id": "cli_4fQm9TzR2xWb7LkP0sNa",
                      *       "client_name": "Release dashboard",
                      *       "redirect_uris": [
-                     *         "string"
+                     *         "https://release.example.com/oauth/callback"
                      *       ],
                      *       "token_endpoint_auth_method": "none",
                      *       "grant_types": [

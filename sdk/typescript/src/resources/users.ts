@@ -38,8 +38,8 @@ export class Users extends Resource {
    * With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a
    * one-time link (24 h) where the user chooses a password; it is shown in this response only. Only
    * an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is
-   * used in another account is never revealed: it is added like any other (see Tenant isolation in
-   * the README). Only for user and client credentials.
+   * used in another account is never revealed: it is added like any other (see docs/security.md,
+   * "Quotas and tenant isolation"). Only for user and client credentials.
    *
    * `POST /v1/users` (safe to retry: sends an `Idempotency-Key`)
    */

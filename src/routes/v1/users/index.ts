@@ -89,7 +89,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       operationId: 'createUser',
       summary: 'Add a user to the account',
       description:
-        'With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see Tenant isolation in the README).',
+        'With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see docs/security.md, "Quotas and tenant isolation").',
       tags,
       success: {
         status: 201,

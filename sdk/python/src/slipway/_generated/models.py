@@ -259,11 +259,19 @@ class UpdateDeployment(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    status: Literal['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded']
+    status: Annotated[
+        Literal['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'],
+        Field(examples=['building']),
+    ]
     """
     `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
     """
-    status_message: Annotated[str | None, Field(max_length=1000)] = None
+    status_message: Annotated[
+        str | None,
+        Field(
+            examples=['Building image for 9fceb02 on GitHub Actions'], max_length=1000
+        ),
+    ] = None
     """
     Free text from the deployer, at most 1,000 characters.
     """
@@ -604,7 +612,9 @@ class ChangePassword(BaseModel):
     """
     new_password: Annotated[
         str,
-        Field(examples=['correct horse battery staple'], max_length=256, min_length=12),
+        Field(
+            examples=['battery staple horse correct 2'], max_length=256, min_length=12
+        ),
     ]
     """
     12–256 characters.
@@ -846,7 +856,8 @@ class RegisterOAuthClient(BaseModel):
     Required for `authorization_code`.
     """
     token_endpoint_auth_method: Annotated[
-        Literal['none', 'client_secret_basic'] | None, Field(examples=['none'])
+        Literal['none', 'client_secret_basic'] | None,
+        Field(examples=['client_secret_basic']),
     ] = None
     """
     Default `none` (public).
