@@ -1,11 +1,12 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.ts';
+import { DOCUMENTDB_FERRETDB_VERSION, startDocumentdb, stopDocumentdb } from '../../db/documentdb.ts';
 import { FERRETDB_VERSION, ensureFerretdbBinary, ferretdbPatchSet, ferretdbSourceDir } from '../../db/embeddedFerretdb.ts';
 import { leaf, output, withRuntime, type JsonOption } from '../command.ts';
 import { progressLogger, withHeartbeat } from '../io.ts';
 
-/** `slipway db …`: the database's indexes (through the container) and the embedded FerretDB. */
+/** `slipway db …`: the database's indexes (through the container), the embedded FerretDB, the DocumentDB engine. */
 export function dbCommands(program: Command): void {
   const db = program.command('db').description('the database: indexes and the embedded FerretDB');
 
@@ -37,4 +38,36 @@ export function dbCommands(program: Command): void {
       `embedded database ready: ${binary}`,
     );
   });
+
+  documentdbCommands(db);
+}
+
+interface DirOption extends JsonOption {
+  dir: string;
+}
+
+/** `slipway db documentdb start|stop --dir DIR`: PostgreSQL + DocumentDB behind FerretDB 2 (src/db/documentdb.ts). */
+function documentdbCommands(db: Command): void {
+  const documentdb = db.command('documentdb').description('a MongoDB-compatible engine on PostgreSQL: DocumentDB behind FerretDB 2 (built once into .tools/)');
+
+  leaf(documentdb, 'start', 'build once, then start PostgreSQL and FerretDB 2 with their data under --dir; prints the MONGODB_URI')
+    .requiredOption('--dir <dir>', 'where the data, logs and state of this engine live')
+    .action(async (o: DirOption) => {
+      const config = loadConfig();
+      const { logger, progress } = progressLogger();
+      const started = Date.now();
+      const engine = await withHeartbeat(startDocumentdb({ rootDir: config.rootDir, toolsDir: config.toolsDir, dir: o.dir, logger }), (s) => progress(`still preparing the DocumentDB engine (${s} s)…`));
+      output(
+        o.json,
+        { ...engine, ferretdb_version: DOCUMENTDB_FERRETDB_VERSION, seconds: Math.round((Date.now() - started) / 1000) },
+        `${engine.already_running ? 'already running' : 'started'}: MONGODB_URI=${engine.mongodb_uri}\n(stop it with \`slipway db documentdb stop --dir ${engine.dir}\`)`,
+      );
+    });
+
+  leaf(documentdb, 'stop', 'stop the FerretDB 2 and PostgreSQL started with --dir (their data stays)')
+    .requiredOption('--dir <dir>', 'the directory given to start')
+    .action(async (o: DirOption) => {
+      const result = await stopDocumentdb({ dir: o.dir });
+      output(o.json, { ok: true, ...result }, result.stopped.length ? `stopped: ${result.stopped.join(', ')}` : 'nothing was running');
+    });
 }
