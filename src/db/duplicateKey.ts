@@ -28,3 +28,25 @@ export function isDuplicateKeyError(err: unknown): boolean {
   if (err.code === POSTGRES_DEADLOCK_DETECTED) return true;
   return err.code === 1 && /UNIQUE constraint failed|conflicting key value violates exclusion constraint/.test(err.message);
 }
+
+/** PostgreSQL (behind FerretDB 2) rolled the operation back to break a deadlock; it may be run again. */
+export function isDeadlock(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === POSTGRES_DEADLOCK_DETECTED;
+}
+
+/**
+ * Runs an idempotent operation again when PostgreSQL broke a deadlock by rolling it back, up to
+ * `attempts` times, after a short random pause. Index creation needs it: two instances starting at once
+ * create the same indexes, which DocumentDB does under locks that can wait for each other (MongoDB and
+ * FerretDB 1.24 never report a deadlock, so there this is one call).
+ */
+export async function retryDeadlocks<T>(operation: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation();
+    } catch (err) {
+      if (!isDeadlock(err) || attempt >= attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+    }
+  }
+}

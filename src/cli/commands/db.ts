@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { loadConfig } from '../../config/index.ts';
 import { DOCUMENTDB_FERRETDB_VERSION, startDocumentdb, stopDocumentdb } from '../../db/documentdb.ts';
 import { FERRETDB_VERSION, ensureFerretdbBinary, ferretdbPatchSet, ferretdbSourceDir } from '../../db/embeddedFerretdb.ts';
@@ -46,13 +46,20 @@ interface DirOption extends JsonOption {
   dir: string;
 }
 
-/** `slipway db documentdb start|stop --dir DIR`: PostgreSQL + DocumentDB behind FerretDB 2 (src/db/documentdb.ts). */
+/**
+ * `slipway db documentdb start|stop --dir DIR`: PostgreSQL + DocumentDB behind FerretDB 2
+ * (src/db/documentdb.ts). One leaf with the action as its argument, as every command is a leaf of its group.
+ */
 function documentdbCommands(db: Command): void {
-  const documentdb = db.command('documentdb').description('a MongoDB-compatible engine on PostgreSQL: DocumentDB behind FerretDB 2 (built once into .tools/)');
-
-  leaf(documentdb, 'start', 'build once, then start PostgreSQL and FerretDB 2 with their data under --dir; prints the MONGODB_URI')
+  leaf(db, 'documentdb', 'a MongoDB-compatible engine on PostgreSQL (DocumentDB behind FerretDB 2): start builds it once into .tools/, starts it with its data under --dir and prints its MONGODB_URI; stop stops it')
+    .addArgument(new Argument('<action>', 'start or stop').choices(['start', 'stop']))
     .requiredOption('--dir <dir>', 'where the data, logs and state of this engine live')
-    .action(async (o: DirOption) => {
+    .action(async (action: 'start' | 'stop', o: DirOption) => {
+      if (action === 'stop') {
+        const result = await stopDocumentdb({ dir: o.dir });
+        output(o.json, { ok: true, ...result }, result.stopped.length ? `stopped: ${result.stopped.join(', ')}` : 'nothing was running');
+        return;
+      }
       const config = loadConfig();
       const { logger, progress } = progressLogger();
       const started = Date.now();
@@ -62,12 +69,5 @@ function documentdbCommands(db: Command): void {
         { ...engine, ferretdb_version: DOCUMENTDB_FERRETDB_VERSION, seconds: Math.round((Date.now() - started) / 1000) },
         `${engine.already_running ? 'already running' : 'started'}: MONGODB_URI=${engine.mongodb_uri}\n(stop it with \`slipway db documentdb stop --dir ${engine.dir}\`)`,
       );
-    });
-
-  leaf(documentdb, 'stop', 'stop the FerretDB 2 and PostgreSQL started with --dir (their data stays)')
-    .requiredOption('--dir <dir>', 'the directory given to start')
-    .action(async (o: DirOption) => {
-      const result = await stopDocumentdb({ dir: o.dir });
-      output(o.json, { ok: true, ...result }, result.stopped.length ? `stopped: ${result.stopped.join(', ')}` : 'nothing was running');
     });
 }
