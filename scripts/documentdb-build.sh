@@ -24,7 +24,7 @@ say() { printf 'documentdb-build: %s\n' "$*" >&2; }
 [ -x "$PG_CONFIG" ] || { say "no pg_config at $PG_CONFIG (install postgresql-server-dev-15, or set PG_CONFIG)"; exit 1; }
 
 say "checking the vendored archives against SHA256SUMS"
-(cd "$vendor" && sha256sum --check --strict --quiet SHA256SUMS)
+(cd "$vendor" && sha256sum --check --strict --quiet SHA256SUMS) >&2
 
 mkdir -p "$stage"
 stage=$(cd "$stage" && pwd)
