@@ -181,8 +181,28 @@ async function installExtensions(id: string, stage: string, logger?: Logger): Pr
   if (!isRoot())
     throw new DocumentdbUnavailable(`The DocumentDB extensions are built but not installed into PostgreSQL's directories. As root, run:\n  sudo cp -a ${stage}/. / && echo ${id} | sudo tee ${stamp}\nthen this command again.`);
   logger?.info({ id }, "installing the extensions into PostgreSQL's directories");
-  await cp(`${stage}/`, '/', { recursive: true, force: true });
+  await installTree(stage, '/');
   await writeFile(stamp, `${id}\n`);
+}
+
+/**
+ * Copies every file of `from` to the same path under `to`, each through a temporary name and a rename:
+ * a PostgreSQL already running with an older build keeps the libraries it mapped (overwriting a mapped
+ * library in place could crash it) and picks up the new ones at its next start.
+ */
+async function installTree(from: string, to: string): Promise<void> {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) {
+      await mkdir(target, { recursive: true });
+      await installTree(source, target);
+    } else {
+      const tmp = `${target}.slipway-${process.pid}`;
+      await cp(source, tmp, { force: true, preserveTimestamps: true });
+      await rename(tmp, target);
+    }
+  }
 }
 
 // ---- running one ------------------------------------------------------------------------------------------
@@ -338,7 +358,8 @@ export async function startDocumentdb(options: { rootDir: string; toolsDir: stri
   const previous = await readState(dir);
   if (previous && isOurFerretdb(previous) && (await ping(previous.mongodb_uri, 2000)))
     return { mongodb_uri: previous.mongodb_uri, dir, postgres_port: previous.postgres_port, ferretdb_port: previous.ferretdb_port, already_running: true };
-  if (previous) await stopDocumentdb({ dir });
+  // Whatever a previous start left running (FerretDB gone but PostgreSQL up, or a start cut short).
+  if (previous || existsSync(path.join(p.data, 'postmaster.pid'))) await stopDocumentdb({ dir });
 
   const build = await ensureDocumentdbEngine(options.rootDir, options.toolsDir, logger);
   const created = !existsSync(dir);
@@ -409,6 +430,13 @@ export async function startDocumentdb(options: { rootDir: string; toolsDir: stri
   }
 }
 
+async function postgresRunning(data: string): Promise<boolean> {
+  return await pg('pg_ctl', ['status', '-D', data]).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Stops FerretDB 2 and PostgreSQL started under `dir` (whatever of them is running). */
 export async function stopDocumentdb(options: { dir: string }): Promise<{ stopped: string[] }> {
   const dir = path.resolve(options.dir);
@@ -422,7 +450,8 @@ export async function stopDocumentdb(options: { dir: string }): Promise<{ stoppe
     if (alive(state.ferretdb_pid)) process.kill(state.ferretdb_pid, 'SIGKILL');
     stopped.push('ferretdb');
   }
-  if (existsSync(path.join(p.data, 'postmaster.pid'))) {
+  // A postmaster.pid left by a crash names no running server: pg_ctl status tells (exit 3 when none).
+  if (existsSync(path.join(p.data, 'postmaster.pid')) && (await postgresRunning(p.data))) {
     await pg('pg_ctl', ['stop', '-D', p.data, '-m', 'fast', '-w', '-t', '60']);
     stopped.push('postgresql');
   }
