@@ -280,7 +280,7 @@ async function initCluster(dir: string, logger?: Logger): Promise<void> {
  * DocumentDB connect back to the server with libpq; they do so through the socket, which is trusted
  * (only the cluster's owner may enter its directory), so they need no password.
  */
-async function writeSettings(dir: string, port: number): Promise<void> {
+async function writeSettings(dir: string, port: number, durable: boolean): Promise<void> {
   const p = paths(dir);
   if (/[\s'"\\]/.test(p.socket)) throw new DocumentdbUnavailable(`--dir must not contain spaces, quotes or backslashes: ${dir}`);
   const settings = [
@@ -294,6 +294,9 @@ async function writeSettings(dir: string, port: number): Promise<void> {
     'documentdb.enableBackgroundWorker = true',
     'documentdb.enableBackgroundWorkerJobs = true',
     'ssl = off',
+    // For tests and CI only (`--no-fsync`): commits do not wait for the disk; a crash of the machine
+    // may lose or corrupt the cluster.
+    ...(durable ? [] : ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off']),
     '',
   ].join('\n');
   const file = path.join(p.data, 'slipway.conf');
@@ -351,7 +354,14 @@ function tail(file: string, chars = 2000): string {
  * free loopback port, and resolves once FerretDB answers a ping. Both keep running after this process
  * exits; `stopDocumentdb` stops them.
  */
-export async function startDocumentdb(options: { rootDir: string; toolsDir: string; dir: string; logger?: Logger }): Promise<DocumentdbEngine> {
+export async function startDocumentdb(options: {
+  rootDir: string;
+  toolsDir: string;
+  dir: string;
+  logger?: Logger;
+  /** false: PostgreSQL does not wait for the disk (fsync off), for tests and CI. Default true. */
+  durable?: boolean;
+}): Promise<DocumentdbEngine> {
   const dir = path.resolve(options.dir);
   const p = paths(dir);
   const logger = options.logger;
@@ -381,7 +391,7 @@ export async function startDocumentdb(options: { rootDir: string; toolsDir: stri
   await giveToPostgres(p.pgLog);
 
   const postgresPort = await freePort();
-  await writeSettings(dir, postgresPort);
+  await writeSettings(dir, postgresPort, options.durable ?? true);
   logger?.info({ port: postgresPort }, 'starting PostgreSQL');
   try {
     await pg('pg_ctl', ['start', '-D', p.data, '-l', p.pgLog, '-w', '-t', '120']);

@@ -36,17 +36,18 @@ export function isDeadlock(err: unknown): boolean {
 
 /**
  * Runs an idempotent operation again when PostgreSQL broke a deadlock by rolling it back, up to
- * `attempts` times, after a short random pause. Index creation needs it: two instances starting at once
+ * `attempts` times, each after a random pause. Index creation needs it: two instances starting at once
  * create the same indexes, which DocumentDB does under locks that can wait for each other (MongoDB and
  * FerretDB 1.24 never report a deadlock, so there this is one call).
  */
-export async function retryDeadlocks<T>(operation: () => Promise<T>, attempts = 5): Promise<T> {
+export async function retryDeadlocks<T>(operation: () => Promise<T>, attempts = 10): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation();
     } catch (err) {
       if (!isDeadlock(err) || attempt >= attempts) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+      // A random pause that grows with each attempt, so that two instances fall out of step.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 100 * attempt));
     }
   }
 }

@@ -44,6 +44,8 @@ export function dbCommands(program: Command): void {
 
 interface DirOption extends JsonOption {
   dir: string;
+  /** false under --no-fsync. */
+  fsync: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ function documentdbCommands(db: Command): void {
   leaf(db, 'documentdb', 'a MongoDB-compatible engine on PostgreSQL (DocumentDB behind FerretDB 2): start builds it once into .tools/, starts it with its data under --dir and prints its MONGODB_URI; stop stops it')
     .addArgument(new Argument('<action>', 'start or stop').choices(['start', 'stop']))
     .requiredOption('--dir <dir>', 'where the data, logs and state of this engine live')
+    .option('--no-fsync', 'start: PostgreSQL does not wait for the disk (tests and CI only: a crash of the machine may lose or corrupt the data)')
     .action(async (action: 'start' | 'stop', o: DirOption) => {
       if (action === 'stop') {
         const result = await stopDocumentdb({ dir: o.dir });
@@ -63,7 +66,7 @@ function documentdbCommands(db: Command): void {
       const config = loadConfig();
       const { logger, progress } = progressLogger();
       const started = Date.now();
-      const engine = await withHeartbeat(startDocumentdb({ rootDir: config.rootDir, toolsDir: config.toolsDir, dir: o.dir, logger }), (s) => progress(`still preparing the DocumentDB engine (${s} s)…`));
+      const engine = await withHeartbeat(startDocumentdb({ rootDir: config.rootDir, toolsDir: config.toolsDir, dir: o.dir, logger, durable: o.fsync }), (s) => progress(`still preparing the DocumentDB engine (${s} s)…`));
       output(
         o.json,
         { ...engine, ferretdb_version: DOCUMENTDB_FERRETDB_VERSION, seconds: Math.round((Date.now() - started) / 1000) },
