@@ -28,6 +28,7 @@ export const DOCUMENTDB_EXCLUDE: Record<string, string> = {
   'test/ops/documentdbCli.test.ts': "this engine's own build key and command refusals, no database",
   'test/ops/build.test.ts': 'compiles the server into dist/ and starts it once: the build, not storage',
   'test/http/clientAddress.test.ts': 'client addresses from X-Forwarded-For, no database',
+  'test/http/corsOrigins.test.ts': "the CORS allow-list's cache over an in-memory list of clients, no database",
   'test/http/schemathesis.test.ts': "fuzzes the HTTP API's shapes against its OpenAPI document (Python, minutes), not storage",
   'test/examples/spa.test.ts': "the browser example signing in and reading one list through Chromium: the example, not storage",
 };
