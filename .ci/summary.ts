@@ -1,6 +1,7 @@
 /* eslint-disable no-console -- a CI script whose output is its purpose */
-// Prints the counts of every suite .ci/run ran (vitest, the SDKs' vitest, pytest and go test), one line
-// per suite and a closing total, from the reports they wrote into test-artifacts/.
+// Prints the counts of every suite .ci/run ran (the server's vitest on the embedded database and on the
+// DocumentDB engine, the SDKs' vitest, pytest and go test), one line per suite and a closing total, from the
+// reports they wrote into test-artifacts/.
 import { existsSync, readFileSync } from 'node:fs';
 
 interface Counts { passed: number; failed: number; skipped: number }
@@ -30,6 +31,7 @@ function goTest(file: string): Counts | null {
 }
 
 suites.push(['server (vitest)', vitest('test-artifacts/vitest-results.json')]);
+suites.push(['server on DocumentDB (vitest)', vitest('test-artifacts/vitest-documentdb.json')]);
 suites.push(['TypeScript SDK', vitest('test-artifacts/sdk-typescript.json')]);
 suites.push(['Python SDK', junit('test-artifacts/sdk-python.xml')]);
 suites.push(['Go SDK', goTest('test-artifacts/sdk-go.log')]);

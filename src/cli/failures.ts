@@ -1,5 +1,6 @@
 import { type Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config/index.ts';
+import { DocumentdbUnavailable } from '../db/documentdb.ts';
 import { EmbeddedDatabaseUnavailable } from '../db/embeddedFerretdb.ts';
 import { AppError } from '../errors.ts';
 import { debugRequested, describeStartupFailure, EXIT } from '../startupFailure.ts';
@@ -38,6 +39,7 @@ export function describeFailure(err: unknown, commandPath: string): Failure {
   }
   if (err instanceof ConfigError) return { code: 'invalid_configuration', message: err.message, details: err.problems, exit: 2, human: err.message };
   if (err instanceof EmbeddedDatabaseUnavailable) return { code: 'embedded_database_unavailable', message: err.message, exit: EXIT.embeddedDatabase, human: err.message };
+  if (err instanceof DocumentdbUnavailable) return { code: 'documentdb_unavailable', message: err.message, exit: EXIT.embeddedDatabase, human: `slipway: ${err.message}` };
   if (err instanceof InputError) return { code: 'invalid_input', message: err.message, exit: 2, human: `slipway: ${err.message}` };
   if (err instanceof AppError) {
     const details = err.details?.map((d) => `  - ${d.field}: ${d.message}`).join('\n');

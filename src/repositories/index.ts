@@ -1,5 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import type { Changes } from '../lib/changes.ts';
+import { retryDeadlocks } from '../db/duplicateKey.ts';
 import { OidcArtifactRepository, ensureOidcIndexes, migrateOidcArtifacts, sweepOidc, type MigrationOptions } from './oidc/index.ts';
 import { AccountRepository } from './accounts.ts';
 import { ApiKeyRepository, type ApiKeyDoc } from './apiKeys.ts';
@@ -72,8 +73,9 @@ export type Repositories = ReturnType<typeof createRepositories>;
  * their first run on the database) and by `slipway db migrate` (every pass).
  */
 export async function migrate(db: Db, repos: Repositories, options: MigrationOptions = {}): Promise<{ collections: string[] }> {
-  for (const repo of Object.values(repos)) await repo.ensureIndexes();
-  await ensureOidcIndexes(db);
+  // Two instances starting at once create the same indexes: on DocumentDB that may deadlock (retried).
+  for (const repo of Object.values(repos)) await retryDeadlocks(() => repo.ensureIndexes());
+  await retryDeadlocks(() => ensureOidcIndexes(db));
   await migrateOidcArtifacts(db, options);
   await backfillQuotaSlots(repos);
   const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();

@@ -128,17 +128,27 @@ export class RateLimitRepository {
     return joined.total.then((total) => total - joined.size + position + weight);
   }
 
+  /**
+   * Adds `by` to the window's counter and returns the new count. Not an upsert: FerretDB 2 on DocumentDB
+   * answers concurrent upserts of one new `_id` each as if it had inserted the document, and keeps one
+   * (40 upserts with `$inc: 1` at once left counts from 4 to 40), so the first hits of a window on two
+   * instances would each count from zero. An increment of an existing counter is atomic on every engine,
+   * and so is an insert into a unique `_id`: the counter is increased if it exists, otherwise inserted
+   * with the count, and when another instance inserted it first, increased. One command per hit, as the
+   * upsert was, except the window's first.
+   */
   async #increment(id: string, by: number, expiresAt: Date): Promise<number> {
-    const update = { $inc: { count: by }, $setOnInsert: { expires_at: expiresAt } };
-    let doc: CounterDoc | null;
+    const increase = () => this.collection.findOneAndUpdate({ _id: id }, { $inc: { count: by } }, { returnDocument: 'after' });
+    const increased = await increase();
+    if (increased) return increased.count;
     try {
-      doc = await this.collection.findOneAndUpdate({ _id: id }, update, { upsert: true, returnDocument: 'after' });
+      await this.collection.insertOne({ _id: id, count: by, expires_at: expiresAt });
+      return by;
     } catch (err) {
-      // Two instances inserting the same new window at once: the loser retries as an update.
-      if (!(isDuplicateKeyError(err))) throw err;
-      doc = await this.collection.findOneAndUpdate({ _id: id }, update, { upsert: true, returnDocument: 'after' });
+      // Another instance inserted the window's counter first: add to it.
+      if (!isDuplicateKeyError(err)) throw err;
     }
-    return doc?.count ?? by;
+    return (await increase())?.count ?? by;
   }
 
   async sweep(now = new Date()): Promise<number> {
