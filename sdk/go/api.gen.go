@@ -23,6 +23,7 @@ const (
 	CodeConflict             = "conflict"
 	CodeInvalidTransition    = "invalid_transition"
 	CodeProjectNotActive     = "project_not_active"
+	CodeSecretUnreadable     = "secret_unreadable"
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeValidationFailed     = "validation_failed"
@@ -34,4 +35,4 @@ const (
 )
 
 // APIErrorCodes lists every code the API's error responses may carry.
-var APIErrorCodes = []string{CodeInvalidRequest, CodeUnauthorized, CodeInvalidToken, CodeInvalidDpopProof, CodeUseDpopNonce, CodeInsufficientScope, CodeForbidden, CodeQuotaExceeded, CodeNotFound, CodeMethodNotAllowed, CodeRequestTimeout, CodeConflict, CodeInvalidTransition, CodeProjectNotActive, CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed, CodeIdempotencyKeyReused, CodeRateLimited, CodeHeadersTooLarge, CodeInternalError, CodeServiceUnavailable}
+var APIErrorCodes = []string{CodeInvalidRequest, CodeUnauthorized, CodeInvalidToken, CodeInvalidDpopProof, CodeUseDpopNonce, CodeInsufficientScope, CodeForbidden, CodeQuotaExceeded, CodeNotFound, CodeMethodNotAllowed, CodeRequestTimeout, CodeConflict, CodeInvalidTransition, CodeProjectNotActive, CodeSecretUnreadable, CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed, CodeIdempotencyKeyReused, CodeRateLimited, CodeHeadersTooLarge, CodeInternalError, CodeServiceUnavailable}

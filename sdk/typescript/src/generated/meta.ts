@@ -23,6 +23,7 @@ export const SERVER_ERROR_CODES = {
   Conflict: 'conflict',
   InvalidTransition: 'invalid_transition',
   ProjectNotActive: 'project_not_active',
+  SecretUnreadable: 'secret_unreadable',
   PayloadTooLarge: 'payload_too_large',
   UnsupportedMediaType: 'unsupported_media_type',
   ValidationFailed: 'validation_failed',

@@ -642,7 +642,7 @@ export interface components {
                  * @description Stable machine-readable code.
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce" | "insufficient_scope" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "invalid_transition" | "project_not_active" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce" | "insufficient_scope" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "invalid_transition" | "project_not_active" | "secret_unreadable" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
                 /** @description Human-readable description; may change. */
                 message: string;
                 /** @description The HTTP status of the response. */
@@ -3573,6 +3573,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflicts with the current state: `secret_unreadable` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited: `rate_limited` */
             429: {
                 headers: {
@@ -3988,6 +4005,23 @@ export interface operations {
             };
             /** @description Not found: `not_found` */
             404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `secret_unreadable` */
+            409: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
                     "X-Request-Id"?: string;

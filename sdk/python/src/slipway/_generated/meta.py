@@ -31,6 +31,7 @@ class ErrorCode(str, Enum):
     CONFLICT = 'conflict'
     INVALID_TRANSITION = 'invalid_transition'
     PROJECT_NOT_ACTIVE = 'project_not_active'
+    SECRET_UNREADABLE = 'secret_unreadable'
     PAYLOAD_TOO_LARGE = 'payload_too_large'
     UNSUPPORTED_MEDIA_TYPE = 'unsupported_media_type'
     VALIDATION_FAILED = 'validation_failed'
