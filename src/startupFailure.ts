@@ -2,6 +2,7 @@ import { ConfigError } from './config/index.ts';
 import { EmbeddedDatabaseUnavailable } from './db/embeddedFerretdb.ts';
 import { EmbeddedDatabaseFailed } from './db/runtime.ts';
 import { KeyMaterialError } from './keys/keystore.ts';
+import { MissingDataKeysError } from './services/dataKeyCheck.ts';
 
 /**
  * Why the server (or an admin CLI command) could not start, as one line a person can act on: what went
@@ -92,6 +93,7 @@ export function describeStartupFailure(err: unknown, databaseUri: string | undef
     const fix = err.setting === 'METRICS_LISTEN' ? 'set METRICS_LISTEN to a free host:port' : `set ${err.setting} to a free one (e.g. PORT=3001 npm start), or stop the other process`;
     return { code: 'address_unavailable', message: `cannot listen on ${err.address} (${err.setting}): ${why}; ${fix}.`, setting: err.setting, exit: EXIT.listen };
   }
+  if (err instanceof MissingDataKeysError) return { code: 'data_keys_missing', message, setting: 'KEYS_DIR', exit: EXIT.keys };
   if (err instanceof KeyMaterialError)
     return { code: 'key_material_invalid', message: `${message} (KEYS_DIR): fix or restore those files, or point KEYS_DIR at the right directory.`, setting: 'KEYS_DIR', exit: EXIT.keys };
   if (name === 'MongoParseError' || name === 'MongoAPIError' || name === 'MongoInvalidArgumentError')

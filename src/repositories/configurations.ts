@@ -105,7 +105,8 @@ export class ConfigurationRepository {
 
   /** Every data key id that seals a secret value. */
   async sealingKeyIds(): Promise<string[]> {
-    return (await this.collection.distinct('value_encrypted.kid', { secret: true })).map(String);
+    // No filter: a whole-collection read, once per database (the registry's first start); plain values have none.
+    return (await this.collection.distinct('value_encrypted.kid')).filter((kid): kid is string => typeof kid === 'string');
   }
 
   /** How many secret values each data key seals. */

@@ -60,7 +60,7 @@ export class WebhookRepository {
 
   /** Every data key id that seals a signing secret. */
   async sealingKeyIds(): Promise<string[]> {
-    return (await this.collection.distinct('secrets.sealed.kid')).map(String);
+    return (await this.collection.distinct('secrets.sealed.kid')).filter((kid): kid is string => typeof kid === 'string');
   }
 
   async insert(doc: WebhookDoc): Promise<void> {

@@ -32,6 +32,8 @@ const FULL_READS: Record<string, string> = {
   api_keys: 'quota backfill at the first start with quotas (once, then a marker)',
   webhooks: 'quota backfill at the first start with quotas (once, then a marker)',
   users: 'quota backfill, and users stored before sign-in keys (`email_key: {$exists: false}`), at start',
+  configurations: 'the data keys that seal secret values, at the first start with the data key registry (once; src/services/dataKeyCheck.ts)',
+  data_key_registry: 'every data key id the database has seen, at start (a handful of rows)',
 };
 /** migrateOidcArtifacts at a database's first start (then marked done): `payload: {$exists: true}` on every OIDC collection (src/repositories/oidc/maintenance.ts). */
 const FULL_READ_PREFIX = 'oidc_';
