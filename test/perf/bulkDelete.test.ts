@@ -25,9 +25,9 @@ describe('deleting a project with 100,000 deployments', () => {
       const count = Math.min(10_000, DEPLOYMENTS - start);
       await deployments.insertMany(Array.from({ length: count }, (_, i) => ({ ...template, _id: `dep_bulk${String(start + i).padStart(12, '0')}` })));
     }
-    const configurations = env.server.running.container.database.db.collection<{ _id: string; account_id: string; project_id: string }>('configurations');
+    const configurations = env.server.running.container.database.db.collection<{ _id: string; account_id: string; project_id: string; environment: string; key: string }>('configurations');
     for (let start = 0; start < CONFIGURATIONS; start += 11_000) {
-      await configurations.insertMany(Array.from({ length: 11_000 }, (_, i) => ({ _id: `cfg_bulk${String(start + i).padStart(12, '0')}`, account_id: template.account_id, project_id: template.project_id })));
+      await configurations.insertMany(Array.from({ length: 11_000 }, (_, i) => ({ _id: `cfg_bulk${String(start + i).padStart(12, '0')}`, account_id: template.account_id, project_id: template.project_id, environment: 'production', key: `KEY_${start + i}` })));
     }
     expect(await deployments.countDocuments({ project_id: doomed.id })).toBe(DEPLOYMENTS);
 
