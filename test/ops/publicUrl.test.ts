@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { tempDir } from '../support/tempDirs.ts';
-import { runNode, spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
+import { runNode, spawnNode, waitFor, stoppedAfterEach } from '../support/processes.ts';
 
-const started: NodeProcess[] = [];
-
-afterEach(async () => {
-  for (const proc of started.splice(0)) {
-    if (proc.child.exitCode !== null || proc.child.signalCode !== null) continue;
-    proc.child.kill('SIGTERM');
-    await proc.exited(10_000).catch(() => proc.kill());
-  }
-});
+const started = stoppedAfterEach();
 
 function problemsOf(env: Record<string, string>): string[] {
   try {

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { databaseHosts, describeStartupFailure, EXIT, ListenError } from '../../src/startupFailure.ts';
-import { runNode, spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
+import { runNode, spawnNode, waitFor, stoppedAfterEach } from '../support/processes.ts';
 import { tempDir } from '../support/tempDirs.ts';
 
 /**
@@ -13,14 +13,7 @@ import { tempDir } from '../support/tempDirs.ts';
  * what `/` answers, and how a start that cannot succeed says why: one line naming the setting, a
  * distinct exit code per class, the stack only with SLIPWAY_DEBUG=1.
  */
-const started: NodeProcess[] = [];
-afterEach(async () => {
-  for (const proc of started.splice(0)) {
-    if (proc.child.exitCode !== null || proc.child.signalCode !== null) continue;
-    proc.child.kill('SIGTERM');
-    await proc.exited(10_000).catch(() => proc.kill());
-  }
-});
+const started = stoppedAfterEach();
 
 const freshDatabase = () => ({ MONGODB_URI: inject('mongodbUri'), MONGODB_DB: `t_start_${randomBytes(4).toString('hex')}`, KEYS_DIR: tempDir('slipway-start-keys-'), DATA_DIR: tempDir('slipway-start-data-') });
 /** A stack trace line, as Node prints one. */

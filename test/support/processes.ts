@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
@@ -94,4 +95,17 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     await new Promise((r) => setTimeout(r, intervalMs));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+}
+
+/** The processes a test file starts (push them here): each still running is stopped after every test, SIGTERM then SIGKILL after 10 s. */
+export function stoppedAfterEach(): NodeProcess[] {
+  const started: NodeProcess[] = [];
+  afterEach(async () => {
+    for (const proc of started.splice(0)) {
+      if (proc.child.exitCode !== null || proc.child.signalCode !== null) continue;
+      proc.child.kill('SIGTERM');
+      await proc.exited(10_000).catch(() => proc.kill());
+    }
+  });
+  return started;
 }
