@@ -1,7 +1,6 @@
 import net from 'node:net';
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
