@@ -24,9 +24,10 @@
  *                         alternating, instead of the scenarios (bench/tenants.ts; before the scaling table
  *                         when both are asked for); BENCH_TENANT_PROJECTS the big tenant's projects (default
  *                         10000), BENCH_TENANT_ROUNDS pairs (default 8) of BENCH_TENANT_SECONDS (default 2)
+ *   BENCH_JSON            also write the scenarios' results to this file as JSON (bench/engines.ts reads it)
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { openBenchDatabase, type BenchDatabase } from './lib/database.ts';
@@ -173,6 +174,8 @@ async function main(): Promise<number> {
     if (comparisons.length) console.log(['', 'ours / baseline:', ...comparisons.map((l) => `  ${l}`)].join('\n'));
     console.log('');
     console.log(`server peak RSS (VmHWM, whole run): ${mib(peak)} MiB`);
+
+    if (process.env.BENCH_JSON) await writeFile(process.env.BENCH_JSON, JSON.stringify({ database: database.description, results }, null, 2));
 
     const problems = [...broken, ...failures(results)];
     if (problems.length) {

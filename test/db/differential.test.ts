@@ -127,9 +127,18 @@ class Unordered {
 }
 const unordered = (docs: Document[]) => new Unordered(docs);
 
-/** The documents in a canonical order (by _id). */
-function canonical(observation: Observation): Observation {
+/**
+ * The documents in a canonical order (by _id). `orderFree`: an operation on the first of several matches,
+ * where MongoDB leaves open which one it takes (no sort): only whether one was found, and the counts of a
+ * write, are compared (the differences in what it took are resynchronised away after the write).
+ */
+function canonical(observation: Observation, orderFree = false): Observation {
   const ok = 'ok' in observation ? observation.ok : undefined;
+  if (orderFree && 'ok' in observation) {
+    if (ok === null || typeof ok !== 'object') return observation;
+    const counts = Object.fromEntries(Object.entries(ok).filter(([k]) => /Count$/.test(k) || k === 'acknowledged'));
+    return { ok: Object.keys(counts).length ? counts : 'a document' };
+  }
   if (typeof ok !== 'object' || ok === null || !('unordered' in ok)) return observation;
   const docs = [...(ok as { unordered: { _id: unknown }[] }).unordered];
   const key = (d: { _id: unknown }) => JSON.stringify(d._id);
@@ -141,17 +150,32 @@ function canonical(observation: Observation): Observation {
  * build from the unpatched one always counts; the reference from the unpatched one unless the shape is a
  * known difference.
  */
-async function check(name: string, shape: string, op: (db: Db) => Promise<unknown>): Promise<void> {
+async function check(name: string, shape: string, op: (db: Db) => Promise<unknown>): Promise<boolean> {
   const results = await Promise.all(engines.map((e) => observe(() => op(e.db))));
   const byName = new Map(engines.map((e, i) => [e.name, results[i]!]));
   const unpatched = byName.get('unpatched')!;
   const patched = byName.get('patched')!;
   if (!equal(patched, unpatched)) differences.push({ case: name, shape, engines: 'patched vs unpatched', got: patched, want: unpatched });
   const reference = byName.get('reference');
-  if (reference && !equal(canonical(reference), canonical(unpatched))) {
-    if (shape in KNOWN_DIFFERENCES) knownSeen.set(shape, (knownSeen.get(shape) ?? 0) + 1);
-    else differences.push({ case: name, shape, engines: 'reference vs unpatched', got: reference, want: unpatched });
-  }
+  if (!reference) return true;
+  const orderFree = shape.startsWith('first:');
+  if (equal(canonical(reference, orderFree), canonical(unpatched, orderFree))) return true;
+  if (shape in KNOWN_DIFFERENCES) knownSeen.set(shape, (knownSeen.get(shape) ?? 0) + 1);
+  else differences.push({ case: name, shape, engines: 'reference vs unpatched', got: reference, want: unpatched });
+  return false;
+}
+
+/**
+ * Gives the reference the unpatched build's documents of `coll`, after a write they answered differently
+ * (recorded already): later cases then compare the next operation, not the consequences of this one.
+ */
+async function resyncReference(coll: string): Promise<void> {
+  const reference = engines.find((e) => e.name === 'reference');
+  const unpatched = engines.find((e) => e.name === 'unpatched')!;
+  if (!reference) return;
+  const docs = await unpatched.db.collection(coll).find({}).toArray();
+  await reference.db.collection(coll).deleteMany({});
+  if (docs.length) await reference.db.collection(coll).insertMany(docs);
 }
 
 const equal = (a: Observation, b: Observation) => JSON.stringify(a) === JSON.stringify(b);
@@ -276,7 +300,13 @@ describe('the patched FerretDB answers as FerretDB 1.24.2 does', () => {
     for (let i = 0; i < 300; i++) {
       const op = gen.op(i, coll);
       await check(`op ${i}: ${op.label}`, op.shape, op.run);
-      if (op.write) await check(`op ${i}: stored after`, 'find:all', all(coll));
+      if (!op.write) continue;
+      // A write of the first of several matches may take another document on the reference (MongoDB
+      // leaves it open): what is stored then is compared between the builds only, and the reference
+      // catches up, as it does after any write it answered differently.
+      const firstOfSeveral = op.shape.startsWith('first:');
+      const same = await check(`op ${i}: stored after`, firstOfSeveral ? 'first:stored' : 'find:all', all(coll));
+      if (!same || firstOfSeveral) await resyncReference(coll);
     }
     expect(report(differences)).toEqual([]);
   });

@@ -1,0 +1,99 @@
+/**
+ * `npm run bench:engines`: the benchmark's scenarios on both engines Slipway runs on here, side by side in
+ * one run — the embedded FerretDB 1.24 (SQLite) that `npm start` uses, and PostgreSQL + DocumentDB behind
+ * FerretDB 2 (`slipway db documentdb`, started here in a temporary directory, built once and cached in
+ * .tools/). Each engine gets the whole `npm run bench` (bench/run.ts, a child process) with the same
+ * settings; the table gives each scenario's req/s and p99 on both and the ratio DocumentDB / embedded.
+ * Both runs share this machine's CPUs with the load generator, so compare ratios, not absolute numbers.
+ *
+ *   BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_WARMUP_SECONDS, BENCH_SCENARIOS: as for `npm run bench`
+ *   BENCH_DOCUMENTDB_URI  use this running DocumentDB engine instead of starting one
+ */
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../src/config/index.ts';
+import { startDocumentdb, stopDocumentdb } from '../src/db/documentdb.ts';
+import type { ScenarioResult } from './lib/types.ts';
+
+const progress = (message: string) => process.stderr.write(`[bench:engines] ${message}\n`);
+
+interface EngineRun {
+  database: string;
+  results: ScenarioResult[];
+  exitCode: number;
+}
+
+/** bench/run.ts once, on MONGODB_URI (or the embedded database when undefined); its report goes to stderr. */
+async function runBench(mongodbUri: string | undefined, jsonFile: string): Promise<EngineRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_JSON: jsonFile };
+  if (mongodbUri) env.MONGODB_URI = mongodbUri;
+  else delete env.MONGODB_URI;
+  const exitCode = await new Promise<number>((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bench', 'run.ts')], { cwd: PROJECT_ROOT, env, stdio: ['ignore', process.stderr, process.stderr] });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve(code ?? 1));
+  });
+  const report = JSON.parse(await readFile(jsonFile, 'utf8')) as { database: string; results: ScenarioResult[] };
+  return { ...report, exitCode };
+}
+
+const fixed = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits));
+
+async function main(): Promise<number> {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'slipway-bench-engines-'));
+  // PostgreSQL runs as the postgres user when this runs as root: it must enter the directory.
+  const engineDir = await mkdtemp(path.join('/var/tmp', 'slipway-bench-documentdb-'));
+  let started = false;
+  try {
+    let documentdbUri = process.env.BENCH_DOCUMENTDB_URI;
+    if (!documentdbUri) {
+      progress(`starting the DocumentDB engine in ${engineDir} (built once, cached in .tools/)`);
+      await chmod(engineDir, 0o711);
+      const engine = await startDocumentdb({ rootDir: PROJECT_ROOT, toolsDir: path.join(PROJECT_ROOT, '.tools'), dir: engineDir, durable: true });
+      started = true;
+      documentdbUri = engine.mongodb_uri;
+    }
+    progress('the scenarios on the embedded FerretDB 1.24 (SQLite)');
+    const embedded = await runBench(undefined, path.join(work, 'embedded.json'));
+    progress('the same scenarios on PostgreSQL + DocumentDB (FerretDB 2)');
+    const documentdb = await runBench(documentdbUri, path.join(work, 'documentdb.json'));
+
+    const rows = embedded.results.map((e) => {
+      const d = documentdb.results.find((r) => r.id === e.id);
+      return [
+        e.title,
+        fixed(e.requestsPerSecond),
+        fixed(d?.requestsPerSecond),
+        d ? fixed(d.requestsPerSecond / e.requestsPerSecond, 2) : '–',
+        `${fixed(e.p99Ms, 1)} / ${fixed(d?.p99Ms, 1)}`,
+        `${fixed(e.dbCommandsPerRequest, 2)} / ${fixed(d?.dbCommandsPerRequest, 2)}`,
+      ];
+    });
+    const header = ['scenario', 'embedded req/s', 'DocumentDB req/s', 'DocumentDB / embedded', 'p99 ms (embedded / DocumentDB)', 'db commands per request'];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+    console.log('');
+    console.log(`Slipway on two engines, one run (${os.cpus().length} CPUs, load average now ${os.loadavg()[0]!.toFixed(2)})`);
+    console.log(`  embedded:   ${embedded.database}`);
+    console.log(`  DocumentDB: ${documentdb.database} — PostgreSQL + DocumentDB behind FerretDB 2`);
+    console.log('');
+    console.log(line(header));
+    console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+    for (const row of rows) console.log(line(row));
+    return embedded.exitCode || documentdb.exitCode;
+  } finally {
+    if (started) await stopDocumentdb({ dir: engineDir }).catch(() => undefined);
+    await rm(engineDir, { recursive: true, force: true });
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`bench:engines: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);
