@@ -9,11 +9,16 @@ OUTPUT_DIR defaults to src/slipway/_generated; it receives:
 - ``resources.py`` and ``async_resources.py``: one class per tag (``client.projects``, ...), one
   method per operation (path, method, parameters, body fields, result model, whether it takes an
   ``Idempotency-Key``), for the sync and the async client;
-- ``meta.py``: the API version the package targets (``info.version``) and ``ErrorCode``.
+- ``meta.py``: the API version the package targets (``info.version``) and ``ErrorCode``;
+- ``async_client.py`` and ``client.py``: ``AsyncSlipway``/``AsyncPage`` and ``Slipway``/``Page`` (auth,
+  retries, paging, raw requests) from the one template ``scripts/templates/client.py``, written as the
+  asynchronous client: the async module is the template, the sync one is the template without async
+  and await (``UNASYNC``). The resources above come from the same ``method_code`` for both, so the
+  two clients cannot drift apart.
 
 Everything is derived from the document, except the few method names the SDKs agreed on that do not
-follow from the operationId (``METHOD_NAMES``). The options live here only, so scripts/generate.sh and
-the no-drift test produce the same bytes.
+follow from the operationId (``METHOD_NAMES``) and the clients' template. The options live here only,
+so scripts/generate.sh and the no-drift test produce the same bytes.
 """
 
 from __future__ import annotations
@@ -33,6 +38,13 @@ DEFAULT_OUTPUT = ROOT / "src" / "slipway" / "_generated"
 HEADER = (
     "# File generated from our OpenAPI document (Slipway API {version}) by scripts/generate.py.\n"
     "# Do not edit: run scripts/generate.sh BASE_URL (the suite fails when this file differs from what the server serves).\n"
+)
+
+CLIENT_TEMPLATE = ROOT / "scripts" / "templates" / "client.py"
+
+CLIENT_HEADER = (
+    "# File generated from scripts/templates/client.py by scripts/generate.py ({how}).\n"
+    "# Do not edit: edit the template and run scripts/generate.sh BASE_URL (the suite fails when this file differs from what the generator makes).\n"
 )
 
 MODEL_OPTIONS = [
@@ -67,6 +79,33 @@ CLIENT_ERROR_CODES = [
     ("INVALID_RESPONSE", "invalid_response", "A success response whose body is not what the API document says."),
     ("REQUEST_ABORTED", "request_aborted", "Not raised by the Python SDK: a cancelled asyncio task gets CancelledError, as asyncio expects."),
 ]
+
+#: The synchronous client from the template (written as the asynchronous one): these substitutions, in
+#: this order. Each must apply at least once, and what they leave must hold no async word, so a change
+#: to the template that they no longer cover stops the generator instead of shipping a half-sync client.
+UNASYNC: list[tuple[str, str]] = [
+    # time.sleep for asyncio.sleep, the imports kept in order.
+    (r"import asyncio\nimport copy\nimport dataclasses\nimport os\n", "import copy\nimport dataclasses\nimport os\nimport time\n"),
+    (r"\basyncio\.sleep\b", "time.sleep"),
+    # Words of docstrings and comments.
+    (r"\bAsynchronous client for\b", "Client for"),
+    (r"\n *Cancelling the task of a call raises ``asyncio\.CancelledError`` as usual\.", ""),
+    (r"\ban async context manager\b", "a context manager"),
+    (r"\bAn async generator\b", "A generator"),
+    # Names.
+    (r"\bhttpx\.AsyncClient\b", "httpx.Client"),
+    (r"\basync_resources\b", "resources"),
+    (r"\bAsync(Slipway|Page|Resources|OAuth|Iterator)\b", r"\1"),
+    (r"\b__aenter__\b", "__enter__"),
+    (r"\b__aexit__\b", "__exit__"),
+    (r"\baclose\b", "close"),
+    # The keywords.
+    (r"\basync (def|for|with)\b", r"\1"),
+    (r"\bawait ", ""),
+]
+
+#: What no line of the synchronous client may still say.
+ASYNC_WORDS = re.compile(r"\b(async|await|asyncio|aclose|__aenter__|__aexit__|Async\w*)\b")
 
 #: Names the per-call options take; a parameter of the API with one of these names would clash.
 OPTION_NAMES = {"idempotency_key", "timeout", "extra_headers", "max_retries", "self"}
@@ -304,7 +343,7 @@ def resources_module(doc: Document, operations: list[Operation], *, asynchronous
     out += "from .._base import NOT_GIVEN, RequestOptions, Timeout, body, path_id as _id, query\n"
     out += "from .models import (\n" + "".join(f"    {m},\n" for m in models) + ")\n\n"
     out += "if TYPE_CHECKING:\n"
-    out += f"    from .._client import Page, Slipway\n" if not asynchronous else f"    from .._async_client import AsyncPage, AsyncSlipway\n"
+    out += "    from .client import Page, Slipway\n" if not asynchronous else "    from .async_client import AsyncPage, AsyncSlipway\n"
     out += "\n"
     out += "__all__ = [" + ", ".join(repr(prefix + namespace_of(t)[1]) for t in tags) + f", {prefix + 'Resources'!r}]\n\n"
     out += "\n"
@@ -327,6 +366,36 @@ def resources_module(doc: Document, operations: list[Operation], *, asynchronous
         attribute, cls, _ = namespace_of(tag)
         out += f"        self.{attribute} = {prefix}{cls}(client)\n"
     return out
+
+
+def unasync(source: str) -> str:
+    """The synchronous client's code from the template's asynchronous code (``UNASYNC``)."""
+    for pattern, replacement in UNASYNC:
+        source, count = re.subn(pattern, replacement, source)
+        if count == 0:
+            raise SystemExit(f"{CLIENT_TEMPLATE.name}: the rule {pattern!r} of UNASYNC no longer applies; update UNASYNC with the template")
+    left = [f"{n}: {line.strip()}" for n, line in enumerate(source.splitlines(), 1) if ASYNC_WORDS.search(line)]
+    if left:
+        raise SystemExit(f"{CLIENT_TEMPLATE.name}: the synchronous client would still say (add a rule to UNASYNC):\n" + "\n".join(left))
+    return source
+
+
+def client_modules(template: str) -> tuple[str, str]:
+    """(client.py, async_client.py) from the template: its leading comment lines left out, a header and
+    a module docstring each."""
+    lines = template.splitlines(keepends=True)
+    while lines and lines[0].startswith("#"):
+        lines.pop(0)
+    code = "".join(lines)
+    sync = CLIENT_HEADER.format(how="without async and await") + '"""The synchronous client: :class:`Slipway`, and :class:`Page` for lists."""\n\n' + unasync(code)
+    asynchronous = (
+        CLIENT_HEADER.format(how="as written there")
+        + '"""The asynchronous client: :class:`AsyncSlipway`, and :class:`AsyncPage` for lists. The same API as\n'
+        + ":class:`Slipway` (made from the same template), with ``await`` and ``async for``.\n"
+        + '"""\n\n'
+        + code
+    )
+    return sync, asynchronous
 
 
 def meta_module(doc: Document) -> str:
@@ -371,7 +440,14 @@ def generate(source: str, output: Path) -> None:
     (output / "resources.py").write_text(resources_module(doc, operations, asynchronous=False))
     (output / "async_resources.py").write_text(resources_module(doc, operations, asynchronous=True))
     (output / "meta.py").write_text(meta_module(doc))
-    (output / "__init__.py").write_text(HEADER.format(version=doc.version) + '"""Code generated from the OpenAPI document: models, resources, API version and error codes."""\n')
+    sync_client, async_client = client_modules(CLIENT_TEMPLATE.read_text())
+    (output / "client.py").write_text(sync_client)
+    (output / "async_client.py").write_text(async_client)
+    (output / "__init__.py").write_text(
+        HEADER.format(version=doc.version)
+        + '"""Generated code: from the OpenAPI document the models, resources, API version and error codes; from\n'
+        + 'scripts/templates/client.py the sync and async clients."""\n'
+    )
 
 
 if __name__ == "__main__":

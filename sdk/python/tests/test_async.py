@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 import slipway
-import slipway._async_client
+import slipway._generated.async_client
 from slipway import AsyncOAuth, AsyncSlipway, NotFoundError, PermissionDeniedError, UnprocessableEntityError
 
 from .conftest import REDIRECT_URI
@@ -92,7 +92,7 @@ async def test_retries_network_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     async def record(delay: float) -> None:
         waits.append(delay)
 
-    monkeypatch.setattr(slipway._async_client, "_sleep", record)
+    monkeypatch.setattr(slipway._generated.async_client, "_sleep", record)
     import socket
 
     with socket.socket() as s:

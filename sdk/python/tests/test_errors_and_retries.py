@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 import slipway
-import slipway._client
+import slipway._generated.client
 from slipway import (
     APIConnectionError,
     APITimeoutError,
@@ -81,7 +81,7 @@ class DropFirstResponse(httpx.HTTPTransport):
 @pytest.fixture
 def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     waits: list[float] = []
-    monkeypatch.setattr(slipway._client, "_sleep", waits.append)
+    monkeypatch.setattr(slipway._generated.client, "_sleep", waits.append)
     return waits
 
 

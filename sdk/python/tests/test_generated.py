@@ -1,15 +1,19 @@
 """No drift: everything in src/slipway/_generated/ (models, the sync and async resources, the API
-version and error codes) is exactly what scripts/generate.py makes from the running server's
-/openapi.json; and the tree it makes is the one the three SDKs agreed on."""
+version and error codes, the sync and async clients) is exactly what scripts/generate.py makes from the
+running server's /openapi.json and scripts/templates/client.py; and the tree it makes is the one the
+three SDKs agreed on."""
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import httpx
+import pytest
 
 import slipway
 from slipway import AsyncSlipway, ErrorCode, Slipway
@@ -24,10 +28,51 @@ def test_generated_files_match_the_servers_openapi_document(harness: Harness, tm
     subprocess.run([sys.executable, str(ROOT / "scripts" / "generate.py"), harness.base_url, str(tmp_path)], check=True, timeout=120)
     made = sorted(p.name for p in tmp_path.iterdir())
     checked_in = sorted(p.name for p in GENERATED.iterdir() if p.suffix == ".py")
-    assert made == checked_in == ["__init__.py", "async_resources.py", "meta.py", "models.py", "resources.py"]
+    assert made == checked_in == ["__init__.py", "async_client.py", "async_resources.py", "client.py", "meta.py", "models.py", "resources.py"]
     for name in made:
         assert (tmp_path / name).read_bytes() == (GENERATED / name).read_bytes(), f"src/slipway/_generated/{name} is stale: run scripts/generate.sh BASE_URL"
-        assert (GENERATED / name).read_text().startswith("# File generated from our OpenAPI document")
+        source = "scripts/templates/client.py" if name.endswith("client.py") else "our OpenAPI document"
+        assert (GENERATED / name).read_text().startswith(f"# File generated from {source}"), name
+    # No hand-written client beside the generated ones.
+    assert not (ROOT / "src" / "slipway" / "_client.py").exists() and not (ROOT / "src" / "slipway" / "_async_client.py").exists()
+
+
+def generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("slipway_generate", ROOT / "scripts" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_both_clients_come_from_the_one_template() -> None:
+    generate = generator()
+    template = generate.CLIENT_TEMPLATE.read_text()
+    sync_client, async_client = generate.client_modules(template)
+    # The async client is the template as written; the sync one is it without async and await.
+    code = template[template.index("from __future__ import annotations") :]
+    assert async_client.endswith(code)
+    assert sync_client.endswith(generate.unasync(code))
+    assert (GENERATED / "async_client.py").read_text() == async_client
+    assert (GENERATED / "client.py").read_text() == sync_client
+    assert generate.ASYNC_WORDS.search(sync_client[sync_client.index("from __future__") :]) is None
+    assert "async def _send" in async_client and "\n    def _send" in sync_client
+    assert "await _sleep(delay)" in async_client and "\n            _sleep(delay)" in sync_client
+
+
+def test_a_template_change_the_rules_do_not_cover_stops_the_generator() -> None:
+    generate = generator()
+    template = generate.CLIENT_TEMPLATE.read_text()
+    # Something async the rules do not turn into its sync form.
+    uncovered = template.replace("        self._bind_resources()\n\n    def with_options", "        self._lock = asyncio.Lock()\n        self._bind_resources()\n\n    def with_options", 1)
+    assert uncovered != template
+    with pytest.raises(SystemExit, match=r"would still say[\s\S]*self\._lock = asyncio\.Lock\(\)"):
+        generate.client_modules(uncovered)
+    # A rule that no longer matches anything (the template was reworded without it).
+    reworded = template.replace("An async generator", "A lazy async generator")
+    assert reworded != template
+    with pytest.raises(SystemExit, match="no longer applies"):
+        generate.client_modules(reworded)
 
 
 def test_the_package_states_the_api_version_it_targets(harness: Harness) -> None:

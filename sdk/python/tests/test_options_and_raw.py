@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-import slipway._client
+import slipway._generated.client
 from slipway import (
     APIConnectionError,
     InvalidResponseError,
@@ -33,7 +33,7 @@ from .stubs import silent_server, static_server
 @pytest.fixture
 def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     waits: list[float] = []
-    monkeypatch.setattr(slipway._client, "_sleep", waits.append)
+    monkeypatch.setattr(slipway._generated.client, "_sleep", waits.append)
     return waits
 
 

@@ -7,9 +7,7 @@
 """
 
 from . import models, webhooks
-from ._async_client import AsyncPage, AsyncSlipway
 from ._base import NOT_GIVEN, RetryPolicy
-from ._client import Page, Slipway
 from ._errors import (
     APIConnectionError,
     InvalidResponseError,
@@ -25,6 +23,8 @@ from ._errors import (
     SlipwayError,
     UnprocessableEntityError,
 )
+from ._generated.async_client import AsyncPage, AsyncSlipway
+from ._generated.client import Page, Slipway
 from ._generated.meta import API_VERSION, ErrorCode
 from ._version import __version__
 from .dpop import DPoPKey

@@ -29,7 +29,7 @@ from .models import (
 )
 
 if TYPE_CHECKING:
-    from .._async_client import AsyncPage, AsyncSlipway
+    from .async_client import AsyncPage, AsyncSlipway
 
 __all__ = ['AsyncProjects', 'AsyncDeployments', 'AsyncConfigurations', 'AsyncApiKeys', 'AsyncUsers', 'AsyncOAuthClients', 'AsyncEvents', 'AsyncWebhooks', 'AsyncResources']
 

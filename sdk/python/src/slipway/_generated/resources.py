@@ -29,7 +29,7 @@ from .models import (
 )
 
 if TYPE_CHECKING:
-    from .._client import Page, Slipway
+    from .client import Page, Slipway
 
 __all__ = ['Projects', 'Deployments', 'Configurations', 'ApiKeys', 'Users', 'OAuthClients', 'Events', 'Webhooks', 'Resources']
 

@@ -1,17 +1,21 @@
-"""The synchronous client."""
+# File generated from scripts/templates/client.py by scripts/generate.py (as written there).
+# Do not edit: edit the template and run scripts/generate.sh BASE_URL (the suite fails when this file differs from what the generator makes).
+"""The asynchronous client: :class:`AsyncSlipway`, and :class:`AsyncPage` for lists. The same API as
+:class:`Slipway` (made from the same template), with ``await`` and ``async for``.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import os
-import time
-from typing import Any, Iterator, Mapping, TypeVar, overload
+from typing import Any, AsyncIterator, Mapping, TypeVar, overload
 
 import httpx
 from pydantic import BaseModel
 
-from ._base import (
+from .._base import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_OPTIONS,
     DEFAULT_TIMEOUT,
@@ -29,41 +33,45 @@ from ._base import (
     resolve_base_url,
     transport_error,
 )
-from ._errors import SlipwayError
-from ._generated.resources import Resources
-from .oauth import OAuth
+from .._errors import SlipwayError
+from ..oauth import AsyncOAuth
+from .async_resources import AsyncResources
 
 T = TypeVar("T", bound=BaseModel)
 
+__all__ = ["AsyncPage", "AsyncSlipway"]
+
 # Looked up at call time, so a test can record the waits instead of sleeping through them.
-_sleep = time.sleep
+_sleep = asyncio.sleep
 
 
-class Page(BasePage[T]):
-    """A page of a list; ``next_page()`` fetches the next one, ``None`` after the last."""
+class AsyncPage(BasePage[T]):
+    """A page of a list; ``await next_page()`` fetches the next one, ``None`` after the last."""
 
-    _client: Slipway
+    _client: AsyncSlipway
 
-    def next_page(self) -> Page[T] | None:
+    async def next_page(self) -> AsyncPage[T] | None:
+        """The next page, fetched now with this page's filters and ``per_page``; ``None`` after the last."""
         if not self.has_next_page:
             return None
-        return self._client._get_page(self._path, self._model, self._next_params(), self._options)
+        return await self._client._get_page(self._path, self._model, self._next_params(), self._options)
 
-    def iter_all(self) -> Iterator[T]:
+    async def iter_all(self) -> AsyncIterator[T]:
         """Every item of this page and the pages after it, fetched as they are reached."""
-        page: Page[T] | None = self
+        page: AsyncPage[T] | None = self
         while page is not None:
-            yield from page.data
-            page = page.next_page()
+            for item in page.data:
+                yield item
+            page = await page.next_page()
 
 
-class Slipway(Resources):
-    """Client for the Slipway API.
+class AsyncSlipway(AsyncResources):
+    """Asynchronous client for the Slipway API.
 
     Credentials, one of: ``api_key`` (or the ``SLIPWAY_API_KEY`` environment variable), an OAuth
-    ``access_token``, or ``oauth`` (an :class:`~slipway.OAuth` holding a user's tokens, refreshed
-    when they expire or the API answers 401 ``invalid_token``; with ``OAuth(..., dpop=True)`` a bound
-    token is sent as ``Authorization: DPoP`` with a fresh proof per request).
+    ``access_token``, or ``oauth`` (an :class:`~slipway.AsyncOAuth` holding a user's tokens, refreshed
+    when they expire or the API answers 401 ``invalid_token``; with ``AsyncOAuth(..., dpop=True)`` a
+    bound token is sent as ``Authorization: DPoP`` with a fresh proof per request).
 
     ``max_retries`` (default 2; 0 turns retries off) applies to 429 (after ``Retry-After``), 503 and
     network errors; every create carries an ``Idempotency-Key`` (generated, or the call's
@@ -71,8 +79,9 @@ class Slipway(Resources):
     is in seconds (or an ``httpx.Timeout``), for each attempt; a timeout is not retried.
 
     Every method also takes the keyword-only per-call options ``timeout=``, ``extra_headers=``,
-    ``max_retries=`` (and ``idempotency_key=`` on creates). Close the client with :meth:`close`, or
-    use it as a context manager (``with Slipway(...) as client:``).
+    ``max_retries=`` (and ``idempotency_key=`` on creates). Close the client with :meth:`aclose`, or
+    use it as an async context manager (``async with AsyncSlipway(...) as client:``).
+    Cancelling the task of a call raises ``asyncio.CancelledError`` as usual.
     """
 
     def __init__(
@@ -81,11 +90,11 @@ class Slipway(Resources):
         base_url: str | None = None,
         api_key: str | None = None,
         access_token: str | None = None,
-        oauth: OAuth | None = None,
+        oauth: AsyncOAuth | None = None,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
         retry_policy: RetryPolicy | None = None,
-        http_client: httpx.Client | None = None,
+        http_client: httpx.AsyncClient | None = None,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
         self.base_url = resolve_base_url(base_url)
@@ -100,13 +109,13 @@ class Slipway(Resources):
         self._oauth = oauth
         self.retry_policy = retry_policy or RetryPolicy(max_retries=max_retries)
         self._owns_http = http_client is None
-        self._http = http_client or httpx.Client(timeout=timeout)
+        self._http = http_client or httpx.AsyncClient(timeout=timeout)
         self._timeout = timeout
         self._default_headers = dict(default_headers or {})
 
         self._bind_resources()
 
-    def with_options(self, *, timeout: Timeout | None = None, max_retries: int | None = None) -> Slipway:
+    def with_options(self, *, timeout: Timeout | None = None, max_retries: int | None = None) -> AsyncSlipway:
         """A client with another ``timeout`` and/or ``max_retries`` for some calls, sharing this one's
         credentials and connection pool: ``client.with_options(timeout=5).projects.list()``."""
         clone = copy.copy(self)
@@ -120,20 +129,20 @@ class Slipway(Resources):
 
     # -- plumbing -----------------------------------------------------------------------------
 
-    def _token(self) -> str:
+    async def _token(self) -> str:
         if self._oauth is not None:
-            return self._oauth.access_token()
+            return await self._oauth.access_token()
         assert self._static_token is not None
         return self._static_token
 
-    def _send(self, method: str, path: str, params: Mapping[str, Any] | None, json: Any, options: RequestOptions) -> httpx.Response:
+    async def _send(self, method: str, path: str, params: Mapping[str, Any] | None, json: Any, options: RequestOptions) -> httpx.Response:
         headers = build_headers(self._default_headers, options)
         timeout = self._timeout if options.timeout is None else options.timeout
         refreshed = False
         nonce_retried = False
         attempt = 0
         while True:
-            token = self._token()
+            token = await self._token()
             url = self.base_url + path
             if self._oauth is not None:
                 # Bearer, or for a DPoP-bound token "DPoP" and a fresh proof for this very request.
@@ -142,56 +151,58 @@ class Slipway(Resources):
             else:
                 headers["Authorization"] = f"Bearer {token}"
             try:
-                response = self._http.request(method, url, params=params, json=json, headers=headers, timeout=timeout)
+                response = await self._http.request(method, url, params=params, json=json, headers=headers, timeout=timeout)
             except httpx.RequestError as err:
                 delay = self.retry_policy.delay(attempt, None, options.max_retries) if may_resend(err, method, headers) else None
                 if delay is None:
                     raise transport_error(err, method, path) from err
                 attempt += 1
-                _sleep(delay)
+                await _sleep(delay)
                 continue
             if self._oauth is not None and self._oauth.wants_dpop_nonce(response) and not nonce_retried:
                 # RFC 9449 §8: the server wants its nonce in the proof; send once more with it.
                 nonce_retried = True
-                response.close()
+                await response.aclose()
                 continue
             if self._oauth is not None and not refreshed and is_invalid_token(response):
                 # The access token expired early or was revoked: refresh once and send again.
                 refreshed = True
-                response.close()
-                self._oauth.refresh(if_access_token=token)
+                await response.aclose()
+                await self._oauth.refresh(if_access_token=token)
                 continue
             delay = self.retry_policy.delay(attempt, response, options.max_retries) if response.status_code >= 400 else None
             if delay is None:
                 return response
             attempt += 1
-            response.close()
-            _sleep(delay)
+            await response.aclose()
+            await _sleep(delay)
 
     @overload
-    def _request(self, method: str, path: str, cast: type[T], *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS) -> T: ...
+    async def _request(self, method: str, path: str, cast: type[T], *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS) -> T: ...
 
     @overload
-    def _request(self, method: str, path: str, cast: None, *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS) -> None: ...
+    async def _request(self, method: str, path: str, cast: None, *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS) -> None: ...
 
-    def _request(
+    async def _request(
         self, method: str, path: str, cast: type[T] | None, *, params: Mapping[str, Any] | None = None, json: Any = None, options: RequestOptions = DEFAULT_OPTIONS
     ) -> T | None:
-        return parse(self._send(method, path, params, json, options), cast)
+        return parse(await self._send(method, path, params, json, options), cast)
 
-    def _get_page(self, path: str, model: type[T], params: dict[str, Any], options: RequestOptions) -> Page[T]:
-        page: Page[T] = Page(self._send("GET", path, params, None, options), model, path, params, options)
+    async def _get_page(self, path: str, model: type[T], params: dict[str, Any], options: RequestOptions) -> AsyncPage[T]:
+        page: AsyncPage[T] = AsyncPage(await self._send("GET", path, params, None, options), model, path, params, options)
         page._client = self
         return page
 
-    def _iterate(self, path: str, model: type[T], params: dict[str, Any], options: RequestOptions) -> Iterator[T]:
-        # A generator: nothing is fetched until the first item is asked for.
-        yield from self._get_page(path, model, params, options).iter_all()
+    async def _iterate(self, path: str, model: type[T], params: dict[str, Any], options: RequestOptions) -> AsyncIterator[T]:
+        # An async generator: nothing is fetched until the first item is asked for.
+        page = await self._get_page(path, model, params, options)
+        async for item in page.iter_all():
+            yield item
 
     # -- raw requests -------------------------------------------------------------------------
 
     @overload
-    def request(
+    async def request(
         self,
         method: str,
         path: str,
@@ -206,7 +217,7 @@ class Slipway(Resources):
     ) -> T: ...
 
     @overload
-    def request(
+    async def request(
         self,
         method: str,
         path: str,
@@ -220,7 +231,7 @@ class Slipway(Resources):
         max_retries: int | None = None,
     ) -> Any: ...
 
-    def request(
+    async def request(
         self,
         method: str,
         path: str,
@@ -234,25 +245,25 @@ class Slipway(Resources):
         max_retries: int | None = None,
     ) -> Any:
         """Sends any request under the base URL, for an operation this version does not wrap yet:
-        ``client.request("GET", "/v1/projects", params={"per_page": 5})``. Same credentials, retries,
-        errors and options as the resource methods. Returns the decoded JSON (``None`` for an empty
-        answer), or an instance of ``cast`` (a model) when given. ``json`` may hold models and datetimes
-        (sent as JSON and ISO 8601). A POST is retried after a lost response only with an
+        ``await client.request("GET", "/v1/projects", params={"per_page": 5})``. Same credentials,
+        retries, errors and options as the resource methods. Returns the decoded JSON (``None`` for an
+        empty answer), or an instance of ``cast`` (a model) when given. ``json`` may hold models and
+        datetimes (sent as JSON and ISO 8601). A POST is retried after a lost response only with an
         ``idempotency_key=``."""
         options = RequestOptions(idempotency_key=idempotency_key, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries)
-        response = self._send(method.upper(), check_path(path), params, jsonable(json), options)
+        response = await self._send(method.upper(), check_path(path), params, jsonable(json), options)
         return parse(response, cast) if cast is not None else parse_json(response)
 
     # -- lifecycle ----------------------------------------------------------------------------
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         """Closes the connection pool (unless it is an ``http_client=`` you passed, which stays yours).
-        ``with Slipway(...) as client:`` calls it on leaving the block."""
+        ``async with AsyncSlipway(...) as client:`` calls it on leaving the block."""
         if self._owns_http:
-            self._http.close()
+            await self._http.aclose()
 
-    def __enter__(self) -> Slipway:
+    async def __aenter__(self) -> AsyncSlipway:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,17 +1,21 @@
-"""The asynchronous client: the same API as :class:`Slipway`, with ``await`` and ``async for``."""
-
+# The one source of both clients. scripts/generate.py writes it out as
+# src/slipway/_generated/async_client.py as it is here, and as src/slipway/_generated/client.py without
+# async and await (its UNASYNC rules: AsyncSlipway -> Slipway, ``await x`` -> ``x``, aclose -> close,
+# asyncio.sleep -> time.sleep, ...). Write it as the asynchronous client; every rule must still apply
+# and the synchronous output must keep no async word, or the generator stops and says which.
+# Edit here, then run scripts/generate.sh BASE_URL. These comment lines are left out of both outputs.
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
-import asyncio
 import os
 from typing import Any, AsyncIterator, Mapping, TypeVar, overload
 
 import httpx
 from pydantic import BaseModel
 
-from ._base import (
+from .._base import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_OPTIONS,
     DEFAULT_TIMEOUT,
@@ -29,11 +33,13 @@ from ._base import (
     resolve_base_url,
     transport_error,
 )
-from ._errors import SlipwayError
-from ._generated.async_resources import AsyncResources
-from .oauth import AsyncOAuth
+from .._errors import SlipwayError
+from ..oauth import AsyncOAuth
+from .async_resources import AsyncResources
 
 T = TypeVar("T", bound=BaseModel)
+
+__all__ = ["AsyncPage", "AsyncSlipway"]
 
 # Looked up at call time, so a test can record the waits instead of sleeping through them.
 _sleep = asyncio.sleep
@@ -45,6 +51,7 @@ class AsyncPage(BasePage[T]):
     _client: AsyncSlipway
 
     async def next_page(self) -> AsyncPage[T] | None:
+        """The next page, fetched now with this page's filters and ``per_page``; ``None`` after the last."""
         if not self.has_next_page:
             return None
         return await self._client._get_page(self._path, self._model, self._next_params(), self._options)
@@ -59,11 +66,12 @@ class AsyncPage(BasePage[T]):
 
 
 class AsyncSlipway(AsyncResources):
-    """Asynchronous client for the Slipway API (see :class:`~slipway.Slipway` for the options).
+    """Asynchronous client for the Slipway API.
 
     Credentials, one of: ``api_key`` (or the ``SLIPWAY_API_KEY`` environment variable), an OAuth
-    ``access_token``, or ``oauth`` (an :class:`~slipway.OAuth` holding a user's tokens, refreshed
-    when they expire or the API answers 401 ``invalid_token``).
+    ``access_token``, or ``oauth`` (an :class:`~slipway.AsyncOAuth` holding a user's tokens, refreshed
+    when they expire or the API answers 401 ``invalid_token``; with ``AsyncOAuth(..., dpop=True)`` a
+    bound token is sent as ``Authorization: DPoP`` with a fresh proof per request).
 
     ``max_retries`` (default 2; 0 turns retries off) applies to 429 (after ``Retry-After``), 503 and
     network errors; every create carries an ``Idempotency-Key`` (generated, or the call's
@@ -72,8 +80,8 @@ class AsyncSlipway(AsyncResources):
 
     Every method also takes the keyword-only per-call options ``timeout=``, ``extra_headers=``,
     ``max_retries=`` (and ``idempotency_key=`` on creates). Close the client with :meth:`aclose`, or
-    use it as an async context manager (``async with AsyncSlipway(...) as client:``). Cancelling the
-    task of a call raises ``asyncio.CancelledError`` as usual.
+    use it as an async context manager (``async with AsyncSlipway(...) as client:``).
+    Cancelling the task of a call raises ``asyncio.CancelledError`` as usual.
     """
 
     def __init__(
@@ -236,8 +244,12 @@ class AsyncSlipway(AsyncResources):
         extra_headers: Mapping[str, str] | None = None,
         max_retries: int | None = None,
     ) -> Any:
-        """The async twin of :meth:`Slipway.request`: any request under the base URL, for an operation
-        this version does not wrap yet."""
+        """Sends any request under the base URL, for an operation this version does not wrap yet:
+        ``await client.request("GET", "/v1/projects", params={"per_page": 5})``. Same credentials,
+        retries, errors and options as the resource methods. Returns the decoded JSON (``None`` for an
+        empty answer), or an instance of ``cast`` (a model) when given. ``json`` may hold models and
+        datetimes (sent as JSON and ISO 8601). A POST is retried after a lost response only with an
+        ``idempotency_key=``."""
         options = RequestOptions(idempotency_key=idempotency_key, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries)
         response = await self._send(method.upper(), check_path(path), params, jsonable(json), options)
         return parse(response, cast) if cast is not None else parse_json(response)
