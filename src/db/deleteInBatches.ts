@@ -13,15 +13,23 @@ const BATCH = 5000;
  *
  * Each batch's delete repeats `filter` beside the ids it found, so a document that stopped matching
  * between the read and the delete (a lease taken over, a session seen again) is left alone.
+ *
+ * `fixedFields`: every field `filter` names is one a document never changes once inserted (the account,
+ * project or webhook it belongs to). The ids found then stay exactly what matches, and each delete names
+ * the ids alone: the primary key, which every engine answers at its fastest. On PostgreSQL + DocumentDB,
+ * 5,000 ids beside a project's filter took 1.5–2.8 s a batch (its planner takes the project's index and
+ * tests every id against each of the project's documents), the ids alone 0.5 s; a project's 100,000
+ * deployments are deleted in 10 s instead of 77.
  */
-export async function deleteInBatches<T extends { _id: string }>(collection: Collection<T>, filter: Filter<T>): Promise<number> {
+export async function deleteInBatches<T extends { _id: string }>(collection: Collection<T>, filter: Filter<T>, options: { fixedFields?: boolean } = {}): Promise<number> {
   let removed = 0;
   for (;;) {
     const ids = (await collection.find(filter, { projection: { _id: 1 } }).limit(BATCH).toArray()).map((d) => d._id);
     if (ids.length === 0) return removed;
     // An `_id` condition of the filter holds for these ids for good (`_id` never changes), so the ids
     // take its place: one top-level `_id $in`, which the embedded database answers from its index.
-    const { deletedCount } = await collection.deleteMany({ ...filter, _id: { $in: ids } } as Filter<T>);
+    const byIds = { _id: { $in: ids } } as Filter<T>;
+    const { deletedCount } = await collection.deleteMany(options.fixedFields ? byIds : ({ ...filter, ...byIds } as Filter<T>));
     removed += deletedCount;
     if (ids.length < BATCH) return removed;
   }

@@ -80,7 +80,7 @@ export class ConfigurationRepository {
 
   /** For project deletion. */
   async deleteAllForProject(accountId: string, projectId: string): Promise<number> {
-    const deletedCount = await deleteInBatches(this.collection, { account_id: String(accountId), project_id: String(projectId) });
+    const deletedCount = await deleteInBatches(this.collection, { account_id: String(accountId), project_id: String(projectId) }, { fixedFields: true });
     return deletedCount;
   }
 

@@ -115,7 +115,7 @@ export class DeploymentRepository {
   }
 
   async deleteByProject(accountId: string, projectId: string): Promise<number> {
-    const deletedCount = await deleteInBatches(this.collection, { account_id: String(accountId), project_id: String(projectId) });
+    const deletedCount = await deleteInBatches(this.collection, { account_id: String(accountId), project_id: String(projectId) }, { fixedFields: true });
     return deletedCount;
   }
 }

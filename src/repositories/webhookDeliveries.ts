@@ -85,6 +85,6 @@ export class WebhookDeliveryRepository {
   }
 
   async deleteForWebhook(webhookId: string): Promise<number> {
-    return await deleteInBatches(this.collection, { webhook_id: String(webhookId) });
+    return await deleteInBatches(this.collection, { webhook_id: String(webhookId) }, { fixedFields: true });
   }
 }

@@ -82,6 +82,6 @@ export class WebhookQueueRepository {
   }
 
   async removeForWebhook(webhookId: string): Promise<number> {
-    return await deleteInBatches(this.collection, { webhook_id: String(webhookId) });
+    return await deleteInBatches(this.collection, { webhook_id: String(webhookId) }, { fixedFields: true });
   }
 }
