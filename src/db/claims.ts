@@ -112,20 +112,23 @@ export async function sweepEnded<T extends EndingClaim>(collection: Collection<T
   return await deleteInBatches(collection, { expires_at: { $lt: before } } as Filter<T>);
 }
 
+/** Claims of one kind in one collection, swept `keepMs` after they end. */
+abstract class KeptClaims<T extends EndingClaim> {
+  readonly collection: Collection<T>;
+  protected readonly keepMs: number;
+  constructor(collection: Collection<T>, keepMs: number) {
+    this.collection = collection;
+    this.keepMs = keepMs;
+  }
+}
+
 /**
  * Leases with an end: `_id` is what is leased, held by whoever inserted it (claimOnce) until it is
  * released or its end passes. A holder that died leaves a lease that stays taken; once its end has
  * passed, one of the instances that find it so takes it over. Ended leases are swept `keepMs` after
  * their end.
  */
-export class Leases {
-  readonly collection: Collection<EndingClaim>;
-  readonly #keepMs: number;
-  constructor(collection: Collection<EndingClaim>, keepMs: number) {
-    this.collection = collection;
-    this.#keepMs = keepMs;
-  }
-
+export class Leases extends KeptClaims<EndingClaim> {
   /** True when this caller holds the lease now, until `now + ttlMs`. */
   async tryClaim(id: string, ttlMs: number, now = new Date()): Promise<boolean> {
     return await claimOnce(this.collection, { _id: String(id), expires_at: new Date(now.getTime() + ttlMs) });
@@ -166,7 +169,7 @@ export class Leases {
 
   /** Leases (and take-over tickets) left by instances that died, `keepMs` after they ended. */
   async sweep(now = new Date()): Promise<number> {
-    return await sweepEnded(this.collection, new Date(now.getTime() - this.#keepMs));
+    return await sweepEnded(this.collection, new Date(now.getTime() - this.keepMs));
   }
 }
 
@@ -197,14 +200,7 @@ const SWEEP_BATCH = 1000;
  * same N+1 exactly one wins. Only the holder ever updates its own generation (to release it), so no
  * update races another. A generation never released ends at the `ttlMs` it was taken with.
  */
-export class GenerationLeases {
-  readonly collection: Collection<GenerationDoc>;
-  readonly #keepMs: number;
-  constructor(collection: Collection<GenerationDoc>, keepMs: number) {
-    this.collection = collection;
-    this.#keepMs = keepMs;
-  }
-
+export class GenerationLeases extends KeptClaims<GenerationDoc> {
   /** The name's next generation, or null while someone else holds an unreleased, unended one. */
   async tryAcquire(name: string, ttlMs: number, now = new Date()): Promise<Generation | null> {
     const latest = await this.collection.findOne({ name: String(name) }, { sort: { generation: -1 } });
@@ -225,7 +221,7 @@ export class GenerationLeases {
    * call (the next sweep goes on).
    */
   async sweep(now = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - this.#keepMs);
+    const cutoff = new Date(now.getTime() - this.keepMs);
     const old = await this.collection.find({ expires_at: { $lte: cutoff } }, { projection: { name: 1, generation: 1 } }).limit(SWEEP_BATCH).toArray();
     const ids: string[] = [];
     for (const doc of old) {
