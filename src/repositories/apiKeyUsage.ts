@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { claimOnce } from '../db/claims.ts';
 
 /**
  * When each API key was last used, apart from `api_keys`: the busy write of the authentication path
@@ -33,13 +33,8 @@ export class ApiKeyUsageRepository {
       { $set: { last_used_at: at } },
     );
     if (matchedCount === 1) return true;
-    try {
-      await this.collection.insertOne({ _id: id, last_used_at: at });
-      return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
+    // The key's first use: recorded by whichever concurrent request claims the record.
+    return await claimOnce(this.collection, { _id: id, last_used_at: at });
   }
 
   async lastUsed(keyIds: string[]): Promise<Map<string, Date>> {

@@ -38,7 +38,7 @@ export class ConfigurationRepository {
     await this.collection.createIndex({ secret: 1 }, { name: 'secret' });
   }
 
-  /** Throws the driver's duplicate-key error (11000) when the key exists in that environment. */
+  /** Fails on the unique index when the key exists in that environment (ConfigurationService answers it with writeUnique). */
   async insert(doc: ConfigurationDoc): Promise<void> {
     await this.collection.insertOne(doc);
   }

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { claimOnce } from '../db/claims.ts';
 
 /**
  * The data keys (keys/data-keys.json) that may have sealed something in this database: every id the
@@ -28,17 +28,12 @@ export class DataKeyRegistryRepository {
     return await this.collection.find({}).toArray();
   }
 
-  /** Records each id once; ids recorded before (by any instance) are left as they are. */
+  /**
+   * Records each id once: a claim each (src/db/claims.ts), so ids recorded before (by any instance) are
+   * left as they are. One write per id: the key material holds a handful.
+   */
   async record(ids: string[], now = new Date()): Promise<void> {
-    if (ids.length === 0) return;
-    try {
-      await this.collection.insertMany(
-        ids.map((id) => ({ _id: String(id), first_seen_at: now, accepted_lost_at: null })),
-        { ordered: false },
-      );
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    for (const id of ids) await claimOnce(this.collection, { _id: String(id), first_seen_at: now, accepted_lost_at: null });
   }
 
   async acceptLost(ids: string[], now = new Date()): Promise<void> {

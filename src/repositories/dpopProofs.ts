@@ -1,15 +1,13 @@
 import type { Collection, Db } from 'mongodb';
-import { deleteInBatches } from '../db/deleteInBatches.ts';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { claimOnce, sweepEnded } from '../db/claims.ts';
 import { sha256Hex } from '../lib/hash.ts';
 
 /**
  * DPoP proofs already presented (RFC 9449 §11.1): to /v1, one row per (key thumbprint, `jti`), under
  * `_id` = SHA-256 of both, kept while the proof's `iat` is inside the accepted window; to the
  * authorization server, one per (`oauth:` + client_id, `jti`) (its ReplayDetection, src/oauth/provider/replay.ts),
- * kept until max(now, iat) + oidc-provider's window. Claiming is a
- * unique insert, atomic on MongoDB and FerretDB alike, so a proof is accepted once across every
- * instance however many requests carry it at the same time. A row outlives the window its proof is
+ * kept until max(now, iat) + oidc-provider's window. Each is a claim (src/db/claims.ts), so a proof is
+ * accepted once across every instance however many requests carry it at the same time. A row outlives the window its proof is
  * accepted in (an older proof is refused for its `iat` anyway); the sweeper removes it after that.
  */
 interface DpopProofDoc {
@@ -29,13 +27,7 @@ export class DpopProofRepository {
 
   /** True for the first presentation of (scope, jti); false when it was presented before. */
   async claim(scope: string, jti: string, expiresAt: Date): Promise<boolean> {
-    try {
-      await this.collection.insertOne({ _id: sha256Hex(`${scope}\n${jti}`), expires_at: expiresAt });
-      return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
+    return await claimOnce(this.collection, { _id: sha256Hex(`${scope}\n${jti}`), expires_at: expiresAt });
   }
 
   /** Until when the claim of (scope, jti) is kept; null when there is none (never presented, or swept). */
@@ -44,6 +36,6 @@ export class DpopProofRepository {
   }
 
   async sweep(now: Date): Promise<number> {
-    return await deleteInBatches(this.collection, { expires_at: { $lt: now } });
+    return await sweepEnded(this.collection, now);
   }
 }

@@ -1,6 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
-import { deleteInBatches } from '../db/deleteInBatches.ts';
+import { claimOnce, sweepEnded } from '../db/claims.ts';
 
 export interface StoredResponse {
   status: number;
@@ -40,7 +39,7 @@ export const claimedAt = (doc: IdempotencyDoc) => doc.claimed_at ?? doc.created_
 
 /**
  * One record per `Idempotency-Key`. Everything that must hold across concurrent requests or instances
- * rests on the insert of the unique `_id`; the updates below are single-document writes that FerretDB
+ * rests on the claim of the key (src/db/claims.ts); the updates below are single-document writes that FerretDB
  * 1.24 does not apply atomically, so nothing depends on which of two concurrent updates wins: a
  * request that runs again reuses `resource_id`, and the services answer such a run with what the first
  * made.
@@ -56,26 +55,22 @@ export class IdempotencyKeyRepository {
   }
 
   /**
-   * Claims the key by inserting it (the unique `_id` makes exactly one concurrent caller win). Returns
-   * null when claimed, else the live record that holds it. An expired record is removed first.
+   * Claims the key (exactly one concurrent caller wins). Returns null when claimed, else the live
+   * record that holds it. An expired record is removed first.
    */
   async reserve(id: string, fingerprint: string, resourceId: string | null = null, now = new Date()): Promise<IdempotencyDoc | null> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await this.collection.insertOne({
-          _id: id,
-          fingerprint,
-          state: 'pending',
-          resource_id: resourceId,
-          response: null,
-          created_at: now,
-          claimed_at: now,
-          expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-        });
-        return null;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+      const claimed = await claimOnce(this.collection, {
+        _id: id,
+        fingerprint,
+        state: 'pending',
+        resource_id: resourceId,
+        response: null,
+        created_at: now,
+        claimed_at: now,
+        expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      });
+      if (claimed) return null;
       const existing = await this.find(id, now);
       if (existing) return existing;
       await this.collection.deleteOne({ _id: id, expires_at: { $lte: now } });
@@ -114,6 +109,6 @@ export class IdempotencyKeyRepository {
   }
 
   async sweep(now = new Date()): Promise<number> {
-    return await deleteInBatches(this.collection, { expires_at: { $lte: now } });
+    return await sweepEnded(this.collection, now);
   }
 }

@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import type { Changes } from '../lib/changes.ts';
-import { retryDeadlocks } from '../db/duplicateKey.ts';
+import { retryDeadlocks } from '../db/claims.ts';
 import { OidcArtifactRepository, ensureOidcIndexes, migrateOidcArtifacts, sweepOidc, type MigrationOptions } from './oidc/index.ts';
 import { AccountRepository } from './accounts.ts';
 import { ApiKeyRepository, type ApiKeyDoc } from './apiKeys.ts';

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { writeUnique } from '../db/claims.ts';
 import { RecordCache } from '../lib/recordCache.ts';
 import { findPage } from './page.ts';
 import { type PageRequest, type PageResult } from '../domain/page.ts';
@@ -56,11 +56,8 @@ export class OAuthClientRepository {
     const { _id, ...fields } = doc;
     const write = () => this.collection.updateOne({ _id }, { $set: { ...fields, updated_at: at }, $setOnInsert: { created_at: at } }, { upsert: true });
     try {
-      await write();
-    } catch (err) {
       // Two upserts of a new id at once: one inserts, the other fails on the unique _id; it now updates.
-      if (!isDuplicateKeyError(err)) throw err;
-      await write();
+      await writeUnique(write, write);
     } finally {
       this.#cache.forget(_id);
     }

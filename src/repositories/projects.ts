@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { writeUnique } from '../db/claims.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import { findPage } from './page.ts';
 
@@ -27,6 +27,11 @@ export const foldName = (name: string) => name.normalize('NFC').toLowerCase();
 
 export class DuplicateProjectName extends Error {}
 
+/** The account's name is taken (the unique index `account_name_unique`). */
+const taken = (): never => {
+  throw new DuplicateProjectName();
+};
+
 
 export class ProjectRepository {
   readonly collection: Collection<ProjectDoc>;
@@ -52,12 +57,7 @@ export class ProjectRepository {
 
   /** Throws DuplicateProjectName when the account already has the name (ignoring case). */
   async insert(doc: ProjectDoc): Promise<void> {
-    try {
-      await this.collection.insertOne(doc);
-    } catch (err) {
-      if (isDuplicateKeyError(err)) throw new DuplicateProjectName();
-      throw err;
-    }
+    await writeUnique(() => this.collection.insertOne(doc), taken);
   }
 
   /**
@@ -94,12 +94,7 @@ export class ProjectRepository {
   ): Promise<ProjectDoc | null> {
     const filter = this.#filter(scope, id);
     if (!filter) return null;
-    try {
-      return await this.collection.findOneAndUpdate({ ...filter, status: expectedStatus }, { $set: set }, { returnDocument: 'after' });
-    } catch (err) {
-      if (isDuplicateKeyError(err)) throw new DuplicateProjectName();
-      throw err;
-    }
+    return await writeUnique(() => this.collection.findOneAndUpdate({ ...filter, status: expectedStatus }, { $set: set }, { returnDocument: 'after' }), taken);
   }
 
   async delete(scope: ProjectScope, id: string): Promise<boolean> {

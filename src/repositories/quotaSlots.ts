@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { claimOnce } from '../db/claims.ts';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /** What an account's counted resources are. */
@@ -10,7 +10,7 @@ export type QuotaKind = (typeof QUOTA_KINDS)[number];
  * One counted resource of an account: `_id` is `<kind>:<resource id>`, and `n` its slot number, unique
  * per account and kind (unique index). A create takes a free number below its quota by inserting the
  * slot before the resource, so of concurrent creates only as many as there are free numbers succeed:
- * an insert of a unique key is atomic on FerretDB 1.24 as on MongoDB, where a count-then-insert is not.
+ * each slot is a claim (src/db/claims.ts), where a count-then-insert would let them all through.
  * Resources counted without a limit (the operator's, or made before quotas existed) take a negative
  * number, which shrinks the range of free ones by as much.
  */
@@ -53,13 +53,8 @@ export class QuotaSlotRepository {
 
   /** Inserts slot `n` for a resource: 'taken' when the number (or the resource's slot) exists already. */
   async tryInsert(accountId: string, kind: QuotaKind, resourceId: string, n: number): Promise<'inserted' | 'taken'> {
-    try {
-      await this.collection.insertOne({ _id: slotId(kind, resourceId), account_id: accountId, kind, n, created_at: new Date() });
-      return 'inserted';
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return 'taken';
-      throw err;
-    }
+    const slot = { _id: slotId(kind, resourceId), account_id: accountId, kind, n, created_at: new Date() };
+    return (await claimOnce(this.collection, slot)) ? 'inserted' : 'taken';
   }
 
   /** A slot outside the quota's range (operator's resources, backfill); nothing if the resource has one. */
@@ -91,11 +86,8 @@ export class QuotaSlotRepository {
       await this.insertUnlimited(resource.account_id, kind, resource._id);
       added++;
     }
-    try {
-      await this.collection.insertOne({ _id: marker, account_id: '', kind: 'backfill', n: QUOTA_KINDS.indexOf(kind), created_at: new Date() });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    // Marked already by another instance starting at the same time: the same marker either way.
+    await claimOnce(this.collection, { _id: marker, account_id: '', kind: 'backfill', n: QUOTA_KINDS.indexOf(kind), created_at: new Date() });
     return added;
   }
 }

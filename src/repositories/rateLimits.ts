@@ -1,6 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
-import { deleteInBatches } from '../db/deleteInBatches.ts';
+import { claimOnce, sweepEnded, writeUnique } from '../db/claims.ts';
 
 interface CounterDoc {
   _id: string;
@@ -50,17 +49,11 @@ export class RateLimitRepository {
   }
 
   /**
-   * Claims share `index` of a counter's window by inserting its unique id: true if this caller got it,
-   * false if someone (any instance) had it already. Atomic on FerretDB and MongoDB alike, unlike `$inc`.
+   * Claims share `index` of a counter's window (src/db/claims.ts): true if this caller got it, false if
+   * someone (any instance) had it already. Exact across instances, unlike `$inc` on FerretDB 1.24.
    */
   async claimShare(counter: string, index: number, expiresAt: Date): Promise<boolean> {
-    try {
-      await this.#shares.insertOne({ _id: `${counter}:s${index}`, expires_at: expiresAt });
-      return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
+    return await claimOnce(this.#shares, { _id: `${counter}:s${index}`, expires_at: expiresAt });
   }
 
   /** Where the next free share probably is: every share below it is taken. Only a hint; 0 if none. */
@@ -71,11 +64,11 @@ export class RateLimitRepository {
 
   /** Records that shares below `next` are taken (a lost or late update only costs extra probes). */
   async raiseShareHint(counter: string, next: number, expiresAt: Date): Promise<void> {
-    try {
-      await this.#shares.updateOne({ _id: `${counter}:next` }, { $max: { next }, $setOnInsert: { expires_at: expiresAt } }, { upsert: true });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    // Two upserts of a new hint at once: the one that lost to the other's insert is only a late hint.
+    await writeUnique(
+      () => this.#shares.updateOne({ _id: `${counter}:next` }, { $max: { next }, $setOnInsert: { expires_at: expiresAt } }, { upsert: true }),
+      () => undefined,
+    );
   }
 
   async ensureIndexes(): Promise<void> {
@@ -133,7 +126,7 @@ export class RateLimitRepository {
    * answers concurrent upserts of one new `_id` each as if it had inserted the document, and keeps one
    * (40 upserts with `$inc: 1` at once left counts from 4 to 40), so the first hits of a window on two
    * instances would each count from zero. An increment of an existing counter is atomic on every engine,
-   * and so is an insert into a unique `_id`: the counter is increased if it exists, otherwise inserted
+   * and so is a claim (src/db/claims.ts): the counter is increased if it exists, otherwise inserted
    * with the count, and when another instance inserted it first, increased. One command per hit, as the
    * upsert was, except the window's first.
    */
@@ -141,17 +134,12 @@ export class RateLimitRepository {
     const increase = () => this.collection.findOneAndUpdate({ _id: id }, { $inc: { count: by } }, { returnDocument: 'after' });
     const increased = await increase();
     if (increased) return increased.count;
-    try {
-      await this.collection.insertOne({ _id: id, count: by, expires_at: expiresAt });
-      return by;
-    } catch (err) {
-      // Another instance inserted the window's counter first: add to it.
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    if (await claimOnce(this.collection, { _id: id, count: by, expires_at: expiresAt })) return by;
+    // Another instance inserted the window's counter first: add to it.
     return (await increase())?.count ?? by;
   }
 
   async sweep(now = new Date()): Promise<number> {
-    return await deleteInBatches(this.collection, { expires_at: { $lte: now } });
+    return await sweepEnded(this.collection, now);
   }
 }

@@ -1,6 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { deleteInBatches } from '../db/deleteInBatches.ts';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { claimOnce, sweepEnded } from '../db/claims.ts';
 import type { Changes } from '../lib/changes.ts';
 
 /**
@@ -43,12 +42,8 @@ export class RevokedGrantRepository {
   async add(key: string, at = new Date()): Promise<void> {
     this.#changes.emit('revoked', key, at);
     // The first revocation is kept. Concurrent revocations of one grant (parallel reuse of one code or
-    // refresh token) race here: an insert of the `_id` lets exactly one in, and the others are done.
-    try {
-      await this.collection.insertOne({ _id: key, revoked_at: at, expires_at: new Date(at.getTime() + KEEP_SECONDS * 1000) });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    // refresh token) race here: one claims the key, and the others are done.
+    await claimOnce(this.collection, { _id: key, revoked_at: at, expires_at: new Date(at.getTime() + KEEP_SECONDS * 1000) });
   }
 
   /** Whether any of the keys is listed: one lookup by `_id` each (for the introspection endpoint). */
@@ -64,6 +59,6 @@ export class RevokedGrantRepository {
   }
 
   async sweep(now = new Date()): Promise<number> {
-    return await deleteInBatches(this.collection, { expires_at: { $lte: now } });
+    return await sweepEnded(this.collection, now);
   }
 }

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { claimOnce } from '../db/claims.ts';
 
 /**
  * The health of one webhook endpoint as the dispatcher sees it: how many attempts in a row failed and,
@@ -44,7 +44,7 @@ export class WebhookCircuitRepository {
   /** One more failure in a row; `openUntil(failures)` says until when the endpoint then waits (null: not yet). */
   async recordFailure(webhookId: string, now: Date, openUntil: (failures: number) => Date | null): Promise<WebhookCircuitDoc> {
     const id = String(webhookId);
-    for (let round = 0; ; round++) {
+    for (let round = 0; round < 2; round++) {
       const current = await this.find(id);
       const failures = (current?.failures ?? 0) + 1;
       const doc: WebhookCircuitDoc = { _id: id, failures, open_until: openUntil(failures), updated_at: now };
@@ -52,14 +52,10 @@ export class WebhookCircuitRepository {
         await this.collection.replaceOne({ _id: id }, doc);
         return doc;
       }
-      try {
-        await this.collection.insertOne(doc);
-        return doc;
-      } catch (err) {
-        // Another instance recorded a failure first: count on top of it.
-        if (!isDuplicateKeyError(err) || round > 0) throw err;
-      }
+      if (await claimOnce(this.collection, doc)) return doc;
+      // Another instance recorded a failure first: count on top of it.
     }
+    throw new Error(`the circuit of ${id} changed under every attempt to record a failure`);
   }
 
   /** An attempt succeeded (or the endpoint was changed): the circuit closes. */

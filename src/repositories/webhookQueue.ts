@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { claimOnce } from '../db/claims.ts';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /**
@@ -37,13 +37,7 @@ export class WebhookQueueRepository {
 
   /** False when the delivery is already queued. */
   async insert(entry: WebhookQueueEntry): Promise<boolean> {
-    try {
-      await this.collection.insertOne(entry);
-      return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
+    return await claimOnce(this.collection, entry);
   }
 
   /** The endpoints that have at least one entry due by `now` (one id each, however long their backlog). */

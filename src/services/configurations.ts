@@ -1,7 +1,7 @@
 import type { Principal } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
 import { AppError, conflict, notFound, validationFailed, found } from '../errors.ts';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { writeUnique } from '../db/claims.ts';
 import { newId } from '../lib/ids.ts';
 import type { ConfigurationChanges, ConfigurationDoc } from '../repositories/configurations.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -96,12 +96,12 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
       created_at: now,
       updated_at: now,
     };
-    try {
-      await this.deps.configurations.insert(doc);
-    } catch (err) {
-      if (isDuplicateKeyError(err)) throw conflict(`${input.key} already exists in the ${input.environment} environment of this project.`);
-      throw err;
-    }
+    await writeUnique(
+      () => this.deps.configurations.insert(doc),
+      () => {
+        throw conflict(`${input.key} already exists in the ${input.environment} environment of this project.`);
+      },
+    );
     await this.deps.eventLog.record('configuration.created', principal, doc, eventData(doc), now);
     return doc;
   }

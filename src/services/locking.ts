@@ -12,8 +12,8 @@ export interface LockOptions {
 }
 
 /**
- * Named leases across every instance (src/repositories/locks.ts: a lease is a unique insert, the one
- * write FerretDB 1.24 performs atomically). Built once by createServices and given to the services that
+ * Named leases across every instance (src/repositories/locks.ts: generation leases, src/db/claims.ts).
+ * Built once by createServices and given to the services that
  * serialise changes (an account's users, an API key, a configuration) or claim something once.
  */
 export class LockService extends Service<Pick<Repositories, 'locks'>> {

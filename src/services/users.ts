@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Changes } from '../lib/changes.ts';
 import { conflict, invalidRequest, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
-import { isDuplicateKeyError } from '../db/duplicateKey.ts';
+import { writeUnique } from '../db/claims.ts';
 import { createOnce } from './createOnce.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
@@ -31,7 +31,7 @@ const SETUP_CLAIM_MARGIN_MS = 3600 * 1000;
  * Every change of a role and every removal in an account runs under the account's users lease, one
  * at a time across instances. Inside it the owner count is exact, so "demote or remove only if another
  * owner remains" holds without transactions; and it does not rely on a conditional update being atomic,
- * which FerretDB 1.24 does not guarantee (see src/repositories/locks.ts).
+ * which FerretDB 1.24 does not guarantee (see src/db/claims.ts).
  */
 const usersLock = (accountId: string) => `users:${accountId}`;
 
@@ -141,14 +141,13 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
       if (holder?.account_id === data.account_id) throw taken();
       if (holder && !invite) throw conflict('A user with this email already exists.');
       doc.email_key = holder ? `invited:${id}` : data.email;
-      try {
-        await users.insert(doc);
-        return doc;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-        // The account has it (an invitation, or a concurrent add), or someone signs in with it now.
-        if (await users.emailInAccount(data.account_id, data.email)) throw taken();
-      }
+      const inserted = await writeUnique(
+        () => users.insert(doc).then(() => true),
+        () => false,
+      );
+      if (inserted) return doc;
+      // The account has it (an invitation, or a concurrent add), or someone signs in with it now.
+      if (await users.emailInAccount(data.account_id, data.email)) throw taken();
     }
     throw taken();
   }
@@ -195,7 +194,7 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
     if (!found) throw invalid();
     const passwordHash = await hashPassword(input.password);
     // Single use: of concurrent requests with the same token exactly one takes this never-released
-    // lease (an insert of a unique id, atomic on every server; findOneAndDelete is not, on FerretDB).
+    // lease (a claim, src/db/claims.ts; findOneAndDelete is not exact on FerretDB).
     // The lease outlives the token by a margin, and the token is read again once claimed: a request that
     // read it before expiry (or before the winner deleted it) and claims only after the lease ended
     // finds it expired or gone.

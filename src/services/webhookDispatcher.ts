@@ -193,12 +193,7 @@ export class WebhookDispatcher extends Service<DispatcherDeps> {
 
   /** True when this instance now holds the place (a fresh lease, or one whose holder died). */
   async #claimSlot(webhookId: string, slot: number, now: Date): Promise<boolean> {
-    const { webhookLeases } = this.deps;
-    const id = slotLeaseId(webhookId, slot);
-    const ttl = leaseMs(this.deps.config.webhookTimeoutMs);
-    if (await webhookLeases.tryClaim(id, ttl, now)) return true;
-    const lease = await webhookLeases.find(id);
-    return lease !== null && lease.expires_at <= now && (await webhookLeases.takeOver(id, lease, ttl, now));
+    return await this.deps.webhookLeases.claimOrTakeOver(slotLeaseId(webhookId, slot), leaseMs(this.deps.config.webhookTimeoutMs), now);
   }
 
   /** The entry as it is now, with its attempt's lease held by this instance; null when the attempt is not this instance's to make. */

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { isDuplicateKeyError } from '../../db/duplicateKey.ts';
+import { claimOnce, writeUnique } from '../../db/claims.ts';
 import { sha256Hex } from '../../lib/hash.ts';
 import type { OAuthClientRepository } from '../oauthClients.ts';
 import { CONSUMED_REFRESH_TOKENS, OIDC_CLAIMS, collectionName, storedArtifact, type ClaimDoc, type StoredArtifact } from './artifacts.ts';
@@ -52,21 +52,14 @@ export class AlreadyConsumed extends Error {
  */
 async function saveArtifact(collection: Collection<StoredArtifact>, stored: StoredArtifact): Promise<void> {
   const { _id, ...doc } = stored;
-  try {
-    await collection.insertOne(stored);
-    return;
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
-  try {
-    await collection.replaceOne({ _id }, doc, { upsert: true });
-  } catch (err) {
-    // Saved concurrently by another request (parallel requests of one browser save its session): an
-    // upsert that did not see the document inserted it too (FerretDB's upsert is a find, then an
-    // insert), so replace what is there now.
-    if (!isDuplicateKeyError(err)) throw err;
-    await collection.replaceOne({ _id }, doc);
-  }
+  if (await claimOnce(collection, stored)) return;
+  // Saved concurrently by another request (parallel requests of one browser save its session): an
+  // upsert that did not see the document inserted it too (FerretDB's upsert is a find, then an
+  // insert), so replace what is there now.
+  await writeUnique(
+    () => collection.replaceOne({ _id }, doc, { upsert: true }),
+    () => collection.replaceOne({ _id }, doc),
+  );
 }
 
 /** The reuse grace window of refresh tokens (AdapterHooks.refreshReuseGraceSeconds). */
@@ -109,16 +102,12 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
   async function claim(model: string, _id: string, now: Date): Promise<void> {
     const claimId = `${model}:${_id}`;
     const ttlSeconds = hooks.ttlSeconds?.[model] ?? DEFAULT_CLAIM_TTL_SECONDS;
-    try {
-      await claims.insertOne({ _id: claimId, claimed_at: now, expires_at: new Date(now.getTime() + ttlSeconds * 1000) });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      if (grace.applies(model)) {
-        const first = await claims.findOne({ _id: claimId });
-        if (first && grace.covers(model, first.claimed_at, now.getTime())) return;
-      }
-      throw new AlreadyConsumed(model);
+    if (await claimOnce(claims, { _id: claimId, claimed_at: now, expires_at: new Date(now.getTime() + ttlSeconds * 1000) })) return;
+    if (grace.applies(model)) {
+      const first = await claims.findOne({ _id: claimId });
+      if (first && grace.covers(model, first.claimed_at, now.getTime())) return;
     }
+    throw new AlreadyConsumed(model);
   }
 
   /** Finds by a secondary lookup key (a session's uid, a device userCode): stored hashed, the id sealed under it. */

@@ -22,9 +22,8 @@
  * among the live ones, and swept, until the last token moved there expires (30 days).
  *
  * Single use (codes, refresh tokens, pushed requests): consume() claims the artifact by inserting
- * `${model}:${hashed id}` into `oidc_claims`. An insert of a unique `_id` is atomic on FerretDB 1.24 as
- * on MongoDB, so of any number of concurrent consumers on any number of instances exactly one wins; the
- * others get AlreadyConsumed. An update after a read (how consume() worked before) is not: FerretDB
+ * `${model}:${hashed id}` into `oidc_claims`, a claim (src/db/claims.ts): of any number of concurrent
+ * consumers on any number of instances exactly one wins; the others get AlreadyConsumed. An update after a read (how consume() worked before) is not: FerretDB
  * applies it as read-modify-write, and every concurrent request that had read the artifact unused went
  * on to issue tokens. Interactions are single use by their delete (./adapter.ts, destroy()).
  *

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import type { AdapterPayload } from 'oidc-provider';
 import { deleteInBatches } from '../../db/deleteInBatches.ts';
-import { isDuplicateKeyError } from '../../db/duplicateKey.ts';
+import { claimOnce, sweepEnded } from '../../db/claims.ts';
 import {
   CONSUMED_REFRESH_TOKENS,
   GRANT_BOUND_MODELS,
@@ -41,7 +41,7 @@ export async function sweepOidc(db: Db, now = new Date()): Promise<number> {
     removed += await deleteInBatches(db.collection<StoredArtifact>(collectionName(model)), { expires_at: { $lte: now } });
   }
   removed += await deleteInBatches(db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS), { expires_at: { $lte: now } });
-  removed += await deleteInBatches(db.collection<ClaimDoc>(OIDC_CLAIMS), { expires_at: { $lte: now } });
+  removed += await sweepEnded(db.collection<ClaimDoc>(OIDC_CLAIMS), now);
   return removed;
 }
 
@@ -68,12 +68,8 @@ export async function migrateOidcArtifacts(db: Db, { once = false }: MigrationOp
   const markers = db.collection<{ _id: string; at: Date }>(MIGRATIONS);
   if (once && (await markers.countDocuments({ _id: REKEYED }, { limit: 1 })) > 0) return 0;
   const migrated = await rekeyLegacyArtifacts(db);
-  try {
-    await markers.insertOne({ _id: REKEYED, at: new Date() });
-  } catch (err) {
-    // Marked already (by an earlier run, or another instance starting at the same time).
-    if (!isDuplicateKeyError(err)) throw err;
-  }
+  // Marked already, or not: by an earlier run, or another instance starting at the same time.
+  await claimOnce(markers, { _id: REKEYED, at: new Date() });
   return migrated;
 }
 
@@ -91,12 +87,8 @@ async function rekeyLegacyArtifacts(db: Db): Promise<number> {
       }
       const doc = storedArtifact(model, old._id, payload, old.expires_at);
       if (old.consumed_at) doc.consumed_at = old.consumed_at;
-      try {
-        await db.collection<StoredArtifact>(collectionName(model)).insertOne(doc);
-      } catch (err) {
-        // Another instance migrated it first.
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+      // Not claimed: another instance migrated it first.
+      await claimOnce(db.collection<StoredArtifact>(collectionName(model)), doc);
       await col.deleteOne({ _id: old._id });
       migrated++;
     }
