@@ -1,6 +1,20 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const DELETE_IN_BATCHES = 'src/db/deleteInBatches.ts';
+const PROVIDER_SEAM = 'src/oauth/provider/internals.ts';
+const ONE_WAY_TO_DELETE = { selector: "MemberExpression[property.name='deleteMany']", message: 'Delete in batches: use deleteInBatches (src/db/deleteInBatches.ts).' };
+// Changing oidc-provider's classes (a method on a prototype, a static of one of its models) is done in its
+// seam only, where each change is named with what it relies on.
+const PROVIDER_MODELS = 'AccessToken|AuthorizationCode|BackchannelAuthenticationRequest|Client|ClientCredentials|DeviceCode|Grant|IdToken|InitialAccessToken|Interaction|PushedAuthorizationRequest|RefreshToken|RegistrationAccessToken|ReplayDetection|Session';
+const NO_PROVIDER_PATCHES = [
+  { selector: "MemberExpression[property.name='prototype']", message: "Prototypes are changed in one place, oidc-provider's seam (src/oauth/provider/internals.ts)." },
+  {
+    selector: `AssignmentExpression > MemberExpression.left > MemberExpression.object[property.name=/^(${PROVIDER_MODELS})$/]`,
+    message: "oidc-provider's models are changed in one place, its seam (src/oauth/provider/internals.ts).",
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'keys/', 'test-artifacts/', 'coverage/', 'sdk/typescript/dist/', 'sdk/typescript/src/generated/', 'sdk/python/', 'sdk/go/'] },
   js.configs.recommended,
@@ -27,11 +41,20 @@ export default tseslint.config(
   },
   {
     // Bulk deletes go one way (src/db/deleteInBatches.ts): a plain deleteMany fails on the embedded
-    // database past ~32,000 matches.
+    // database past ~32,000 matches. oidc-provider's classes are changed in its seam only.
     files: ['src/**/*.ts'],
-    ignores: ['src/db/deleteInBatches.ts'],
+    ignores: [DELETE_IN_BATCHES, PROVIDER_SEAM],
+    rules: { 'no-restricted-syntax': ['error', ONE_WAY_TO_DELETE, ...NO_PROVIDER_PATCHES] },
+  },
+  { files: [DELETE_IN_BATCHES], rules: { 'no-restricted-syntax': ['error', ...NO_PROVIDER_PATCHES] } },
+  { files: [PROVIDER_SEAM], rules: { 'no-restricted-syntax': ['error', ONE_WAY_TO_DELETE] } },
+  {
+    // oidc-provider's private modules are imported by its seam only, which says what Slipway relies on
+    // in each and is checked against the installed version (test/oauth/providerInternals.test.ts).
+    files: ['src/**/*.ts'],
+    ignores: [PROVIDER_SEAM],
     rules: {
-      'no-restricted-syntax': ['error', { selector: "MemberExpression[property.name='deleteMany']", message: 'Delete in batches: use deleteInBatches (src/db/deleteInBatches.ts).' }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['oidc-provider/lib/*'], message: "oidc-provider's internals are reached through src/oauth/provider/internals.ts only." }] }],
     },
   },
   {
