@@ -21,8 +21,8 @@ import rejectStructuredTokens from 'oidc-provider/lib/shared/reject_structured_t
 /** The oidc-provider version every internal below was checked against (node_modules/oidc-provider/package.json). */
 export const OIDC_PROVIDER_CHECKED_VERSION = '9.13.3';
 
-/** A step of one of oidc-provider's endpoints (Koa middleware with `ctx.oidc`). */
-export type EndpointStep = (ctx: KoaContextWithOIDC, next: () => Promise<void>) => Promise<void> | void;
+/** A step of one of oidc-provider's endpoints (Koa middleware with `ctx.oidc`; ./oidcProviderInternals.d.ts). */
+export type EndpointStep = OidcProviderEndpointSteps[number];
 
 const changed = (what: string, by: string) => new Error(`oidc-provider's ${what} changed (the seam was checked against ${OIDC_PROVIDER_CHECKED_VERSION}); review src/oauth/provider/internals.ts and ${by}`);
 
