@@ -1,13 +1,13 @@
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import token from 'oidc-provider/lib/actions/token.js';
 import type { Config } from '../../config/index.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { Logger } from '../../logger.ts';
 import type { ProviderStorage } from './storage.ts';
-import { TokenBudgets } from '../tokenBudgets.ts';
 import { currentRequest } from './currentRequest.ts';
+import { beforeClientFind, insertBeforeTokenHandler } from './internals.ts';
+import { TokenBudgets } from './tokenBudgets.ts';
 
 class RateLimited extends errors.CustomOIDCProviderError {
   constructor(retryAfter: number) {
@@ -33,7 +33,7 @@ type Reserve = (ctx: KoaContextWithOIDC, next: () => Promise<void>) => Promise<v
 const reservers = new WeakMap<object, Reserve>();
 
 /**
- * The step of the token endpoint that claims one of the client's tokens (../tokenBudgets.ts): after the
+ * The step of the token endpoint that claims one of the client's tokens (./tokenBudgets.ts): after the
  * client authenticated and the grant type was checked, right before the grant handler issues anything.
  */
 async function reserveIssuedToken(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
@@ -46,14 +46,11 @@ async function reserveIssuedToken(ctx: KoaContextWithOIDC, next: () => Promise<v
  * process). Runs before a provider is built: the provider takes the endpoint's steps when it is made.
  */
 export function prepareTokenBudgets(): void {
-  if (token.includes(reserveIssuedToken)) return;
-  const at = token.findIndex((step) => step.name === 'callTokenHandler');
-  if (at === -1) throw new Error("oidc-provider's token endpoint changed; review src/oauth/provider/budgets.ts");
-  token.splice(at, 0, reserveIssuedToken);
+  insertBeforeTokenHandler(reserveIssuedToken);
 }
 
 /**
- * Token endpoint budgets (../tokenBudgets.ts): failures per source and per (client, source), counted
+ * Token endpoint budgets (./tokenBudgets.ts): failures per source and per (client, source), counted
  * when the answer is a 4xx; tokens issued per client (docs/product.md §6: 600 a minute), each claimed
  * before it is issued (reserveIssuedToken) and given back when the request fails. The client-related
  * budgets known to be spent are refused once the client is named (after the provider parsed the body),
@@ -87,14 +84,11 @@ export function enforceTokenBudgets(provider: Provider, repos: Pick<ProviderStor
     // The handler answers with the tokens, or throws: anything else issued nothing either.
     if (ctx.status !== 200) reservation.release();
   });
-  const baseFind = provider.Client.find.bind(provider.Client);
-  provider.Client.find = async (id: string) => {
+  beforeClientFind(provider, (id) => {
     const ctx = currentRequest();
-    if (ctx?.oidc?.route === 'token') {
-      ctx.state.tokenClientId ??= id;
-      const retryAfter = budgets.clientRefusal(ctx.ip, id);
-      if (retryAfter !== undefined) throw refuse(ctx, retryAfter, metrics);
-    }
-    return await baseFind(id);
-  };
+    if (ctx?.oidc?.route !== 'token') return;
+    ctx.state.tokenClientId ??= id;
+    const retryAfter = budgets.clientRefusal(ctx.ip, id);
+    if (retryAfter !== undefined) throw refuse(ctx, retryAfter, metrics);
+  });
 }

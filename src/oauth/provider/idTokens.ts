@@ -1,12 +1,13 @@
 import type Provider from 'oidc-provider';
 import { currentRequest } from './currentRequest.ts';
+import { afterAccessTokenSaved, beforeIdTokenIssued, replaceIncludeSid } from './internals.ts';
 
 /**
  * Every ID token names its session (`sid`), so an app can tell which sign-in a logout ends; oidc-provider
  * adds it only for clients with back-channel logout, which Slipway does not offer.
  */
 export function includeSessionIds(provider: Provider): void {
-  (provider.Client.prototype as unknown as { includeSid(): boolean }).includeSid = () => true;
+  replaceIncludeSid(provider, () => true);
 }
 
 /**
@@ -17,19 +18,12 @@ export function includeSessionIds(provider: Provider): void {
  */
 export function hashAccessTokensIntoIdTokens(provider: Provider): void {
   const issued = new WeakMap<object, string>();
-  const accessToken = provider.AccessToken.prototype as unknown as { save(): Promise<string>; ctx?: object };
-  const save = accessToken.save;
-  accessToken.save = async function saveRemembered(this: { ctx?: object }) {
-    const value = await save.call(this);
+  afterAccessTokenSaved(provider, (value) => {
     const ctx = currentRequest();
-    if (ctx && typeof value === 'string') issued.set(ctx, value);
-    return value;
-  };
-  const idToken = provider.IdToken.prototype as unknown as { issue(options?: { use?: string }): Promise<string>; set(key: string, value: unknown): void; extra: Record<string, unknown>; ctx?: object };
-  const issue = idToken.issue;
-  idToken.issue = async function issueWithAtHash(this: typeof idToken, options) {
-    const value = this.ctx ? issued.get(this.ctx) : undefined;
-    if (options?.use === 'idtoken' && value && this.extra.at_hash === undefined) this.set('at_hash', value);
-    return await issue.call(this, options);
-  };
+    if (ctx) issued.set(ctx, value);
+  });
+  beforeIdTokenIssued(provider, (idToken, use) => {
+    const value = idToken.ctx ? issued.get(idToken.ctx) : undefined;
+    if (use === 'idtoken' && value && idToken.extra.at_hash === undefined) idToken.set('at_hash', value);
+  });
 }

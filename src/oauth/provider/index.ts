@@ -5,8 +5,6 @@ import { behindProxy, proxyModel } from '../../http/clientAddress.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { KeyMaterial } from '../../keys/keystore.ts';
 import type { Logger } from '../../logger.ts';
-import { installSingleUseRefusals } from '../singleUse.ts';
-import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from '../structuredTokens.ts';
 import { enforceTokenBudgets, prepareTokenBudgets } from './budgets.ts';
 import { compareHashedClientSecrets } from './clientAuth.ts';
 import { providerConfiguration } from './configuration.ts';
@@ -15,7 +13,9 @@ import { truthfulDiscovery } from './discovery.ts';
 import { logProviderEvents } from './events.ts';
 import { hashAccessTokensIntoIdTokens, includeSessionIds } from './idTokens.ts';
 import { claimProofsOnce } from './replay.ts';
+import { installSingleUseRefusals } from './singleUse.ts';
 import { createAdapter, type ProviderStorage } from './storage.ts';
+import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from './structuredTokens.ts';
 import { answerUnavailableWith503 } from './unavailable.ts';
 
 export { ACCESS_TOKEN_TTL_SECONDS } from './lifetimes.ts';

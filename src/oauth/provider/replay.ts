@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import type Provider from 'oidc-provider';
 import { currentRequest } from './currentRequest.ts';
+import { replaceReplayCheck } from './internals.ts';
 import type { ProviderStorage } from './storage.ts';
 
 /**
@@ -25,11 +26,11 @@ export const PROVIDER_PROOF_WINDOW_SECONDS = 300;
  * ends before `exp`).
  */
 export function claimProofsOnce(provider: Provider, repos: Pick<ProviderStorage, 'dpopProofs'>): void {
-  (provider.ReplayDetection as unknown as { unique(iss: string, jti: string, exp: number): Promise<boolean> }).unique = async (iss, jti, exp) => {
+  replaceReplayCheck(provider, async (iss, jti, exp) => {
     const iat = proofIat(jti);
     const keepUntil = iat === undefined ? exp + PROVIDER_PROOF_WINDOW_SECONDS : Math.min(Math.max(exp, Math.ceil(iat) + PROVIDER_PROOF_WINDOW_SECONDS), exp + PROVIDER_PROOF_WINDOW_SECONDS);
     return await repos.dpopProofs.claim(`oauth:${iss}`, jti, new Date(keepUntil * 1000));
-  };
+  });
 }
 
 /** The `iat` of the current request's DPoP proof, if it is the proof with this `jti`. */

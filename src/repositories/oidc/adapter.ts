@@ -31,7 +31,7 @@ const DEFAULT_CLAIM_TTL_SECONDS = 24 * 3600;
 
 /**
  * A second use of a single-use artifact: thrown by consume() (and by destroy() of an interaction) to
- * every caller but the first, whichever instance it runs on. src/oauth/singleUse.ts turns it into the
+ * every caller but the first, whichever instance it runs on. src/oauth/provider/singleUse.ts turns it into the
  * OAuth error, after revoking what the artifact issued.
  */
 export class AlreadyConsumed extends Error {

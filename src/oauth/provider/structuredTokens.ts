@@ -1,13 +1,10 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import introspection from 'oidc-provider/lib/actions/introspection.js';
-import revocation from 'oidc-provider/lib/actions/revocation.js';
-import userinfo from 'oidc-provider/lib/actions/userinfo.js';
-import rejectStructuredTokens from 'oidc-provider/lib/shared/reject_structured_tokens.js';
-import type { Config } from '../config/index.ts';
-import { publicJwks, type KeyMaterial } from '../keys/keystore.ts';
-import { revokedClientKey, revokedTokenKey, revokedUserKey, type RevokedGrantRepository } from '../repositories/revokedGrants.ts';
+import type { Config } from '../../config/index.ts';
+import { publicJwks, type KeyMaterial } from '../../keys/keystore.ts';
+import { revokedClientKey, revokedTokenKey, revokedUserKey, type RevokedGrantRepository } from '../../repositories/revokedGrants.ts';
+import { refuseStructuredTokens, replaceStructuredTokenRefusal, replaceTokenFind, replaceUserinfoAudienceCheck } from './internals.ts';
 
 /*
  * RFC 7662 introspection and RFC 7009 revocation of our own JWT access tokens (RFC 9068). oidc-provider
@@ -21,7 +18,7 @@ import { revokedClientKey, revokedTokenKey, revokedUserKey, type RevokedGrantRep
  * Userinfo (OpenID Connect): oidc-provider serves it only to access tokens without an audience, and with
  * resource indicators every access token of ours has one (`/v1`). Rather than a second token for a
  * second audience, userinfo accepts the /v1 access token when it carries `openid` (the OpenID scopes
- * are granted to /v1 as well, src/oauth/provider/resources.ts); its own checks stay (a DPoP-bound token needs its
+ * are granted to /v1 as well, ./resources.ts); its own checks stay (a DPoP-bound token needs its
  * proof there too, `cnf.jkt` is passed on below).
  */
 
@@ -43,25 +40,7 @@ const isAccessTokenJwt = (token: unknown): token is string => {
 
 async function allowAccessTokenJwts(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
   if (isAccessTokenJwt((ctx.oidc.params as { token?: unknown } | undefined)?.token)) return await next();
-  return await rejectStructuredTokens(ctx, next);
-}
-
-/** Swaps oidc-provider's JWT refusal at both endpoints for allowAccessTokenJwts (idempotent, per process). */
-function acceptAccessTokenJwts(): void {
-  for (const [name, action] of [
-    ['introspection', introspection],
-    ['revocation', revocation],
-  ] as const) {
-    const at = action.indexOf(rejectStructuredTokens);
-    if (at !== -1) action[at] = allowAccessTokenJwts;
-    else if (!action.includes(allowAccessTokenJwts)) throw new Error(`oidc-provider's ${name} endpoint changed; review src/oauth/structuredTokens.ts`);
-  }
-}
-
-type FindStatic = (value: string, options?: unknown) => Promise<unknown>;
-interface TokenModel {
-  find: FindStatic;
-  instantiate(payload: Record<string, unknown>): unknown;
+  return await refuseStructuredTokens(ctx, next);
 }
 
 /** Each provider's API audience (several providers may share this process: tests start two servers). */
@@ -73,21 +52,15 @@ function validateApiAudience(ctx: KoaContextWithOIDC, next: () => Promise<void>)
   return next();
 }
 
-/** Swaps userinfo's "no audience" rule for "the /v1 audience" (idempotent, per process). */
-function acceptApiAudienceAtUserinfo(): void {
-  if (userinfo.includes(validateApiAudience)) return;
-  const at = userinfo.findIndex((step) => step.name === 'validateAudience');
-  if (at === -1) throw new Error("oidc-provider's userinfo endpoint changed; review src/oauth/structuredTokens.ts");
-  userinfo[at] = validateApiAudience;
-}
-
 /**
- * Must run before `new Provider(...)` (the endpoints' middleware is assembled there); then
- * `installAccessTokenLookup` on the provider.
+ * Must run before `new Provider(...)` (the endpoints' steps are assembled there); then
+ * `installAccessTokenLookup` on the provider. At introspection and revocation, allowAccessTokenJwts takes
+ * the place of the JWT refusal; at userinfo, the "no audience" rule becomes "the /v1 audience"
+ * (idempotent, per process).
  */
 export function prepareStructuredTokenEndpoints(): void {
-  acceptAccessTokenJwts();
-  acceptApiAudienceAtUserinfo();
+  replaceStructuredTokenRefusal(allowAccessTokenJwts);
+  replaceUserinfoAudienceCheck(validateApiAudience);
 }
 
 export function installAccessTokenLookup(provider: Provider, deps: { config: Config; keys: KeyMaterial; revokedGrants: RevokedGrantRepository }): void {
@@ -121,22 +94,18 @@ export function installAccessTokenLookup(provider: Provider, deps: { config: Con
     ...(typeof claims.scope === 'string' && claims.scope ? { scope: claims.scope } : {}),
   });
 
-  const accessTokens = provider.AccessToken as unknown as TokenModel;
-  const storedAccessToken = accessTokens.find.bind(accessTokens);
-  accessTokens.find = async (value, options) => {
-    if (!isAccessTokenJwt(value)) return await storedAccessToken(value, options);
+  replaceTokenFind(provider, 'AccessToken', async (value, options, stored) => {
+    if (!isAccessTokenJwt(value)) return await stored.find(value, options);
     const claims = await verify(value);
     // A user's token: it names the user (`sub`) and the grant it came from (`gid`).
     if (!claims || typeof claims.gid !== 'string' || typeof claims.sub !== 'string') return undefined;
-    return accessTokens.instantiate({ ...common(claims), kind: 'AccessToken', accountId: claims.sub, grantId: claims.gid });
-  };
+    return stored.instantiate({ ...common(claims), kind: 'AccessToken', accountId: claims.sub, grantId: claims.gid });
+  });
 
-  const clientTokens = provider.ClientCredentials as unknown as TokenModel;
-  const storedClientToken = clientTokens.find.bind(clientTokens);
-  clientTokens.find = async (value, options) => {
-    if (!isAccessTokenJwt(value)) return await storedClientToken(value, options);
+  replaceTokenFind(provider, 'ClientCredentials', async (value, options, stored) => {
+    if (!isAccessTokenJwt(value)) return await stored.find(value, options);
     const claims = await verify(value);
     if (!claims || claims.gid !== undefined) return undefined;
-    return clientTokens.instantiate({ ...common(claims), kind: 'ClientCredentials' });
-  };
+    return stored.instantiate({ ...common(claims), kind: 'ClientCredentials' });
+  });
 }

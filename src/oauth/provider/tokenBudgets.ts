@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../config/index.ts';
-import { sourceKey } from '../http/clientAddress.ts';
-import { SharedBudget } from '../http/rateLimit.ts';
-import type { RateLimitRepository } from '../repositories/rateLimits.ts';
+import type { Config } from '../../config/index.ts';
+import { sourceKey } from '../../http/clientAddress.ts';
+import { SharedBudget } from '../../http/rateLimit.ts';
+import type { RateLimitRepository } from '../../repositories/rateLimits.ts';
 
 const WINDOW_SECONDS = 60;
 
