@@ -3,8 +3,10 @@
  * one run — the embedded FerretDB 1.24 (SQLite) that `npm start` uses, and PostgreSQL + DocumentDB behind
  * FerretDB 2 (`slipway db documentdb`, started here in a temporary directory, built once and cached in
  * .tools/). Each engine gets the whole `npm run bench` (bench/run.ts, a child process) with the same
- * settings; the table gives each scenario's req/s and p99 on both and the ratio DocumentDB / embedded.
- * Both runs share this machine's CPUs with the load generator, so compare ratios, not absolute numbers.
+ * settings; the table gives each scenario's req/s and p99 on both, the ratio DocumentDB / embedded (also
+ * with each run's req/s taken relative to its own GET /healthz, which touches no database and so measures
+ * how busy the machine was during that run), and each scenario's share of its same-run baseline on each
+ * engine. Both runs share this machine's CPUs with the load generator: compare ratios, not numbers.
  *
  *   BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_WARMUP_SECONDS, BENCH_SCENARIOS: as for `npm run bench`
  *   BENCH_DOCUMENTDB_URI  use this running DocumentDB engine instead of starting one
@@ -16,6 +18,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config/index.ts';
 import { startDocumentdb, stopDocumentdb } from '../src/db/documentdb.ts';
 import type { ScenarioResult } from './lib/types.ts';
+import { SCENARIOS } from './scenarios/index.ts';
 
 const progress = (message: string) => process.stderr.write(`[bench:engines] ${message}\n`);
 
@@ -60,18 +63,32 @@ async function main(): Promise<number> {
     progress('the same scenarios on PostgreSQL + DocumentDB (FerretDB 2)');
     const documentdb = await runBench(documentdbUri, path.join(work, 'documentdb.json'));
 
+    // The two runs follow each other, and a shared machine's load changes between them: each run's
+    // GET /healthz (no database) measures the machine as it was, and the ratio is also given with each
+    // engine's req/s taken relative to its own run's /healthz.
+    const healthz = (run: EngineRun) => run.results.find((r) => r.id === 'healthz')?.requestsPerSecond;
+    const [healthzE, healthzD] = [healthz(embedded), healthz(documentdb)];
+    const ownBaseline = (run: EngineRun, r: ScenarioResult | undefined) => {
+      const baseline = SCENARIOS.find((s) => s.id === r?.id)?.compareTo;
+      const b = run.results.find((x) => x.id === baseline);
+      return r && b ? `${fixed((100 * r.requestsPerSecond) / b.requestsPerSecond)} %` : '–';
+    };
     const rows = embedded.results.map((e) => {
       const d = documentdb.results.find((r) => r.id === e.id);
+      const ratio = d ? d.requestsPerSecond / e.requestsPerSecond : undefined;
+      const machineRatio = ratio !== undefined && healthzE && healthzD ? ratio / (healthzD / healthzE) : undefined;
       return [
         e.title,
         fixed(e.requestsPerSecond),
         fixed(d?.requestsPerSecond),
-        d ? fixed(d.requestsPerSecond / e.requestsPerSecond, 2) : '–',
+        fixed(ratio, 2),
+        e.id === 'healthz' ? '–' : fixed(machineRatio, 2),
+        `${ownBaseline(embedded, e)} / ${ownBaseline(documentdb, d)}`,
         `${fixed(e.p99Ms, 1)} / ${fixed(d?.p99Ms, 1)}`,
         `${fixed(e.dbCommandsPerRequest, 2)} / ${fixed(d?.dbCommandsPerRequest, 2)}`,
       ];
     });
-    const header = ['scenario', 'embedded req/s', 'DocumentDB req/s', 'DocumentDB / embedded', 'p99 ms (embedded / DocumentDB)', 'db commands per request'];
+    const header = ['scenario', 'embedded req/s', 'DocumentDB req/s', 'DocumentDB / embedded', 'the same, each to its run\'s /healthz', 'of its baseline (embedded / DocumentDB)', 'p99 ms (embedded / DocumentDB)', 'db commands per request'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
     console.log('');
