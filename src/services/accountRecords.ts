@@ -1,5 +1,5 @@
 import type { PageRequest, PageResult } from '../domain/page.ts';
-import { authorize, NOT_FOUND, type Action, type Resource } from '../domain/policy.ts';
+import { authorize, type Action, type Resource } from '../domain/policy.ts';
 import type { Principal } from '../domain/principal.ts';
 import { found } from '../errors.ts';
 import { Service } from './service.ts';
@@ -34,7 +34,7 @@ export class AccountRecords<T, R extends Readable> {
 
   async get(principal: Principal, id: string): Promise<T> {
     authorize<Readable>(principal, 'read', this.#resource);
-    return found(await this.#collection.findInAccount(principal.accountId, id), NOT_FOUND[this.#resource]);
+    return found(await this.#collection.findInAccount(principal.accountId, id), this.#resource);
   }
 }
 

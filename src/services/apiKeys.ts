@@ -127,7 +127,7 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
 
   async #find(project: ProjectDoc, id: string): Promise<ApiKeyDoc> {
     const doc = await this.deps.apiKeys.findInProject(project.account_id, project._id, id);
-    if (!doc) throw notFound('No such API key.');
+    if (!doc) throw notFound('api_key');
     return (await this.#withUsage([doc]))[0]!;
   }
 

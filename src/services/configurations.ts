@@ -122,7 +122,7 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
   }
 
   async #find(project: ProjectDoc, id: string): Promise<ConfigurationDoc> {
-    return found(await this.deps.configurations.findInProject(project.account_id, project._id, id), 'No such configuration.');
+    return found(await this.deps.configurations.findInProject(project.account_id, project._id, id), 'configuration');
   }
 
   /**
@@ -185,7 +185,7 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
     authorize(principal, 'delete', 'configuration');
     const project = await this.deps.projects.getWritable(principal, projectId);
     const doc = await this.deps.configurations.delete(project.account_id, project._id, id);
-    if (!doc) throw notFound('No such configuration.');
+    if (!doc) throw notFound('configuration');
     await this.deps.eventLog.record('configuration.deleted', principal, doc, eventData(doc));
     return doc;
   }

@@ -83,7 +83,7 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
   async get(principal: Principal, projectId: string, id: string): Promise<DeploymentDoc> {
     authorize(principal, 'read', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
-    return found(await this.deps.deployments.find(project.account_id, project._id, id), 'No such deployment.');
+    return found(await this.deps.deployments.find(project.account_id, project._id, id), 'deployment');
   }
 
   /**
@@ -100,7 +100,7 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
     if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it before changing its deployments.');
     for (let attempt = 0; attempt < 3; attempt++) {
       const current = await this.deps.deployments.find(project.account_id, project._id, id);
-      if (!current) throw notFound('No such deployment.');
+      if (!current) throw notFound('deployment');
       const to = input.status;
       if (to !== current.status && !canMoveDeployment(current.status, to))
         throw invalidTransition(`A deployment cannot move from ${current.status} to ${to}.`);
