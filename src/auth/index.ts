@@ -4,7 +4,7 @@ import type { Changes } from '../lib/changes.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { SessionService } from '../services/sessions.ts';
 import { createAccessTokenAuthenticator } from './accessTokens.ts';
-import { createApiKeyAuthenticator, createApiKeyCredential } from './apiKeyAuthenticator.ts';
+import { createApiKeyAuthenticator } from './apiKeyAuthenticator.ts';
 import type { Authenticator } from './authenticators.ts';
 import { createDpopVerifier } from './dpop.ts';
 import { RevokedGrantCache } from './revokedGrants.ts';
@@ -37,6 +37,6 @@ export function createAuthenticators({ config, keys, repos, sessions, changes }:
   if (sessions) authenticators.push(createSessionAuthenticator(sessions));
   // API keys: `slw_…`, cached per instance for at most principalCacheSeconds (≤ 30 s), so a key revoked
   // on another instance is refused within that bound; revocations made here take effect at once.
-  authenticators.push(createApiKeyCredential(createApiKeyAuthenticator(repos, { cacheTtlMs: config.principalCacheSeconds * 1000, changes })));
+  authenticators.push(createApiKeyAuthenticator(repos, { cacheTtlMs: config.principalCacheSeconds * 1000, changes }));
   return authenticators;
 }
