@@ -24,10 +24,10 @@ export interface AuthenticatorDeps {
 }
 
 /**
- * Every kind of /v1 credential, chosen by the token's shape (see `Authenticator.accepts`).
- * REGISTRATION POINT: add API keys (`slw_…`) and dashboard sessions (`slws_…`) by appending their
- * Authenticator here; `authenticate` and everything after it (scopes, rate limits, idempotency, 404 for
- * other accounts) then works for them unchanged. Shapes must not overlap.
+ * Every kind of /v1 credential, chosen by the token's shape (see `Authenticator.accepts`): OAuth access
+ * tokens (JWTs), dashboard sessions (`slws_…`) and API keys (`slw_…`). A new kind is one more
+ * Authenticator appended here; `authenticate` and everything after it (scopes, rate limits,
+ * idempotency, 404 for other accounts) then works for it unchanged. Shapes must not overlap.
  */
 export function createAuthenticators({ config, keys, repos, sessions, changes }: AuthenticatorDeps): Authenticator[] {
   const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds, changes);
