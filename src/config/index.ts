@@ -41,6 +41,11 @@ const setting = <S extends z.ZodType>(env: string, schema: S, defaultValue?: z.o
 /** A yes/no setting: its variable is `true` or `1` for yes, anything else for no. */
 const flag = (env: string, defaultValue: boolean): Setting<z.ZodCoercedBoolean> => ({ ...setting(env, z.coerce.boolean(), defaultValue), fromEnv: (text) => text === 'true' || text === '1' });
 
+/** A whole number from `min` to `max` (a variable's text is read as one). */
+const whole = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A number, fractions allowed, from `min` to `max`. */
+const between = (min: number, max: number) => z.coerce.number().min(min).max(max);
+
 /** A list: a JSON array in a file, comma- or space-separated in a variable; each item checked with `item`. */
 const listOf = (item: z.ZodType<string, string>) => z.union([z.array(z.string()), z.string().transform((v) => v.split(/[\s,]+/).filter(Boolean))]).pipe(z.array(item));
 
@@ -50,7 +55,7 @@ const listOf = (item: z.ZodType<string, string>) => z.union([z.array(z.string())
  */
 const SETTINGS = {
   host: setting('HOST', z.string().min(1), '127.0.0.1'),
-  port: setting('PORT', z.coerce.number().int().min(0).max(65535), 3000),
+  port: setting('PORT', whole(0, 65535), 3000),
   /**
    * The address users and clients reach Slipway at: the OAuth issuer, discovery, redirects and links
    * are built from it, never from a request's Host. Optional on a loopback host (it defaults to
@@ -79,103 +84,103 @@ const SETTINGS = {
    * How many proxies stand in front of every request (0: none). The client address is the N-th
    * `X-Forwarded-For` entry from the right: the entries further left were written by the client.
    */
-  proxyHops: setting('PROXY_HOPS', z.coerce.number().int().min(0).max(10), 0),
+  proxyHops: setting('PROXY_HOPS', whole(0, 10), 0),
   /**
    * Addresses (CIDRs) of the proxies in front. When the peer is one of them, the client address is the
    * right-most `X-Forwarded-For` entry that is not; entries left of it are the client's own writing.
    */
   trustedProxies: setting('TRUSTED_PROXIES', listOf(z.string().refine(isCidrOrAddress, 'must be an IP address or CIDR range (e.g. 10.0.0.0/8, fd00::/8)')), []),
-  shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', z.coerce.number().int().min(0).max(120_000), 10000),
-  sweepIntervalSeconds: setting('SWEEP_INTERVAL_SECONDS', z.coerce.number().int().min(1).max(3600), 60),
+  shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', whole(0, 120_000), 10000),
+  sweepIntervalSeconds: setting('SWEEP_INTERVAL_SECONDS', whole(1, 3600), 60),
   /**
    * Token endpoint requests per minute per client, shared by every instance (docs/product.md §6: 600). Raise it
    * only to measure throughput (`npm run bench` does); production keeps the contract's value.
    */
-  tokenRateLimitPerMinute: setting('TOKEN_RATE_LIMIT_PER_MINUTE', z.coerce.number().int().min(1).max(10_000_000), 600),
+  tokenRateLimitPerMinute: setting('TOKEN_RATE_LIMIT_PER_MINUTE', whole(1, 10_000_000), 600),
   /** /v1 requests per hour per credential, shared by every instance (docs/product.md §6: 5,000). */
-  apiRateLimitPerHour: setting('API_RATE_LIMIT_PER_HOUR', z.coerce.number().int().min(1).max(10_000_000), 5000),
+  apiRateLimitPerHour: setting('API_RATE_LIMIT_PER_HOUR', whole(1, 10_000_000), 5000),
   /**
    * How often each instance reloads the revoked-grant list (incrementally). A revoked grant's access
    * tokens are refused at most this many seconds later; docs/product.md §2 allows 60.
    */
-  revocationRefreshSeconds: setting('REVOCATION_REFRESH_SECONDS', z.coerce.number().min(0.05).max(30), 15),
+  revocationRefreshSeconds: setting('REVOCATION_REFRESH_SECONDS', between(0.05, 30), 15),
   /**
    * How long an instance trusts a loaded user, OAuth client or API key (role, account, existence,
    * status) before reading it again: a removed user or client, a changed role, or an API key revoked
    * or rotated on another instance, takes effect within this bound.
    */
-  principalCacheSeconds: setting('PRINCIPAL_CACHE_SECONDS', z.coerce.number().min(0).max(30), 15),
+  principalCacheSeconds: setting('PRINCIPAL_CACHE_SECONDS', between(0, 30), 15),
 
   // Per-account quotas (one tenant cannot crowd out the others). Counts apply to what an account's
   // admins and apps create; the operator (admin CLI) is not held to them, but what it creates counts.
   /** Projects per account. */
-  quotaProjects: setting('QUOTA_PROJECTS', z.coerce.number().int().min(1).max(1_000_000), 1000),
+  quotaProjects: setting('QUOTA_PROJECTS', whole(1, 1_000_000), 1000),
   /** OAuth clients per account. */
-  quotaOauthClients: setting('QUOTA_OAUTH_CLIENTS', z.coerce.number().int().min(1).max(1_000_000), 100),
+  quotaOauthClients: setting('QUOTA_OAUTH_CLIENTS', whole(1, 1_000_000), 100),
   /** Active (not revoked) API keys per account, over all its projects. */
-  quotaApiKeys: setting('QUOTA_API_KEYS', z.coerce.number().int().min(1).max(1_000_000), 1000),
+  quotaApiKeys: setting('QUOTA_API_KEYS', whole(1, 1_000_000), 1000),
   /** Webhook endpoints per account. */
-  quotaWebhooks: setting('QUOTA_WEBHOOKS', z.coerce.number().int().min(1).max(1_000_000), 50),
+  quotaWebhooks: setting('QUOTA_WEBHOOKS', whole(1, 1_000_000), 50),
   /** Users per account. */
-  quotaUsers: setting('QUOTA_USERS', z.coerce.number().int().min(1).max(1_000_000), 1000),
+  quotaUsers: setting('QUOTA_USERS', whole(1, 1_000_000), 1000),
   /**
    * /v1 requests per hour per account, all its credentials together (keys, tokens, sessions), counted
    * after each credential's own limit and shared by every instance.
    */
-  accountRequestsPerHour: setting('ACCOUNT_REQUESTS_PER_HOUR', z.coerce.number().int().min(1).max(100_000_000), 50000),
+  accountRequestsPerHour: setting('ACCOUNT_REQUESTS_PER_HOUR', whole(1, 100_000_000), 50000),
 
   // Login throttling (authorization server hardening): sign-in attempts per minute, shared by every
   // instance. Keyed so that failures from one source never lock the user out of another source.
   /** Attempts per minute for one e-mail address from one source address (a targeted guess). */
-  loginPerEmailAndSourcePerMinute: setting('LOGIN_PER_EMAIL_AND_SOURCE_PER_MINUTE', z.coerce.number().int().min(1).max(10_000), 10),
+  loginPerEmailAndSourcePerMinute: setting('LOGIN_PER_EMAIL_AND_SOURCE_PER_MINUTE', whole(1, 10_000), 10),
   /** Attempts per minute from one source address, whatever the e-mail (password spraying). */
-  loginPerSourcePerMinute: setting('LOGIN_PER_SOURCE_PER_MINUTE', z.coerce.number().int().min(1).max(10_000), 30),
+  loginPerSourcePerMinute: setting('LOGIN_PER_SOURCE_PER_MINUTE', whole(1, 10_000), 30),
   /** Attempts per minute for one e-mail address from all sources together: a ceiling for distributed guessing. */
-  loginPerEmailPerMinute: setting('LOGIN_PER_EMAIL_PER_MINUTE', z.coerce.number().int().min(1).max(100_000), 100),
+  loginPerEmailPerMinute: setting('LOGIN_PER_EMAIL_PER_MINUTE', whole(1, 100_000), 100),
   /**
    * Attempts per minute from a browser that signed this user in before (its device cookie): such
    * attempts are counted here instead of per e-mail and per source, so others cannot lock it out.
    */
-  loginPerDevicePerMinute: setting('LOGIN_PER_DEVICE_PER_MINUTE', z.coerce.number().int().min(1).max(10_000), 10),
+  loginPerDevicePerMinute: setting('LOGIN_PER_DEVICE_PER_MINUTE', whole(1, 10_000), 10),
   // Token endpoint budgets: only failed requests are counted per source, so junk sent by one source
   // never spends what a client needs elsewhere; the per-client total counts issued tokens only.
   /** Failed token requests (bad client authentication, invalid grant, …) per minute from one source. */
-  tokenFailuresPerSourcePerMinute: setting('TOKEN_FAILURES_PER_SOURCE_PER_MINUTE', z.coerce.number().int().min(1).max(1_000_000), 300),
+  tokenFailuresPerSourcePerMinute: setting('TOKEN_FAILURES_PER_SOURCE_PER_MINUTE', whole(1, 1_000_000), 300),
   /** Failed token requests per minute naming one client from one source. */
-  tokenFailuresPerClientAndSourcePerMinute: setting('TOKEN_FAILURES_PER_CLIENT_AND_SOURCE_PER_MINUTE', z.coerce.number().int().min(1).max(1_000_000), 30),
+  tokenFailuresPerClientAndSourcePerMinute: setting('TOKEN_FAILURES_PER_CLIENT_AND_SOURCE_PER_MINUTE', whole(1, 1_000_000), 30),
   // Webhooks (docs/product.md §7)
   /** Lets webhook URLs point at loopback (and use http there): development and tests only. */
   webhookAllowLoopback: flag('WEBHOOK_ALLOW_LOOPBACK', false),
   /** How often each instance looks for due deliveries (the pending set is kept small, so this is cheap). */
-  webhookPollIntervalMs: setting('WEBHOOK_POLL_INTERVAL_MS', z.coerce.number().int().min(10).max(60_000), 1000),
+  webhookPollIntervalMs: setting('WEBHOOK_POLL_INTERVAL_MS', whole(10, 60_000), 1000),
   /** First retry delay; each failed attempt doubles it (with jitter), up to an hour. */
-  webhookRetryBaseMs: setting('WEBHOOK_RETRY_BASE_MS', z.coerce.number().int().min(1).max(3_600_000), 10000),
+  webhookRetryBaseMs: setting('WEBHOOK_RETRY_BASE_MS', whole(1, 3_600_000), 10000),
   /** How long a delivery keeps being retried; after that long of failures the endpoint is disabled. */
-  webhookRetryWindowSeconds: setting('WEBHOOK_RETRY_WINDOW_SECONDS', z.coerce.number().min(0.1).max(7 * 86_400), 86400),
+  webhookRetryWindowSeconds: setting('WEBHOOK_RETRY_WINDOW_SECONDS', between(0.1, 7 * 86_400), 86400),
   /** One delivery attempt's limit: connecting, sending and reading the answer. */
-  webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', z.coerce.number().int().min(50).max(30_000), 10000),
+  webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', whole(50, 30_000), 10000),
   /** Attempts in flight to one endpoint at once, across all instances, so one slow endpoint cannot take every worker. */
-  webhookEndpointConcurrency: setting('WEBHOOK_ENDPOINT_CONCURRENCY', z.coerce.number().int().min(1).max(64), 2),
+  webhookEndpointConcurrency: setting('WEBHOOK_ENDPOINT_CONCURRENCY', whole(1, 64), 2),
   /** Failed attempts in a row after which an endpoint's deliveries wait for one probe at a time, with exponential backoff. */
-  webhookCircuitFailures: setting('WEBHOOK_CIRCUIT_FAILURES', z.coerce.number().int().min(1).max(1000), 5),
+  webhookCircuitFailures: setting('WEBHOOK_CIRCUIT_FAILURES', whole(1, 1000), 5),
   // Crash-safe writes and bounded outages.
   /**
    * How long a request waits for a concurrent request with the same `Idempotency-Key` to finish before
    * answering 409 `conflict` with Retry-After. Kept under the 2 s an outage may take to answer.
    */
-  idempotencyWaitMs: setting('IDEMPOTENCY_WAIT_MS', z.coerce.number().int().min(0).max(10_000), 1000),
+  idempotencyWaitMs: setting('IDEMPOTENCY_WAIT_MS', whole(0, 10_000), 1000),
   /**
    * After how long a request still pending under an `Idempotency-Key` (its instance or the database
    * died mid-request) is run again by a retry, under the resource id it reserved.
    */
-  idempotencyTakeoverSeconds: setting('IDEMPOTENCY_TAKEOVER_SECONDS', z.coerce.number().min(0.1).max(3600), 10),
+  idempotencyTakeoverSeconds: setting('IDEMPOTENCY_TAKEOVER_SECONDS', between(0.1, 3600), 10),
   /** How long the driver looks for a reachable MongoDB before a request answers 503. */
-  mongodbTimeoutMs: setting('MONGODB_TIMEOUT_MS', z.coerce.number().int().min(100).max(30_000), 1000),
+  mongodbTimeoutMs: setting('MONGODB_TIMEOUT_MS', whole(100, 30_000), 1000),
   /**
    * How long connecting to MongoDB, and the driver's periodic check of it, may take before the database
    * counts as down: long enough for a slow but live server (a busy database is not a dead one).
    */
-  mongodbConnectTimeoutMs: setting('MONGODB_CONNECT_TIMEOUT_MS', z.coerce.number().int().min(500).max(120_000), 10000),
+  mongodbConnectTimeoutMs: setting('MONGODB_CONNECT_TIMEOUT_MS', whole(500, 120_000), 10000),
   // --- Browser apps and operators: CORS and metrics ---
   /**
    * Origins (scheme://host[:port]) allowed to call /v1 and the OAuth endpoints from a browser, in
@@ -187,7 +192,7 @@ const SETTINGS = {
     [],
   ),
   /** How long the origins of registered clients are trusted before they are read again (other instances' changes). */
-  corsRefreshSeconds: setting('CORS_REFRESH_SECONDS', z.coerce.number().min(0).max(3600), 30),
+  corsRefreshSeconds: setting('CORS_REFRESH_SECONDS', between(0, 3600), 30),
   /**
    * `host:port` of a separate listener that serves only /metrics (for a private network or a local
    * agent); '' to serve /metrics on the main port instead, behind `metricsToken`.
@@ -197,9 +202,9 @@ const SETTINGS = {
   metricsToken: setting('METRICS_TOKEN', z.union([z.literal(''), z.string().min(32, 'must be at least 32 characters, or empty')]), ''),
   // HTTP edge (server timeouts)
   /** Time a client has to send a request's complete headers; a slower connection gets 408 and is closed. */
-  httpHeadersTimeoutMs: setting('HTTP_HEADERS_TIMEOUT_MS', z.coerce.number().int().min(100).max(300_000), 10000),
+  httpHeadersTimeoutMs: setting('HTTP_HEADERS_TIMEOUT_MS', whole(100, 300_000), 10000),
   /** Time a client has to send a whole request (headers and body); at least the headers timeout. */
-  httpRequestTimeoutMs: setting('HTTP_REQUEST_TIMEOUT_MS', z.coerce.number().int().min(100).max(600_000), 30000),
+  httpRequestTimeoutMs: setting('HTTP_REQUEST_TIMEOUT_MS', whole(100, 600_000), 30000),
 
   // --- Performance ---
   /**
@@ -216,7 +221,7 @@ const SETTINGS = {
    * being treated as reuse, which revokes the grant. For apps whose concurrent requests refresh at once.
    * 0 (default): every second use is reuse. At most 60.
    */
-  oauthRefreshReuseGraceSeconds: setting('OAUTH_REFRESH_REUSE_GRACE_SECONDS', z.coerce.number().int().min(0).max(60), 0),
+  oauthRefreshReuseGraceSeconds: setting('OAUTH_REFRESH_REUSE_GRACE_SECONDS', whole(0, 60), 0),
   /**
    * DPoP server nonces (RFC 9449 §8–9): when true, every DPoP proof (token endpoint and /v1) must carry
    * a nonce this server issued (`DPoP-Nonce`); the first call without one gets `use_dpop_nonce`. When
