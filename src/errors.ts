@@ -27,11 +27,35 @@ export const invalidRequest = (message: string, details?: ErrorDetail[]) =>
   new AppError(400, 'invalid_request', message, details ? { details } : {});
 export const validationFailed = (details: ErrorDetail[], message = 'The request is not valid.') =>
   new AppError(422, 'validation_failed', message, { details });
-export const notFound = (message = 'The requested resource does not exist.') => new AppError(404, 'not_found', message);
 
-/** The record a lookup found, or 404 `not_found` with `message` (whether it does not exist or is out of reach). */
-export function found<T>(record: T | null | undefined, message: string): T {
-  if (record === null || record === undefined) throw notFound(message);
+/**
+ * What a thing out of reach is called in a 404, the one table of them: a record (whether it does not
+ * exist or is another account's; the policy's resources are all here), a path no route serves, or a
+ * request whose path parameters cannot name anything (`resource`).
+ */
+export const NOT_FOUND = {
+  project: 'No such project.',
+  deployment: 'No such deployment.',
+  configuration: 'No such configuration.',
+  api_key: 'No such API key.',
+  user: 'No such user.',
+  oauth_client: 'No such OAuth client.',
+  webhook: 'No such webhook.',
+  delivery: 'No such delivery.',
+  event: 'No such event.',
+  account: 'No such account.',
+  quota: 'No such quota.',
+  endpoint: 'No such endpoint.',
+  resource: 'The requested resource does not exist.',
+} as const;
+export type Missing = keyof typeof NOT_FOUND;
+
+/** 404 `not_found`, in the table's words for `what`. */
+export const notFound = (what: Missing = 'resource') => new AppError(404, 'not_found', NOT_FOUND[what]);
+
+/** The record a lookup found, or 404 `not_found` for `what` (whether it does not exist or is out of reach). */
+export function found<T>(record: T | null | undefined, what: Missing): T {
+  if (record === null || record === undefined) throw notFound(what);
   return record;
 }
 export const conflict = (message: string) => new AppError(409, 'conflict', message);
@@ -50,7 +74,7 @@ export const ERROR_CODES = {
   insufficient_scope: { status: 403, example: 'This operation needs the "write" scope.' },
   forbidden: { status: 403, example: 'Your role does not allow this operation.' },
   quota_exceeded: { status: 403, example: 'The account has reached its quota of 1000 projects; delete some or ask the operator to raise it.' },
-  not_found: { status: 404, example: 'The requested resource does not exist.' },
+  not_found: { status: 404, example: NOT_FOUND.resource },
   method_not_allowed: { status: 405, example: 'DELETE is not allowed here; allowed: GET, POST.' },
   request_timeout: { status: 408, example: 'The request was not received in time.' },
   conflict: { status: 409, example: 'A project with this name already exists.' },

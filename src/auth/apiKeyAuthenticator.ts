@@ -24,20 +24,6 @@ export interface ApiKeyAuthenticatorOptions {
   changes?: Changes;
 }
 
-export interface ApiKeyAuthenticator {
-  /**
-   * The principal a presented bearer token authenticates as, or null (→ 401 `invalid_token`). Tokens
-   * that are not shaped like a key with a valid checksum are refused without a database lookup.
-   */
-  authenticateApiKey(token: string): Promise<Principal | null>;
-  /** Drops cached entries of one key (or all), e.g. after a change made by this process. */
-  forget(keyId?: string): void;
-  /** Waits for pending `last_used_at` writes (shutdown, tests). */
-  flush(): Promise<void>;
-  /** Stops listening for local key changes. */
-  close(): void;
-}
-
 interface Found {
   key: ApiKeyDoc;
   secretExpiresAt: number | null;
@@ -47,7 +33,12 @@ const MAX_TTL_MS = 30_000;
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
- * API key authentication with an in-process cache, so a busy key costs no database round trip.
+ * The /v1 credential for API keys: every `slw_…` bearer token is this authenticator's (the shape,
+ * checksum included, is then checked without a database lookup). A key that is malformed, unknown,
+ * revoked, expired or rotated out past its grace period → 401 `invalid_token`; a valid one acts as its
+ * project with its scopes (Principal kind `api_key`, `projectId` set).
+ *
+ * An in-process cache keeps a busy key from costing a database round trip.
  *
  * Revocation guarantee (docs/product.md §2, ≤ 60 s across instances): a cache entry is trusted for at most
  * 30 s, then re-read; expiry times (the key's `expires_at`, a rotated-out secret's grace end) are
@@ -57,12 +48,11 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 export function createApiKeyAuthenticator(
   repos: { apiKeys: ApiKeyRepository; apiKeySecrets: ApiKeySecretRepository; apiKeyUsage: ApiKeyUsageRepository },
   options: ApiKeyAuthenticatorOptions = {},
-): ApiKeyAuthenticator {
+): Authenticator {
   const ttl = Math.min(options.cacheTtlMs ?? MAX_TTL_MS, MAX_TTL_MS);
   const negativeTtl = Math.min(options.negativeTtlMs ?? 5_000, ttl);
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
-  const touches = new Set<Promise<unknown>>();
   /** When this process last recorded a use of each key. */
   const lastTouched = new LRUCache<string, number>({ max: maxEntries });
   const cache = new RecordCache<Found>(
@@ -74,68 +64,43 @@ export function createApiKeyAuthenticator(
     { ttlMs: ttl, missTtlMs: negativeTtl, max: maxEntries, now },
   );
 
-  function forget(keyId?: string): void {
-    if (keyId === undefined) cache.forgetAll();
-    else cache.forgetWhere((found) => found.key._id === keyId);
-  }
-  const onChanged = (keyId: string) => forget(keyId);
-  options.changes?.on('apiKeyChanged', onChanged);
+  options.changes?.on('apiKeyChanged', (keyId) => cache.forgetWhere((found) => found.key._id === keyId));
 
   function touch(keyId: string, at: number): void {
     const last = lastTouched.get(keyId);
     if (last !== undefined && at - last < LAST_USED_GRANULARITY_MS) return;
     // Remembered locally first, so this instance tries at most once a minute per key.
     lastTouched.set(keyId, at);
-    const write = repos.apiKeyUsage
-      .touch(keyId, new Date(at))
-      .catch((err: unknown) => options.onError?.(err))
-      .finally(() => touches.delete(write));
-    touches.add(write);
+    void repos.apiKeyUsage.touch(keyId, new Date(at)).catch((err: unknown) => options.onError?.(err));
   }
 
-  return {
-    async authenticateApiKey(token) {
-      if (!looksLikeApiKey(token)) return null;
-      const found = await cache.get(hashApiKey(token));
-      if (!found) return null;
-      const { key, secretExpiresAt } = found;
-      const at = now();
-      if (secretExpiresAt !== null && secretExpiresAt <= at) return null;
-      if (key.status !== 'active') return null;
-      if (key.expires_at && key.expires_at.getTime() <= at) return null;
-      touch(key._id, at);
-      return {
-        kind: 'api_key',
-        id: key._id,
-        accountId: key.account_id,
-        scopes: expandScopes(key.scopes),
-        projectId: key.project_id,
-        credential: 'api_key',
-        credentialId: key._id,
-      };
-    },
-    forget,
-    async flush() {
-      await Promise.all([...touches]);
-    },
-    close() {
-      options.changes?.off('apiKeyChanged', onChanged);
-    },
-  };
-}
+  /** The key's principal, or null when the token is not a working key. */
+  async function principalOf(token: string): Promise<Principal | null> {
+    if (!looksLikeApiKey(token)) return null;
+    const found = await cache.get(hashApiKey(token));
+    if (!found) return null;
+    const { key, secretExpiresAt } = found;
+    const at = now();
+    if (secretExpiresAt !== null && secretExpiresAt <= at) return null;
+    if (key.status !== 'active') return null;
+    if (key.expires_at && key.expires_at.getTime() <= at) return null;
+    touch(key._id, at);
+    return {
+      kind: 'api_key',
+      id: key._id,
+      accountId: key.account_id,
+      scopes: expandScopes(key.scopes),
+      projectId: key.project_id,
+      credential: 'api_key',
+      credentialId: key._id,
+    };
+  }
 
-/**
- * The /v1 credential for API keys: every `slw_…` bearer token is this authenticator's (the shape,
- * checksum included, is then checked without a database lookup). A key that is malformed, unknown,
- * revoked, expired or rotated out past its grace period → 401 `invalid_token`; a valid one acts as its
- * project with its scopes (Principal kind `api_key`, `projectId` set).
- */
-export function createApiKeyCredential(keys: ApiKeyAuthenticator): Authenticator {
   return {
     name: 'api_key',
     accepts: (token) => token.startsWith(API_KEY_PREFIX),
     async authenticate(token) {
-      const principal = await keys.authenticateApiKey(token);
+      const principal = await principalOf(token);
       if (!principal) throw invalidToken('The API key is invalid, expired, revoked or rotated out.');
       return principal;
     },

@@ -4,7 +4,7 @@ import type { Changes } from '../lib/changes.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { SessionService } from '../services/sessions.ts';
 import { createAccessTokenAuthenticator } from './accessTokens.ts';
-import { createApiKeyAuthenticator, createApiKeyCredential } from './apiKeyAuthenticator.ts';
+import { createApiKeyAuthenticator } from './apiKeyAuthenticator.ts';
 import type { Authenticator } from './authenticators.ts';
 import { createDpopVerifier } from './dpop.ts';
 import { RevokedGrantCache } from './revokedGrants.ts';
@@ -24,10 +24,10 @@ export interface AuthenticatorDeps {
 }
 
 /**
- * Every kind of /v1 credential, chosen by the token's shape (see `Authenticator.accepts`).
- * REGISTRATION POINT: add API keys (`slw_…`) and dashboard sessions (`slws_…`) by appending their
- * Authenticator here; `authenticate` and everything after it (scopes, rate limits, idempotency, 404 for
- * other accounts) then works for them unchanged. Shapes must not overlap.
+ * Every kind of /v1 credential, chosen by the token's shape (see `Authenticator.accepts`): OAuth access
+ * tokens (JWTs), dashboard sessions (`slws_…`) and API keys (`slw_…`). A new kind is one more
+ * Authenticator appended here; `authenticate` and everything after it (scopes, rate limits,
+ * idempotency, 404 for other accounts) then works for it unchanged. Shapes must not overlap.
  */
 export function createAuthenticators({ config, keys, repos, sessions, changes }: AuthenticatorDeps): Authenticator[] {
   const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds, changes);
@@ -37,6 +37,6 @@ export function createAuthenticators({ config, keys, repos, sessions, changes }:
   if (sessions) authenticators.push(createSessionAuthenticator(sessions));
   // API keys: `slw_…`, cached per instance for at most principalCacheSeconds (≤ 30 s), so a key revoked
   // on another instance is refused within that bound; revocations made here take effect at once.
-  authenticators.push(createApiKeyCredential(createApiKeyAuthenticator(repos, { cacheTtlMs: config.principalCacheSeconds * 1000, changes })));
+  authenticators.push(createApiKeyAuthenticator(repos, { cacheTtlMs: config.principalCacheSeconds * 1000, changes }));
   return authenticators;
 }

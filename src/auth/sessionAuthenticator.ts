@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { forbidden, invalidToken } from '../errors.ts';
-import { SESSION_COOKIE, SESSION_PREFIX, SessionService } from '../services/sessions.ts';
+import { SESSION_COOKIE, SESSION_PREFIX, type SessionService } from '../services/sessions.ts';
+import { sameSecret } from '../lib/hash.ts';
 import type { Authenticator } from './authenticators.ts';
 import type { Principal } from '../domain/principal.ts';
 
@@ -31,7 +32,7 @@ export function createSessionAuthenticator(sessions: SessionService): Authentica
       if (!token) return null;
       const found = await sessions.authenticate(token);
       if (!found) throw refused();
-      if (!SAFE_METHODS.has(ctx.method) && !SessionService.csrfMatches(found.session, ctx.get(CSRF_HEADER) || undefined))
+      if (!SAFE_METHODS.has(ctx.method) && !sameSecret(found.session.csrf_token, ctx.get(CSRF_HEADER)))
         throw forbidden(`A request authenticated by the session cookie must send the session's CSRF token in ${CSRF_HEADER}.`);
       return found.principal;
     },

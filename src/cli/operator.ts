@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Container } from '../container.ts';
 import { systemPrincipal, type Principal } from '../domain/principal.ts';
-import { notFound } from '../errors.ts';
+import { notFound, type Missing } from '../errors.ts';
 import type { IdPrefix } from '../lib/ids.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import { ACCOUNT_OPTION, idExample, leaf, output, outputList, outputRecord, pageOf, UsageError, withRuntime, type JsonOption, type PageOptions } from './command.ts';
@@ -21,14 +21,15 @@ interface Lookup {
   prefix: IdPrefix;
   /** Found across every account (the operator's view), or null. */
   find(rt: Container, id: string): Promise<{ account_id: string } | null>;
-  missing(id: string): string;
+  /** The 404 when there is none. */
+  missing: Missing;
 }
 
 const LOOKUPS = {
-  user: { noun: 'user', argument: '<id>', what: 'user id', prefix: 'usr', find: (rt: Container, id: string) => rt.repos.users.findById(id), missing: () => 'No such user.' },
-  client: { noun: 'client', argument: '<client_id>', what: 'client id', prefix: 'cli', find: (rt: Container, id: string) => rt.repos.oauthClients.findById(id), missing: () => 'No such OAuth client.' },
-  apiKey: { noun: 'API key', argument: '<id>', what: 'API key id', prefix: 'key', find: (rt: Container, id: string) => rt.repos.apiKeys.findById(id), missing: () => 'No such API key.' },
-  project: { noun: 'project', argument: '<id>', what: 'project id', prefix: 'proj', find: (rt: Container, id: string) => rt.repos.projects.findById(id), missing: (id: string) => `No such project: ${id}.` },
+  user: { noun: 'user', argument: '<id>', what: 'user id', prefix: 'usr', find: (rt: Container, id: string) => rt.repos.users.findById(id), missing: 'user' },
+  client: { noun: 'client', argument: '<client_id>', what: 'client id', prefix: 'cli', find: (rt: Container, id: string) => rt.repos.oauthClients.findById(id), missing: 'oauth_client' },
+  apiKey: { noun: 'API key', argument: '<id>', what: 'API key id', prefix: 'key', find: (rt: Container, id: string) => rt.repos.apiKeys.findById(id), missing: 'api_key' },
+  project: { noun: 'project', argument: '<id>', what: 'project id', prefix: 'proj', find: (rt: Container, id: string) => rt.repos.projects.findById(id), missing: 'project' },
 } satisfies Record<string, Lookup>;
 
 export type RecordKind = keyof typeof LOOKUPS;
@@ -40,7 +41,7 @@ export async function withRecord<K extends RecordKind, T>(kind: K, id: string, f
   const lookup = LOOKUPS[kind] as Omit<Lookup, 'find'> & { find(rt: Container, id: string): Promise<RecordOf<K> | null> };
   return await withRuntime(async (rt) => {
     const record = await lookup.find(rt, id);
-    if (!record) throw notFound(lookup.missing(id));
+    if (!record) throw notFound(lookup.missing);
     return await fn(record, systemPrincipal(record.account_id), rt);
   });
 }

@@ -11,7 +11,9 @@ import { html } from '../lib/html.ts';
 import { renderPage } from './layout.ts';
 import { DASHBOARD_CLIENT_ID, dashboardRedirectUri } from '../services/dashboardClient.ts';
 import type { Services } from '../services/index.ts';
-import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, SessionService } from '../services/sessions.ts';
+import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, type SessionService } from '../services/sessions.ts';
+import { FORM_NOT_VERIFIED, formIsOurs } from './csrf.ts';
+import { formBody } from './forms.ts';
 
 const LOGIN_COOKIE = 'slipway_dashboard_login';
 /** RFC 7636 S256: the code challenge of a verifier. */
@@ -160,9 +162,8 @@ function logout({ config, provider, sessions, logger }: AuthDeps) {
   return async (ctx: Context) => {
     const token = ctx.cookies.get(SESSION_COOKIE);
     const found = token ? await sessions.authenticate(token) : null;
-    const csrf = (ctx.request.body as Record<string, unknown> | undefined)?._csrf;
-    if (found && !SessionService.csrfMatches(found.session, typeof csrf === 'string' ? csrf : undefined))
-      return problem(ctx, 403, 'Request refused', 'The form was out of date. Reload the page and try again.');
+    if (found && !formIsOurs(ctx, formBody(ctx.request.body), found.session.csrf_token))
+      return problem(ctx, 403, 'Request refused', FORM_NOT_VERIFIED);
     if (token) await sessions.revoke(token);
     ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(config));
     await endProviderSession(provider, ctx);

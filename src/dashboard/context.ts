@@ -6,9 +6,10 @@ import { AppError } from '../errors.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services/index.ts';
-import { SESSION_COOKIE, SessionService, type SessionDoc } from '../services/sessions.ts';
+import { SESSION_COOKIE, type SessionDoc, type SessionService } from '../services/sessions.ts';
 import type { UserDoc } from '../services/users.ts';
 import { sessionCookieOptions } from './auth.ts';
+import { FORM_NOT_VERIFIED, formIsOurs } from './csrf.ts';
 import { formBody, type FormValues } from './forms.ts';
 import { html } from '../lib/html.ts';
 import { navItemOf, renderPage, type Flash, type PageOptions, type Viewer } from './layout.ts';
@@ -84,11 +85,8 @@ export const verifyForm: Middleware = async (ctx, next) => {
   await parseForm(ctx, async () => undefined);
   const state = dash(ctx);
   state.form = formBody(ctx.request.body);
-  const csrf = state.form._csrf;
-  if (!SessionService.csrfMatches(state.session, typeof csrf === 'string' ? csrf : undefined)) {
-    ctx.state.log?.warn({ path: ctx.path }, 'dashboard form refused: missing or wrong CSRF token');
-    return problemPage(ctx, 403, 'Request refused', 'This form could not be verified (it may be out of date). Reload the page and try again.');
-  }
+  if (!formIsOurs(ctx, state.form, state.session.csrf_token))
+    return problemPage(ctx, 403, 'Request refused', FORM_NOT_VERIFIED);
   await next();
 };
 

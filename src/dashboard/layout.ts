@@ -81,7 +81,7 @@ export function renderPage({ title, body, active, viewer, flash }: PageOptions):
 ${
   viewer
     ? html`<form class="signout" method="post" action="/dashboard/logout">
-<input type="hidden" name="_csrf" value="${viewer.csrf}">
+${csrfField(viewer.csrf)}
 <span class="who">${viewer.email} <span class="role">${viewer.role}</span></span>
 <button type="submit" class="secondary small">Sign out</button>
 </form>`
@@ -98,7 +98,7 @@ ${body}
 </html>`.value;
 }
 
-/** Hidden CSRF field for every form. */
+/** The hidden CSRF field of every form (checked by `formIsOurs`, src/dashboard/csrf.ts). */
 export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`;
 
 export const statusBadge = (status: string) => html`<span class="badge badge-${status}">${status}</span>`;

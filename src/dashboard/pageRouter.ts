@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, DefaultState, ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import type { Config } from '../config/index.ts';
 import type { Scope } from '../domain/principal.ts';
@@ -10,8 +10,20 @@ import { dash, seeOther, sendPage, type DashboardState } from './context.ts';
 import { refusal, type FormState, type FormValues } from './forms.ts';
 import { confirmBody, type ConfirmOptions, type Flash } from './layout.ts';
 
+/** The names of the `:parameters` of a route's path: `'/webhooks/:id/deliveries/:delivery'` → `'id' | 'delivery'`. */
+export type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<Rest> : P extends `${string}:${infer Name}` ? Name : never;
+
+/**
+ * A request context whose path parameters `N` are there (the route matched them), typed as strings:
+ * Koa's own `Context` types every property it does not know, `params` included, as `any`.
+ */
+export type WithParams<N extends string> = ParameterizedContext<DefaultState, { params: Record<N, string> }>;
+
+/** The request context of a page declared at path `P`: its parameters are the path's own. */
+export type PageContext<P extends string> = WithParams<ParamNames<P>>;
+
 /** A page's handler: runs once the route's scope is checked, with the signed-in user's state. */
-export type PageHandler = (ctx: Context, state: DashboardState) => Promise<void> | void;
+export type PageHandler<P extends string> = (ctx: PageContext<P>, state: DashboardState) => Promise<void> | void;
 
 /** Where a write leads (Post/Redirect/Get), with an optional message for the page it leads to. */
 export interface Redirect {
@@ -20,7 +32,7 @@ export interface Redirect {
 }
 
 /** A refusal the form shows on its own page again: the values sent (see `keep`) and what was wrong. */
-export interface Rerender {
+export interface Rerender<P extends string = string> {
   /** The form's field names: a refusal about one of them is shown next to it. */
   fields: readonly string[];
   /** A service field name → the form's field name (`expires_at` → `expires_on`). */
@@ -29,12 +41,12 @@ export interface Rerender {
   conflictField?: string;
   /** The values put back into the form (default: all sent); secrets and passwords are never sent back. */
   keep?: (form: FormValues) => FormValues;
-  rerender: (ctx: Context, form: FormState, status: number) => Promise<void> | void;
+  rerender: (ctx: PageContext<P>, form: FormState, status: number) => Promise<void> | void;
 }
 
 /** A refusal shown as a message on the page the form came from (buttons, selects in a table row). */
-export interface Back {
-  back: (ctx: Context, form: FormValues) => string;
+export interface Back<P extends string = string> {
+  back: (ctx: PageContext<P>, form: FormValues) => string;
   /** Shown when the refusal has no message of its own. */
   message: string;
 }
@@ -48,17 +60,17 @@ export interface Back {
  * 409) is shown by `refused`: the form again with its messages, or a message on the page it came from.
  * Anything else (403, 404, 500), or any refusal of an action without `refused`, is the error page.
  */
-export interface FormAction<S extends z.ZodType, R> {
+export interface FormAction<S extends z.ZodType, R, P extends string = string> {
   scope: Scope;
   /** The answer shows a secret: the form's `_once` token is claimed first; a second submission goes `back`. */
-  once?: { back: (ctx: Context) => string; message: string };
+  once?: { back: (ctx: PageContext<P>) => string; message: string };
   schema?: S;
   /** The form's fields as the schema's input (the /v1 body's names and types). */
-  fields?: (form: FormValues, ctx: Context) => unknown;
-  run: (ctx: Context, input: z.output<S>, state: DashboardState) => Promise<R>;
+  fields?: (form: FormValues, ctx: PageContext<P>) => unknown;
+  run: (ctx: PageContext<P>, input: z.output<S>, state: DashboardState) => Promise<R>;
   /** A redirect (with its message), or nothing when it rendered the answer itself (a secret shown once). */
-  answer: (result: R, ctx: Context, state: DashboardState) => Redirect | void | Promise<void>;
-  refused?: Rerender | Back;
+  answer: (result: R, ctx: PageContext<P>, state: DashboardState) => Redirect | void | Promise<void>;
+  refused?: Rerender<P> | Back<P>;
 }
 
 /** A confirmation step before a destructive form (its page title and question). */
@@ -84,21 +96,21 @@ export class PageRouter {
     this.#claims = claims;
   }
 
-  get(path: string, scope: Scope, handler: PageHandler): this {
-    this.#router.get(path, async (ctx) => await handler(ctx, this.#allowed(ctx, scope)));
+  get<P extends string>(path: P, scope: Scope, handler: PageHandler<P>): this {
+    this.#router.get(path, async (ctx) => await handler(ctx as PageContext<P>, this.#allowed(ctx, scope)));
     return this;
   }
 
   /** The page that asks before a destructive action (its form posts to a `form` action). */
-  confirm(path: string, scope: Scope, describe: (ctx: Context, state: DashboardState) => Promise<Confirmation>): this {
+  confirm<P extends string>(path: P, scope: Scope, describe: (ctx: PageContext<P>, state: DashboardState) => Promise<Confirmation>): this {
     return this.get(path, scope, async (ctx, state) => {
       const { page, ...question } = await describe(ctx, state);
       sendPage(ctx, this.#config, { title: page, body: confirmBody({ ...question, csrf: state.viewer.csrf }) });
     });
   }
 
-  form<S extends z.ZodType = z.ZodUndefined, R = void>(path: string, action: FormAction<S, R>): this {
-    this.#router.post(path, async (ctx) => await this.#submit(ctx, action));
+  form<S extends z.ZodType = z.ZodUndefined, R = void, P extends string = string>(path: P, action: FormAction<S, R, P>): this {
+    this.#router.post(path, async (ctx) => await this.#submit(ctx as PageContext<P>, action));
     return this;
   }
 
@@ -108,7 +120,7 @@ export class PageRouter {
     return state;
   }
 
-  async #submit<S extends z.ZodType, R>(ctx: Context, action: FormAction<S, R>): Promise<void> {
+  async #submit<S extends z.ZodType, R, P extends string>(ctx: PageContext<P>, action: FormAction<S, R, P>): Promise<void> {
     const state = this.#allowed(ctx, action.scope);
     const form = state.form;
     const claim = action.once ? await this.#claims.claimForm(state.session._id, form._once) : null;
@@ -126,7 +138,7 @@ export class PageRouter {
     if (redirect) seeOther(ctx, this.#config, redirect.to, redirect.flash);
   }
 
-  async #refuse(ctx: Context, refused: Rerender | Back | undefined, form: FormValues, err: unknown): Promise<void> {
+  async #refuse<P extends string>(ctx: PageContext<P>, refused: Rerender<P> | Back<P> | undefined, form: FormValues, err: unknown): Promise<void> {
     if (!refused) throw err;
     if ('back' in refused) {
       const found = refusal(err, { fields: [] });

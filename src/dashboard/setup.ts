@@ -1,4 +1,3 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
@@ -8,13 +7,11 @@ import type { UserDoc } from '../services/users.ts';
 import { parseInput } from '../schemas/parse.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SetPasswordInput } from '../schemas/users.ts';
 import { dashboardErrors, type DashboardDeps } from './context.ts';
+import { formIsOurs, SetupCsrfCookie } from './csrf.ts';
 import { formBody, queryValue, refusal, str, type FieldErrors, type FormValues } from './forms.ts';
 import type { Html } from '../lib/html.ts';
 import { renderPage } from './layout.ts';
 import { invalidLinkView, SETUP_PATH, setupFormView, type SetupFormView } from './views/setup.ts';
-
-const CSRF_COOKIE = 'slipway_setup_csrf';
-const CSRF_PATTERN = /^[A-Za-z0-9_-]{32}$/;
 
 function send(ctx: Context, status: number, title: string, body: Html): void {
   ctx.status = status;
@@ -24,26 +21,6 @@ function send(ctx: Context, status: number, title: string, body: Html): void {
 }
 
 const invalidPage = (ctx: Context) => send(ctx, 400, 'Setup link not valid', invalidLinkView());
-
-/** The double-submit cookie: signed, SameSite=Strict, this path only. */
-const csrfCookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: 'strict' as const, secure, path: SETUP_PATH, signed: true, overwrite: true });
-
-/** This browser's double-submit value: the one in its cookie when there is one, else a new one. */
-function csrfValue(ctx: Context, secure: boolean): string {
-  const existing = ctx.cookies.get(CSRF_COOKIE, { signed: true });
-  if (existing && CSRF_PATTERN.test(existing)) return existing;
-  const value = randomBytes(24).toString('base64url');
-  ctx.cookies.set(CSRF_COOKIE, value, { ...csrfCookieOptions(secure), maxAge: 24 * 3600 * 1000 });
-  return value;
-}
-
-function csrfMatches(ctx: Context, presented: string): boolean {
-  const expected = ctx.cookies.get(CSRF_COOKIE, { signed: true });
-  if (!expected || !CSRF_PATTERN.test(expected)) return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(presented);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** What is wrong with the chosen password, by field (none: it may be set). */
 function passwordErrors(form: FormValues): FieldErrors {
@@ -66,8 +43,9 @@ function passwordErrors(form: FormValues): FieldErrors {
  *
  * CSRF, without a session: the token itself is the credential, so a forged post without it changes
  * nothing, and one with it could only set a password on the forger's own (or a stolen) link. On top of
- * that, a signed double-submit cookie: the GET sets a random value in a cookie (signed with the app's
- * keys, SameSite=Strict, this path only) and in the form; the POST must bring both, equal. An
+ * that, the dashboard's CSRF check (src/dashboard/csrf.ts) against a signed double-submit cookie: the
+ * GET sets a random value in a cookie (signed with the app's keys, SameSite=Strict, this path only)
+ * and in the form; the POST must bring both, equal. An
  * Origin/Referer check was the other option, but under `Referrer-Policy: no-referrer` browsers send no
  * Referer and `Origin: null` on form posts (Fetch, "append a request Origin header"), so the check
  * could not tell our own form from another site's.
@@ -76,11 +54,12 @@ export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services'
   const { config, logger } = deps;
   const { users } = deps.services;
   const secure = config.publicUrl.startsWith('https:');
+  const csrf = new SetupCsrfCookie(SETUP_PATH, secure);
   const parseForm = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
   const router = new Router({ prefix: '/dashboard' });
 
   const renderForm = (ctx: Context, o: Omit<SetupFormView, 'csrf'>, status = 200) =>
-    send(ctx, status, 'Set your password', setupFormView({ ...o, csrf: csrfValue(ctx, secure) }));
+    send(ctx, status, 'Set your password', setupFormView({ ...o, csrf: csrf.issue(ctx) }));
 
   router.get('/setup', async (ctx) => {
     const token = queryValue(ctx.query.token);
@@ -94,8 +73,7 @@ export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services'
     const token = str(form, 'token');
     const found = await users.findBySetupToken(token);
     if (!found) return invalidPage(ctx);
-    if (!csrfMatches(ctx, str(form, '_csrf'))) {
-      ctx.state.log?.warn({ path: ctx.path }, 'setup form refused: missing or wrong CSRF cookie');
+    if (!formIsOurs(ctx, form, csrf.expected(ctx))) {
       const message = 'This form could not be verified (it may be out of date, or cookies are blocked for this site). Enter your new password again.';
       return renderForm(ctx, { token, ...found, form: { values: {}, errors: {}, message } }, 403);
     }
@@ -114,7 +92,7 @@ export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services'
       return renderForm(ctx, { token, ...found, form: { values: {}, ...refused } }, refused.status);
     }
     // The service ended every sign-in made with the old password (a setup link also serves as a reset).
-    ctx.cookies.set(CSRF_COOKIE, null, csrfCookieOptions(secure));
+    csrf.clear(ctx);
     setLoginNotice(ctx, secure, 'password-set', user.email);
     (ctx.state.log ?? logger).info({ user_id: user._id }, 'password set with a setup link');
     ctx.status = 303;

@@ -80,20 +80,6 @@ export function allow<R extends Resource>(kinds: readonly Kind[], actions: reado
   }
 }
 
-/** What a record out of reach is called in a 404 (whether it does not exist or is another account's). */
-export const NOT_FOUND: Record<Resource, string> = {
-  project: 'No such project.',
-  deployment: 'No such deployment.',
-  configuration: 'No such configuration.',
-  api_key: 'No such API key.',
-  user: 'No such user.',
-  oauth_client: 'No such OAuth client.',
-  webhook: 'No such webhook.',
-  event: 'No such event.',
-  account: 'No such account.',
-  quota: 'No such quota.',
-};
-
 /** The project a target belongs to, for the resources inside a project. */
 function projectOf(resource: Resource, target: object): string | null | undefined {
   if (resource === 'project') return (target as Target<'project'>)._id;
@@ -107,9 +93,9 @@ function projectOf(resource: Resource, target: object): string | null | undefine
  */
 function confinementRefusal(actor: PolicyPrincipal, resource: Resource, target: object | undefined): Error | null {
   if (!target || resource === 'account') return null;
-  if ((target as InAccount).account_id !== actor.accountId) return notFound(NOT_FOUND[resource]);
+  if ((target as InAccount).account_id !== actor.accountId) return notFound(resource);
   const project = projectOf(resource, target);
-  if (actor.projectId && project !== undefined && project !== actor.projectId) return notFound(NOT_FOUND[resource]);
+  if (actor.projectId && project !== undefined && project !== actor.projectId) return notFound(resource);
   return null;
 }
 

@@ -16,9 +16,7 @@ export const credentialBucket = (p: Principal) => `${p.credential}:${p.credentia
 
 export interface AuthenticateDeps {
   /**
-   * Tried in order; the first whose `accepts(token)` is true owns the token. Registration point for new
-   * credentials: the OAuth access token authenticator is here from the start; API keys (`slw_…`) and
-   * dashboard session tokens (`slws_…`) are added by appending their Authenticator in
+   * Tried in order; the first whose `accepts(token)` is true owns the token. They are listed once, in
    * `createAuthenticators` (src/auth/index.ts). A token no authenticator accepts is `invalid_token`.
    */
   authenticators: Authenticator[];

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { isDatabaseUnavailable, UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 
 /**
@@ -11,7 +11,7 @@ export function errorHandler(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new AppError(404, 'not_found', 'No such endpoint.');
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound('endpoint');
     } catch (err) {
       let error: AppError;
       if (err instanceof AppError) error = err;

@@ -53,7 +53,7 @@ export class DeploymentRepository {
    * By `_id` alone (FerretDB answers that from its primary key but scans for compound filters), then
    * checked: a deployment of another project or account is null.
    */
-  async find(accountId: string, projectId: string, id: string): Promise<DeploymentDoc | null> {
+  async findInProject(accountId: string, projectId: string, id: string): Promise<DeploymentDoc | null> {
     const doc = await this.collection.findOne({ _id: String(id) });
     return doc && doc.account_id === accountId && doc.project_id === projectId ? doc : null;
   }

@@ -38,7 +38,7 @@ export class AccountService extends Service<AccountServiceDeps> {
   }
 
   async #find(id: string): Promise<AccountDoc> {
-    return found(await this.deps.accounts.findById(id), 'No such account.');
+    return found(await this.deps.accounts.findById(id), 'account');
   }
 
   async #summarize(account: AccountDoc): Promise<AccountSummary> {

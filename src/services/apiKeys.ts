@@ -1,20 +1,19 @@
 import type { Changes } from '../lib/changes.ts';
 import { SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict } from '../errors.ts';
 import { apiKeyHints, generateApiKey, hashApiKey } from '../lib/apiKeyFormat.ts';
 import { newId } from '../lib/ids.ts';
 import { createOnce } from './createOnce.ts';
 import type { ApiKeyDoc, ApiKeyStatus } from '../repositories/apiKeys.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
-import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { CreateApiKeyBody, RotateApiKeyBody } from '../schemas/apiKeys.ts';
 import { actorOf, type EventLog } from './eventLog.ts';
 import type { LockService } from './locking.ts';
 import type { QuotaService } from './quotas.ts';
 import type { ProjectService } from './projects.ts';
-import { Service } from './service.ts';
+import { ProjectRecordService, ProjectRecords } from './accountRecords.ts';
 export type { ApiKeyDoc } from '../repositories/apiKeys.ts';
 
 /** The key with its plaintext secret: returned by create and rotate, and never again. */
@@ -39,6 +38,11 @@ export interface ApiKeyServiceDeps extends Pick<Repositories, 'apiKeys' | 'apiKe
   quotas: QuotaService;
 }
 
+/** Which keys a list shows: all, or those of one status. */
+export interface ApiKeyFilter {
+  status?: ApiKeyStatus | undefined;
+}
+
 /** Rotations and revocations of one key run one at a time (two concurrent rotations would each retire the other's new secret). */
 const keyLock = (id: string) => `api-key:${id}`;
 
@@ -57,7 +61,7 @@ function normaliseScopes(scopes: readonly string[]): Scope[] {
  * (409 project_not_active), revoking never does. Keys are managed by users and clients, never by an
  * API key (403 forbidden).
  */
-export class ApiKeyService extends Service<ApiKeyServiceDeps> {
+export class ApiKeyService extends ProjectRecordService<ApiKeyServiceDeps, ApiKeyDoc, ApiKeyFilter, 'api_key'> {
   /**
    * `id` is the id reserved for this request (Idempotency-Key): a key that already has it was made by
    * an earlier run of the request and is the answer, whatever the project's status now, but its secret
@@ -112,29 +116,14 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
     return { apiKey, key };
   }
 
-  /** Oldest first, revoked keys included unless `filter.status` says otherwise. */
-  async list(principal: Principal, projectId: string, filter: { status?: ApiKeyStatus | undefined }, page: PageRequest): Promise<PageResult<ApiKeyDoc>> {
-    authorize(principal, 'list', 'api_key');
-    const project = await this.deps.projects.get(principal, projectId);
-    const result = await this.deps.apiKeys.page(project.account_id, project._id, filter.status ? { status: filter.status } : {}, page);
-    return { items: await this.#withUsage(result.items), total: result.total };
-  }
-
-  async get(principal: Principal, projectId: string, id: string): Promise<ApiKeyDoc> {
-    authorize(principal, 'read', 'api_key');
-    return await this.#find(await this.deps.projects.get(principal, projectId), id);
-  }
-
-  async #find(project: ProjectDoc, id: string): Promise<ApiKeyDoc> {
-    const doc = await this.deps.apiKeys.findInProject(project.account_id, project._id, id);
-    if (!doc) throw notFound('No such API key.');
-    return (await this.#withUsage([doc]))[0]!;
-  }
-
+  /** Each with its last use, which is kept apart from the key (written at most once a minute per key). */
   async #withUsage(docs: ApiKeyDoc[]): Promise<ApiKeyDoc[]> {
     const used = await this.deps.apiKeyUsage.lastUsed(docs.map((d) => d._id));
     return docs.map((d) => ({ ...d, last_used_at: used.get(d._id) ?? null }));
   }
+
+  /** `list`: oldest first, revoked keys included unless `filter.status` says otherwise. */
+  protected readonly records = new ProjectRecords(this.deps.apiKeys, 'api_key', this.deps.projects, (docs) => this.#withUsage(docs));
 
   /**
    * Issues a new secret for the same key id. The previous secret keeps working for
@@ -146,9 +135,9 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
     const project = await this.deps.projects.getWritable(principal, projectId);
     const grace = input.grace_period_seconds;
     // 404 before anything else, so no lease is ever taken on an id from another account.
-    await this.#find(project, id);
+    await this.records.find(project, id);
     const issued = await this.deps.locks.run(keyLock(id), async () => {
-      const current = await this.#find(project, id);
+      const current = await this.records.find(project, id);
       const now = new Date();
       if (current.status !== 'active') throw conflict('A revoked API key cannot be rotated.');
       if (current.expires_at && current.expires_at <= now) throw conflict('An expired API key cannot be rotated.');
@@ -177,9 +166,9 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
   async revoke(principal: Principal, projectId: string, id: string): Promise<ApiKeyDoc> {
     authorize(principal, 'revoke', 'api_key');
     const project = await this.deps.projects.get(principal, projectId);
-    const existing = await this.#find(project, id);
+    const existing = await this.records.find(project, id);
     const revoked = await this.#revoke(principal, project, id, {});
-    return revoked ? { ...revoked, last_used_at: existing.last_used_at } : await this.#find(project, id);
+    return revoked ? { ...revoked, last_used_at: existing.last_used_at } : await this.records.find(project, id);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Principal } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
-import { AppError, conflict, notFound, validationFailed, found } from '../errors.ts';
+import { AppError, conflict, notFound, validationFailed } from '../errors.ts';
 import { writeUnique } from '../db/claims.ts';
 import { newId } from '../lib/ids.ts';
 import type { ConfigurationChanges, ConfigurationDoc } from '../repositories/configurations.ts';
@@ -13,7 +13,7 @@ import { createOnceInProject } from './createOnce.ts';
 import type { EventLog } from './eventLog.ts';
 import type { LockService } from './locking.ts';
 import type { ProjectService } from './projects.ts';
-import { Service } from './service.ts';
+import { ProjectRecordService, ProjectRecords } from './accountRecords.ts';
 
 /**
  * Updates and re-encryption of one record run one at a time: "a secret stays secret" must not depend
@@ -68,7 +68,7 @@ export interface ConfigurationServiceDeps extends Pick<Repositories, 'configurat
  * first (404 outside its account, or for an API key outside its own project); changes need a project
  * that is not archived (409 project_not_active).
  */
-export class ConfigurationService extends Service<ConfigurationServiceDeps> {
+export class ConfigurationService extends ProjectRecordService<ConfigurationServiceDeps, ConfigurationDoc, ConfigurationFilter, 'configuration'> {
   /**
    * `id` is the id reserved for this request (Idempotency-Key): a configuration that already has it
    * was made by an earlier run of the request and is the answer, whatever the project's status now.
@@ -106,23 +106,17 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
     return doc;
   }
 
-  /** Ordered by environment, then key. */
-  async list(principal: Principal, projectId: string, filter: ConfigurationFilter, page: PageRequest, options: ReadOptions = {}): Promise<PageResult<ReadConfiguration>> {
-    authorize(principal, options.reveal ? 'reveal' : 'list', 'configuration');
-    const project = await this.deps.projects.get(principal, projectId);
-    const result = await this.deps.configurations.page(project.account_id, project._id, filter.environment !== undefined ? { environment: filter.environment } : {}, page);
-    return options.reveal ? { items: result.items.map((doc) => this.#revealed(doc)), total: result.total } : result;
+  protected readonly records = new ProjectRecords(this.deps.configurations, 'configuration', this.deps.projects);
+
+  /** Ordered by environment, then key. Revealing secret values is its own action (`reveal`). */
+  override async list(principal: Principal, projectId: string, filter: ConfigurationFilter, page: PageRequest, options: ReadOptions = {}): Promise<PageResult<ReadConfiguration>> {
+    if (!options.reveal) return await this.records.list(principal, projectId, filter, page);
+    const result = await this.records.list(principal, projectId, filter, page, 'reveal');
+    return { items: result.items.map((doc) => this.#revealed(doc)), total: result.total };
   }
 
-  async get(principal: Principal, projectId: string, id: string, options: ReadOptions = {}): Promise<ReadConfiguration> {
-    authorize(principal, options.reveal ? 'reveal' : 'read', 'configuration');
-    const project = await this.deps.projects.get(principal, projectId);
-    const doc = await this.#find(project, id);
-    return options.reveal ? this.#revealed(doc) : doc;
-  }
-
-  async #find(project: ProjectDoc, id: string): Promise<ConfigurationDoc> {
-    return found(await this.deps.configurations.findInProject(project.account_id, project._id, id), 'No such configuration.');
+  override async get(principal: Principal, projectId: string, id: string, options: ReadOptions = {}): Promise<ReadConfiguration> {
+    return options.reveal ? this.#revealed(await this.records.get(principal, projectId, id, 'reveal')) : await this.records.get(principal, projectId, id);
   }
 
   /**
@@ -151,9 +145,9 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
     authorize(principal, 'update', 'configuration');
     const project = await this.deps.projects.getWritable(principal, projectId);
     // 404 before anything else, so no lease is ever taken on an id from another account.
-    await this.#find(project, id);
+    await this.records.find(project, id);
     const result = await this.deps.locks.run(recordLock(id), async () => {
-      const current = await this.#find(project, id);
+      const current = await this.records.find(project, id);
       if (current.secret && input.secret === false) throw validationFailed([{ field: 'secret', message: SECRET_STAYS_SECRET }]);
       const secret = input.secret ?? current.secret;
       const changed: string[] = [];
@@ -185,7 +179,7 @@ export class ConfigurationService extends Service<ConfigurationServiceDeps> {
     authorize(principal, 'delete', 'configuration');
     const project = await this.deps.projects.getWritable(principal, projectId);
     const doc = await this.deps.configurations.delete(project.account_id, project._id, id);
-    if (!doc) throw notFound('No such configuration.');
+    if (!doc) throw notFound('configuration');
     await this.deps.eventLog.record('configuration.deleted', principal, doc, eventData(doc));
     return doc;
   }

@@ -1,8 +1,7 @@
 import type { Principal, Actor } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
 import { deploymentActivity, periodStart, type DeploymentActivity } from '../domain/deploymentActivity.ts';
-import { conflict, invalidTransition, notFound, projectNotActive, found } from '../errors.ts';
-import type { PageRequest } from '../domain/page.ts';
+import { conflict, invalidTransition, projectNotActive } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { DeploymentDoc, DeploymentFilter } from '../repositories/deployments.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -13,7 +12,7 @@ import { createOnceInProject } from './createOnce.ts';
 import { actorOf, type EventLog } from './eventLog.ts';
 import type { ProjectService } from './projects.ts';
 import type { CreateDeploymentBody, UpdateDeploymentBody } from '../schemas/deployments.ts';
-import { Service } from './service.ts';
+import { ProjectRecordService, ProjectRecords } from './accountRecords.ts';
 export type { DeploymentDoc } from '../repositories/deployments.ts';
 
 /** Deployments read for an activity summary: a month of a very busy project (over 300 a day). */
@@ -25,7 +24,9 @@ export interface DeploymentServiceDeps extends Pick<Repositories, 'deployments'>
   projects: ProjectService;
 }
 
-export class DeploymentService extends Service<DeploymentServiceDeps> {
+export class DeploymentService extends ProjectRecordService<DeploymentServiceDeps, DeploymentDoc, DeploymentFilter, 'deployment'> {
+  protected readonly records = new ProjectRecords(this.deps.deployments, 'deployment', this.deps.projects);
+
   /**
    * 201 queued; the project must be visible (else 404) and active (else 409 project_not_active). `id`
    * is the id reserved for this request (Idempotency-Key): a deployment that already has it was made
@@ -35,7 +36,7 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
     authorize(principal, 'create', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
     const deployments = this.deps.deployments;
-    return await createOnceInProject(project, id, (...at) => deployments.find(...at), () => this.#insert(principal, project, input, id));
+    return await createOnceInProject(project, id, (...at) => deployments.findInProject(...at), () => this.#insert(principal, project, input, id));
   }
 
   async #insert(principal: Principal, project: ProjectDoc, input: CreateDeploymentBody, id: string | undefined): Promise<DeploymentDoc> {
@@ -63,11 +64,6 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
     return doc;
   }
 
-  async list(principal: Principal, projectId: string, filter: DeploymentFilter, page: PageRequest) {
-    authorize(principal, 'list', 'deployment');
-    const project = await this.deps.projects.get(principal, projectId);
-    return await this.deps.deployments.page(project.account_id, project._id, filter, page);
-  }
 
   /**
    * How the project's deployments went over the last `days` UTC days (today included): per day by
@@ -78,12 +74,6 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
     const project = await this.deps.projects.get(principal, projectId);
     const recent = await this.deps.deployments.createdSince(project.account_id, project._id, periodStart(days, now), ACTIVITY_LIMIT);
     return deploymentActivity(recent, days, now);
-  }
-
-  async get(principal: Principal, projectId: string, id: string): Promise<DeploymentDoc> {
-    authorize(principal, 'read', 'deployment');
-    const project = await this.deps.projects.get(principal, projectId);
-    return found(await this.deps.deployments.find(project.account_id, project._id, id), 'No such deployment.');
   }
 
   /**
@@ -99,8 +89,7 @@ export class DeploymentService extends Service<DeploymentServiceDeps> {
     const project = await this.deps.projects.get(principal, projectId);
     if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it before changing its deployments.');
     for (let attempt = 0; attempt < 3; attempt++) {
-      const current = await this.deps.deployments.find(project.account_id, project._id, id);
-      if (!current) throw notFound('No such deployment.');
+      const current = await this.records.find(project, id);
       const to = input.status;
       if (to !== current.status && !canMoveDeployment(current.status, to))
         throw invalidTransition(`A deployment cannot move from ${current.status} to ${to}.`);

@@ -149,7 +149,7 @@ export class OAuthClientService extends AccountRecordService<OAuthClientServiceD
     authorize(principal, 'delete', 'oauth_client');
     const deps = this.deps;
     const client = await deps.oauthClients.delete(principal.accountId, clientId);
-    if (!client) throw notFound('No such OAuth client.');
+    if (!client) throw notFound('oauth_client');
     await deps.quotas.release('oauth_clients', client._id);
     // Every access token of the client (user and client_credentials) is refused from the next request on
     // this instance, and within revocationRefreshSeconds on the others.

@@ -58,7 +58,7 @@ export class ProjectService extends Service<ProjectServiceDeps> {
   /** The project, or 404 whether it does not exist or belongs to someone else. */
   async get(principal: Principal, id: string): Promise<ProjectDoc> {
     const project = await this.deps.projects.find(confinement(principal), id);
-    if (!project) throw notFound('No such project.');
+    if (!project) throw notFound('project');
     authorize(principal, 'read', 'project', project);
     return project;
   }
@@ -156,7 +156,7 @@ export class ProjectService extends Service<ProjectServiceDeps> {
   async delete(principal: Principal, id: string): Promise<void> {
     const project = await this.get(principal, id);
     authorize(principal, 'delete', 'project', project);
-    if (!(await this.deps.projects.delete(confinement(principal), id))) throw notFound('No such project.');
+    if (!(await this.deps.projects.delete(confinement(principal), id))) throw notFound('project');
     await this.deps.quotas.release('projects', project._id);
     for (const hook of this.#hooks) await hook(project, principal);
     await this.deps.eventLog.record('project.deleted', principal, inProject(project), { name: project.name });

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { capByRole, expandScopes, type Principal } from '../domain/principal.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionDoc } from '../repositories/sessions.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -99,12 +99,5 @@ export class SessionService extends Service<SessionServiceDeps> {
   /** Drops cached sessions of a user (after a role change), so the next request reads the new role. */
   forgetUser(userId: string): void {
     this.#cache.forgetWhere((found) => found.session.user_id === userId);
-  }
-
-  static csrfMatches(session: SessionDoc, presented: string | undefined): boolean {
-    if (!presented) return false;
-    const a = Buffer.from(session.csrf_token);
-    const b = Buffer.from(presented);
-    return a.length === b.length && timingSafeEqual(a, b);
   }
 }

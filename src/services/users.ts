@@ -337,7 +337,7 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
     const { users, userSetupTokens } = this.deps;
     authorize(principal, 'set_password', 'user');
     const user = await this.get(principal, id);
-    if (!(await users.setPasswordHash(user._id, await hashPassword(input.password)))) throw notFound('No such user.');
+    if (!(await users.setPasswordHash(user._id, await hashPassword(input.password)))) throw notFound('user');
     const revokedGrants = await this.#endSignIns(user._id);
     await userSetupTokens.deleteForUser(user._id);
     await this.deps.eventLog.record('user.password_set', principal, { account_id: principal.accountId }, { user_id: user._id, revoked_grants: revokedGrants });

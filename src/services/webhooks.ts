@@ -105,7 +105,7 @@ export class WebhookService extends AccountRecordService<WebhookServiceDeps, Web
     if (input.description !== undefined) set.description = input.description;
     if (input.status !== undefined) set.status = input.status;
     const updated = await this.deps.webhooks.update(principal.accountId, id, set);
-    if (!updated) throw notFound('No such webhook.');
+    if (!updated) throw notFound('webhook');
     // A new address or a re-enabled endpoint is tried at once, not after a pause earned by the old one.
     if (set.url !== undefined || set.status !== undefined) await this.deps.webhookCircuits.reset(id);
     const changes = Object.keys(input);
@@ -117,7 +117,7 @@ export class WebhookService extends AccountRecordService<WebhookServiceDeps, Web
   async delete(principal: Principal, id: string): Promise<WebhookDoc> {
     authorize(principal, 'delete', 'webhook');
     const webhook = await this.deps.webhooks.delete(principal.accountId, id);
-    if (!webhook) throw notFound('No such webhook.');
+    if (!webhook) throw notFound('webhook');
     await this.deps.quotas.release('webhooks', webhook._id);
     await this.deps.webhookQueue.removeForWebhook(webhook._id);
     await this.deps.webhookCircuits.reset(webhook._id);
@@ -138,7 +138,7 @@ export class WebhookService extends AccountRecordService<WebhookServiceDeps, Web
     const previous = current.secrets.find((s) => s.expires_at === null);
     const secrets = [this.#seal(id, secret, now), ...(previous ? [{ ...previous, expires_at: new Date(now.getTime() + SECRET_OVERLAP_MS) }] : [])];
     const webhook = await this.deps.webhooks.update(principal.accountId, id, { secrets, updated_at: now });
-    if (!webhook) throw notFound('No such webhook.');
+    if (!webhook) throw notFound('webhook');
     await this.deps.eventLog.record('webhook.secret_rotated', principal, webhook, eventData(webhook), now);
     return { webhook, secret };
   }
@@ -174,7 +174,7 @@ export class WebhookService extends AccountRecordService<WebhookServiceDeps, Web
     authorize(principal, 'redeliver', 'webhook');
     const webhook = await this.get(principal, webhookId);
     const delivery = await this.deps.webhookDeliveries.findForWebhook(principal.accountId, webhookId, deliveryId);
-    if (!delivery) throw notFound('No such delivery.');
+    if (!delivery) throw notFound('delivery');
     if (webhook.status !== 'enabled') throw conflict('The webhook is disabled; enable it first.');
     if (delivery.status === 'pending') throw conflict('The delivery is still pending; it will be retried.');
     const now = new Date();

@@ -82,13 +82,22 @@ describe('/v1 with a dashboard session token', () => {
     // Logout through the dashboard (the form with its CSRF field): the old token is refused at once.
     const { token, session } = await sessionFor(owner);
     expect((await v1(server, '/v1/projects', { cookie: token })).status).toBe(200);
-    const logout = await fetch(`${server.url}/dashboard/logout`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: `slipway_session=${token}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: session.csrf_token }),
-    });
-    expect(logout.status).toBe(303);
+    const logout = (fields: Record<string, string>) =>
+      fetch(`${server.url}/dashboard/logout`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: `slipway_session=${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+      });
+    // A sign-out form without the session's CSRF token (another site's) is refused and ends nothing.
+    const forgeries: Record<string, string>[] = [{}, { _csrf: 'x'.repeat(session.csrf_token.length) }, { _csrf: `${session.csrf_token}x` }];
+    for (const forged of forgeries) {
+      const refused = await logout(forged);
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toContain('could not be verified');
+    }
+    expect((await v1(server, '/v1/projects', { cookie: token })).status).toBe(200);
+    expect((await logout({ _csrf: session.csrf_token })).status).toBe(303);
     expect((await v1(server, '/v1/projects', { cookie: token })).status).toBe(401);
     expect((await v1(server, '/v1/projects', { bearer: token })).status).toBe(401);
   });

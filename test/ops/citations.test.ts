@@ -110,3 +110,50 @@ describe('links of the README and docs/', () => {
     expect(guides.filter((g) => !linked.has(g))).toEqual([]);
   });
 });
+
+/**
+ * The README's sections cited in prose and comments, in any of the ways they are written: an anchor of
+ * it (`README.md#<anchor>`, also as `../README.md#<anchor>`), its quoted heading (`README "<heading>"`,
+ * `the README's "<heading>"`), or `the README's <words> section`, whose words must stand in one of its
+ * headings. Each must be a section the README has; a citation of another README (`sdk/go/README.md`)
+ * is that one's own.
+ */
+function readmeCitations(path: string, raw: string): { path: string; citation: string; found: boolean }[] {
+  // A citation may run over a line break, inside a comment (` * `, `// `, `# `) or not.
+  const text = raw.replace(/\s*\n\s*(?:\*(?!\/)|\/\/|#(?!#))?\s*/g, ' ');
+  const headings = [...readFileSync(join(root, 'README.md'), 'utf8').replace(/^```[^]*?^```$/gm, '').matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase());
+  const anchors = anchorsOf('README.md');
+  return [
+    ...[...text.matchAll(/(?<![\w./-])(?:\.\.\/)*README\.md#([\w-]+)/g)].map((m) => ({ citation: m[0], found: anchors.has(m[1]!) })),
+    ...[...text.matchAll(/(?<![\w./-])README(?:\.md)?(?:'s|,)? "([^"]+)"/g)].map((m) => ({ citation: m[0], found: headings.includes(m[1]!.toLowerCase()) })),
+    ...[...text.matchAll(/(?<![\w./-])README(?:\.md)?'s ([\w -]+?) section/g)].map((m) => ({ citation: m[0], found: headings.some((h) => h.includes(m[1]!.toLowerCase())) })),
+  ].map((c) => ({ path, ...c }));
+}
+
+describe("sections of the README cited elsewhere", () => {
+  // This file's own made-up citations (below) are not citations.
+  const cited = [
+    ...['src', 'test', 'bench', 'scripts']
+      .flatMap((dir) => sourceFiles(join(root, dir)))
+      .map((path) => ({ path: relative(root, path), text: readFileSync(path, 'utf8') }))
+      .filter(({ path }) => path !== relative(root, import.meta.filename)),
+    ...markdownFiles.filter((f) => f !== 'README.md').map((path) => ({ path, text: readFileSync(join(root, path), 'utf8') })),
+  ].flatMap(({ path, text }) => readmeCitations(path, text));
+
+  it('finds the citations, written each way', () => {
+    expect(cited.some((c) => c.citation.includes('README.md#'))).toBe(true);
+    expect(cited.some((c) => c.citation.includes('"'))).toBe(true);
+    expect(cited.some((c) => c.citation.endsWith(' section'))).toBe(true);
+  });
+
+  it('every README section cited is one the README has', () => {
+    expect(cited.filter((c) => !c.found).map((c) => `${c.path}: ${c.citation}`)).toEqual([]);
+  });
+
+  it('a citation of a section the README lacks is caught, whichever way it is written', () => {
+    const made = ['README.md#no-such-part', '../README.md#no-such-part', 'README "No such part"', "the README's \"No such\n * part\"", "the README's no such part section"];
+    expect(made.map((text) => readmeCitations('made-up.ts', text).map((c) => c.found))).toEqual(made.map(() => [false]));
+    expect(readmeCitations('made-up.ts', 'sdk/go/README.md#anything, and sdk/python/README "Anything"')).toEqual([]);
+    expect(readmeCitations('made-up.ts', "README.md#quick-start, README \"Quick start\", the README's quick start section").map((c) => c.found)).toEqual([true, true, true]);
+  });
+});

@@ -1,7 +1,10 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { basicAuth } from '../support/oauthDriver.ts';
-import { ConfigError, loadConfig } from '../../src/config/index.ts';
+import { ConfigError, loadConfig, SETTING_LIST } from '../../src/config/index.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';
 import { runNode } from '../support/processes.ts';
@@ -85,5 +88,48 @@ describe('token endpoint rate limit from configuration', () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await limited!.json()).toMatchObject({ error: 'rate_limited' });
+  });
+});
+
+/**
+ * Each setting is declared once (src/config/index.ts, SETTINGS): the variables read, the schema and the
+ * defaults come from there, and docs/OPERATIONS.md's table must list exactly those variables, with
+ * those defaults.
+ */
+describe('the settings table of docs/OPERATIONS.md', () => {
+  const operations = readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', 'OPERATIONS.md'), 'utf8');
+  const section = operations.slice(operations.indexOf('## Configuration'), operations.indexOf('## Exit codes'));
+  /** Each variable of the table with the default written for it (a row may list several, in order). */
+  const rows = [...section.matchAll(/^\| (`[A-Z0-9_]+`(?:, `[A-Z0-9_]+`)*) \| ([^|]+) \|/gm)].flatMap((m) => {
+    const names = [...m[1]!.matchAll(/`([A-Z0-9_]+)`/g)].map((n) => n[1]!);
+    const values = [...m[2]!.matchAll(/`([^`]*)`/g)].map((v) => v[1]!);
+    return names.map((env, i) => ({ env, written: m[2]!.trim(), value: names.length > 1 ? values[i] : values[0] }));
+  });
+
+  it('lists every variable a setting is read from, and no other', () => {
+    expect(SETTING_LIST.length).toBeGreaterThan(40);
+    expect(rows.map((r) => r.env).sort()).toEqual(SETTING_LIST.map((s) => s.env).sort());
+  });
+
+  it('gives each the default it is declared with', () => {
+    const wrong = SETTING_LIST.flatMap(({ env, default: value }) => {
+      const row = rows.find((r) => r.env === env);
+      if (!row) return []; // the test above names it
+      if (value === undefined) return row.written.startsWith('(unset)') || row.written.includes('loopback') ? [] : [`${env}: ${row.written} (declared: none)`];
+      if (Array.isArray(value) && value.length === 0) return row.written === '(none)' ? [] : [`${env}: ${row.written} (declared: none)`];
+      if (value === '') return row.written === '(unset)' ? [] : [`${env}: ${row.written} (declared: empty)`];
+      return row.value === String(value) ? [] : [`${env}: ${row.written} (declared: ${String(value)})`];
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it('every declared default is what loadConfig gives when nothing else is set', () => {
+    const config = loadConfig({ env: {}, rootDir: mkdtempSync(path.join(tmpdir(), 'slipway-config-')) });
+    for (const { key, default: value } of SETTING_LIST) {
+      if (value === undefined) continue;
+      const loaded = (config as unknown as Record<string, unknown>)[key];
+      if (['keysDir', 'dataDir', 'toolsDir'].includes(key)) expect(path.basename(String(loaded)), key).toBe(path.basename(String(value)));
+      else expect(loaded, key).toEqual(value);
+    }
   });
 });

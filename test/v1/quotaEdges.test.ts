@@ -7,8 +7,8 @@ import { expectRefused } from '../support/fixtures.ts';
 import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
 
 /*
- * Quotas where the count is not just the slots a create can take (README "Quotas and tenant
- * isolation"): resources the operator made (counted, never limited), and a quota lowered below what an
+ * Quotas where the count is not just the slots a create can take (docs/security.md, "Quotas and
+ * tenant isolation"): resources the operator made (counted, never limited), and a quota lowered below what an
  * account holds. Concurrent creates must never take the count past the limit, on one instance or two.
  * Four instances share one database: two with an OAuth-client quota of 4, two where it was lowered to 3.
  */

@@ -66,14 +66,14 @@ export function registerApiKeyPages(pages: PageRouter, deps: DashboardDeps): voi
 
   pages.form('/settings/api-keys/:projectId/:keyId/rotate', {
     scope: 'admin',
-    once: { back: (ctx) => keysOf(ctx.params.projectId!), message: ALREADY_SUBMITTED },
+    once: { back: (ctx) => keysOf(ctx.params.projectId), message: ALREADY_SUBMITTED },
     schema: RotateApiKeyBody,
     fields: (form) => {
       const grace = str(form, 'grace_period_seconds');
       return { grace_period_seconds: /^\d{1,7}$/.test(grace) ? Number(grace) : Number.NaN };
     },
     // As on /v1: an archived project issues no new secrets (409 project_not_active).
-    run: (ctx, input, { principal }) => apiKeys.rotate(principal, ctx.params.projectId!, ctx.params.keyId!, input),
+    run: (ctx, input, { principal }) => apiKeys.rotate(principal, ctx.params.projectId, ctx.params.keyId, input),
     answer: ({ apiKey, key }, ctx, { form }) => {
       const option = GRACE_OPTIONS.find((o) => o.value === str(form, 'grace_period_seconds'));
       showIssued(ctx, {
@@ -83,11 +83,11 @@ export function registerApiKeyPages(pages: PageRouter, deps: DashboardDeps): voi
         projectId: apiKey.project_id,
       });
     },
-    refused: { back: (ctx) => keysOf(ctx.params.projectId!), message: 'The key could not be rotated.' },
+    refused: { back: (ctx) => keysOf(ctx.params.projectId), message: 'The key could not be rotated.' },
   });
 
   pages.confirm('/settings/api-keys/:projectId/:keyId/revoke', 'admin', async (ctx, { principal }) => {
-    const key = await apiKeys.get(principal, ctx.params.projectId!, ctx.params.keyId!);
+    const key = await apiKeys.get(principal, ctx.params.projectId, ctx.params.keyId);
     const project = await projects.get(principal, key.project_id);
     return {
       page: `Revoke ${key.name}`,
@@ -102,7 +102,7 @@ export function registerApiKeyPages(pages: PageRouter, deps: DashboardDeps): voi
 
   pages.form('/settings/api-keys/:projectId/:keyId/revoke', {
     scope: 'admin',
-    run: (ctx, _input, { principal }) => apiKeys.revoke(principal, ctx.params.projectId!, ctx.params.keyId!),
+    run: (ctx, _input, { principal }) => apiKeys.revoke(principal, ctx.params.projectId, ctx.params.keyId),
     answer: (key) => success(keysOf(key.project_id), `Key “${key.name}” revoked.`),
   });
 }

@@ -18,8 +18,8 @@ export function registerDeploymentPage(pages: PageRouter, deps: DashboardDeps): 
   const { projects, deployments, events } = deps.services;
 
   pages.get('/projects/:id/deployments/:deploymentId', 'read', async (ctx, { principal, viewer }) => {
-    const project = await projects.get(principal, ctx.params.id!);
-    const deployment = await deployments.get(principal, project._id, ctx.params.deploymentId!);
+    const project = await projects.get(principal, ctx.params.id);
+    const deployment = await deployments.get(principal, project._id, ctx.params.deploymentId);
     const found = await events.list(principal, { project_id: project._id, deployment_id: deployment._id }, { page: 1, per_page: HISTORY_LIMIT });
     const history = found.items.filter((e) => e.type.startsWith('deployment.')).reverse();
     sendPage(ctx, config, {

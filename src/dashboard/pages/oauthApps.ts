@@ -58,7 +58,7 @@ export function registerOAuthAppPages(pages: PageRouter, deps: DashboardDeps): v
   pages.form('/settings/oauth-apps/:id/rotate', {
     scope: 'admin',
     once: { back, message: ALREADY_SUBMITTED },
-    run: (ctx, _input, { principal }) => oauthClients.rotateSecret(principal, ctx.params.id!),
+    run: (ctx, _input, { principal }) => oauthClients.rotateSecret(principal, ctx.params.id),
     answer: ({ client, clientSecret }, ctx) => {
       const lead = html`<p><strong>${client.client_name}</strong> has a new secret; the old one no longer works.</p>`;
       sendPage(ctx, config, { title: 'Client secret rotated', body: issuedAppView('Client secret rotated', client, clientSecret, lead) });
@@ -67,7 +67,7 @@ export function registerOAuthAppPages(pages: PageRouter, deps: DashboardDeps): v
   });
 
   pages.confirm('/settings/oauth-apps/:id/delete', 'admin', async (ctx, { principal }) => {
-    const client = await oauthClients.get(principal, ctx.params.id!);
+    const client = await oauthClients.get(principal, ctx.params.id);
     return {
       page: `Delete ${client.client_name}`,
       crumb: 'Settings › OAuth Apps',
@@ -81,7 +81,7 @@ export function registerOAuthAppPages(pages: PageRouter, deps: DashboardDeps): v
 
   pages.form('/settings/oauth-apps/:id/delete', {
     scope: 'admin',
-    run: (ctx, _input, { principal }) => oauthClients.delete(principal, ctx.params.id!),
+    run: (ctx, _input, { principal }) => oauthClients.delete(principal, ctx.params.id),
     answer: ({ client }) => success(APPS_PATH, `App “${client.client_name}” deleted.`),
   });
 }

@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { hasScope } from '../../http/requireScope.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { html, type Html } from '../../lib/html.ts';
@@ -6,7 +5,7 @@ import { CreateConfigurationBody, ListConfigurationsQuery } from '../../schemas/
 import { CreateDeploymentBody, ListDeploymentsQuery, UpdateDeploymentBody } from '../../schemas/deployments.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { intParam, listPage, parseQuery, queryValue, str, type FormState, type FormValues } from '../forms.ts';
-import { success, type PageRouter } from '../pageRouter.ts';
+import { success, type PageRouter, type WithParams } from '../pageRouter.ts';
 import {
   ACTIVITY_DAYS,
   PER_PAGE,
@@ -31,10 +30,10 @@ function projectPage(deps: DashboardDeps) {
   const { config } = deps;
   const { projects, deployments, configurations } = deps.services;
 
-  const load = async (ctx: Context) => await projects.get(dash(ctx).principal, ctx.params.id!);
+  const load = async (ctx: WithParams<'id'>) => await projects.get(dash(ctx).principal, ctx.params.id);
 
   /** A tab of the project page: the head (details, actions, tabs), then what `body` makes of the project. */
-  async function show(ctx: Context, tab: ProjectTab, body: (v: ProjectViewer, principal: Principal) => Promise<Html>, status = 200) {
+  async function show(ctx: WithParams<'id'>, tab: ProjectTab, body: (v: ProjectViewer, principal: Principal) => Promise<Html>, status = 200) {
     const { principal, viewer } = dash(ctx);
     const project = await load(ctx);
     const v: ProjectViewer = { project, csrf: viewer.csrf, canWrite: hasScope(principal, 'write'), isAdmin: hasScope(principal, 'admin') };
@@ -43,7 +42,7 @@ function projectPage(deps: DashboardDeps) {
   }
 
   /** Deployment filters, checked with GET /v1/projects/:id/deployments's own query schema. */
-  async function showDeployments(ctx: Context, form?: FormState, status = 200) {
+  async function showDeployments(ctx: WithParams<'id'>, form?: FormState, status = 200) {
     const filter = { environment: queryValue(ctx.query.environment), status: queryValue(ctx.query.status) };
     const { query, errors } = parseQuery(ListDeploymentsQuery, filter, { messages: { environment: ENVIRONMENT_MESSAGE, status: 'Choose a status from the list.' } });
     const page = intParam(ctx.query.dpage, 1);
@@ -57,7 +56,7 @@ function projectPage(deps: DashboardDeps) {
   }
 
   /** The configuration filter, checked with GET /v1/projects/:id/configurations's own query schema. */
-  async function showConfiguration(ctx: Context, extras: Pick<ConfigurationTab, 'form' | 'revealed'> = {}, status = 200) {
+  async function showConfiguration(ctx: WithParams<'id'>, extras: Pick<ConfigurationTab, 'form' | 'revealed'> = {}, status = 200) {
     const environment = queryValue(ctx.query.cenv);
     const { query, errors } = parseQuery(ListConfigurationsQuery, { environment }, { messages: { environment: ENVIRONMENT_MESSAGE } });
     const page = intParam(ctx.query.cpage, 1);
@@ -103,10 +102,10 @@ function registerTabs(pages: PageRouter, deps: DashboardDeps, { show, showDeploy
 }
 
 // From the deployment's own page, back to it; from the list, back to the list.
-const deploymentBack = (ctx: Context, form: FormValues) =>
+const deploymentBack = (ctx: WithParams<'id' | 'deploymentId'>, form: FormValues) =>
   str(form, 'return') === 'deployment'
-    ? `${projectPath(encodeURIComponent(ctx.params.id!))}/deployments/${encodeURIComponent(ctx.params.deploymentId!)}`
-    : `${projectPath(encodeURIComponent(ctx.params.id!))}#deployments`;
+    ? `${projectPath(encodeURIComponent(ctx.params.id))}/deployments/${encodeURIComponent(ctx.params.deploymentId)}`
+    : `${projectPath(encodeURIComponent(ctx.params.id))}#deployments`;
 
 function registerDeploymentForms(pages: PageRouter, deps: DashboardDeps, { load, showDeployments }: ProjectPage): void {
   const { deployments } = deps.services;
@@ -124,7 +123,7 @@ function registerDeploymentForms(pages: PageRouter, deps: DashboardDeps, { load,
     scope: 'write',
     schema: UpdateDeploymentBody,
     fields: (form) => ({ status: str(form, 'status') }),
-    run: async (ctx, input, { principal }) => await deployments.updateStatus(principal, (await load(ctx))._id, ctx.params.deploymentId!, { status: input.status }),
+    run: async (ctx, input, { principal }) => await deployments.updateStatus(principal, (await load(ctx))._id, ctx.params.deploymentId, { status: input.status }),
     answer: (d, ctx, { form }) => success(deploymentBack(ctx, form), `Deployment to ${d.environment} is now ${d.status}.`),
     refused: { back: deploymentBack, message: 'The status could not be changed.' },
   });
@@ -138,7 +137,7 @@ function registerConfigurationForms(pages: PageRouter, deps: DashboardDeps, { lo
     schema: CreateConfigurationBody,
     fields: (form) => ({ environment: str(form, 'environment'), key: str(form, 'key'), value: str(form, 'value'), secret: str(form, 'secret') === 'true' }),
     // As on /v1: an archived project refuses configuration writes (409 project_not_active).
-    run: (ctx, input, { principal }) => configurations.create(principal, ctx.params.id!, input),
+    run: (ctx, input, { principal }) => configurations.create(principal, ctx.params.id, input),
     answer: (c) => success(`${projectPath(c.project_id)}/configuration`, `${c.key} added to ${c.environment}.`),
     refused: {
       fields: ['environment', 'key', 'value', 'secret'],
@@ -151,13 +150,13 @@ function registerConfigurationForms(pages: PageRouter, deps: DashboardDeps, { lo
 
   pages.form('/projects/:id/configurations/:configId/reveal', {
     scope: 'admin',
-    run: (ctx, _input, { principal }) => configurations.get(principal, ctx.params.id!, ctx.params.configId!, { reveal: true }),
+    run: (ctx, _input, { principal }) => configurations.get(principal, ctx.params.id, ctx.params.configId, { reveal: true }),
     // Rendered in this response only (no-store); a reload shows the masked page again.
     answer: (doc, ctx) => showConfiguration(ctx, { revealed: { id: doc._id, value: doc.revealed ?? '' } }),
   });
 
   pages.confirm('/projects/:id/configurations/:configId/delete', 'write', async (ctx, { principal }) => {
-    const doc = await configurations.get(principal, ctx.params.id!, ctx.params.configId!);
+    const doc = await configurations.get(principal, ctx.params.id, ctx.params.configId);
     const project = await load(ctx);
     return {
       page: `Delete ${doc.key}`,
@@ -172,7 +171,7 @@ function registerConfigurationForms(pages: PageRouter, deps: DashboardDeps, { lo
 
   pages.form('/projects/:id/configurations/:configId/delete', {
     scope: 'write',
-    run: (ctx, _input, { principal }) => configurations.delete(principal, ctx.params.id!, ctx.params.configId!),
+    run: (ctx, _input, { principal }) => configurations.delete(principal, ctx.params.id, ctx.params.configId),
     answer: (doc) => success(`${projectPath(doc.project_id)}/configuration`, `${doc.key} removed from ${doc.environment}.`),
   });
 }

@@ -40,13 +40,13 @@ export function registerProjectPages(pages: PageRouter, deps: DashboardDeps): vo
     scope: 'write',
     schema: UpdateProjectBody,
     fields: (form) => ({ status: str(form, 'status') }),
-    run: (ctx, input, { principal }) => projects.update(principal, ctx.params.id!, { status: input.status }),
+    run: (ctx, input, { principal }) => projects.update(principal, ctx.params.id, { status: input.status }),
     answer: (project) => success(projectPath(project._id), `Project “${project.name}” is now ${project.status}.`),
-    refused: { back: (ctx) => projectPath(ctx.params.id!), message: 'The status could not be changed.' },
+    refused: { back: (ctx) => projectPath(ctx.params.id), message: 'The status could not be changed.' },
   });
 
   pages.confirm('/projects/:id/delete', 'admin', async (ctx, { principal }) => {
-    const project = await projects.get(principal, ctx.params.id!);
+    const project = await projects.get(principal, ctx.params.id);
     return {
       page: `Delete ${project.name}`,
       crumb: 'Projects',
@@ -61,7 +61,7 @@ export function registerProjectPages(pages: PageRouter, deps: DashboardDeps): vo
   pages.form('/projects/:id/delete', {
     scope: 'admin',
     run: async (ctx, _input, { principal }) => {
-      const project = await projects.get(principal, ctx.params.id!);
+      const project = await projects.get(principal, ctx.params.id);
       await projects.delete(principal, project._id);
       return project;
     },

@@ -69,13 +69,13 @@ export function registerUserPages(pages: PageRouter, deps: DashboardDeps): void 
     fields: (form) => ({ role: str(form, 'role') }),
     // The new role applies to their next request on this instance (the service drops their cached
     // sessions; other instances: within 30 s).
-    run: (ctx, input, { principal }) => users.update(principal, ctx.params.id!, input),
+    run: (ctx, input, { principal }) => users.update(principal, ctx.params.id, input),
     answer: (user) => success(USERS_PATH, `${user.email} is now ${user.role}.`),
     refused: { back, message: 'The role could not be changed.' },
   });
 
   pages.confirm('/settings/users/:id/remove', 'admin', async (ctx, { principal }) => {
-    const user = await users.get(principal, ctx.params.id!);
+    const user = await users.get(principal, ctx.params.id);
     return {
       page: `Remove ${user.email}`,
       crumb: 'Settings › Users',
@@ -90,7 +90,7 @@ export function registerUserPages(pages: PageRouter, deps: DashboardDeps): void 
   pages.form('/settings/users/:id/remove', {
     scope: 'admin',
     // Also ends their grants, tokens and dashboard sessions, on this instance at once.
-    run: (ctx, _input, { principal }) => users.delete(principal, ctx.params.id!),
+    run: (ctx, _input, { principal }) => users.delete(principal, ctx.params.id),
     answer: ({ user }, _ctx, state) => (user._id === state.user._id ? { to: '/dashboard/signed-out' } : success(USERS_PATH, `${user.email} removed.`)),
     refused: { back, message: 'The user could not be removed.' },
   });

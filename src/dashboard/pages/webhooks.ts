@@ -3,11 +3,11 @@ import { html } from '../../lib/html.ts';
 import { CreateWebhookBody, UpdateWebhookBody } from '../../schemas/webhooks.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { listPage, list, str, type FormState } from '../forms.ts';
-import { success, type PageRouter } from '../pageRouter.ts';
+import { success, type PageRouter, type WithParams } from '../pageRouter.ts';
 import { endpointView, HOOKS_PATH, webhooksView, webhookSecretView } from '../views/webhooks.ts';
 
 const ALREADY_SUBMITTED = 'That form was already submitted. A signing secret is shown only once; if it was lost, rotate it.';
-const endpointPath = (ctx: Context) => `${HOOKS_PATH}/${ctx.params.id!}`;
+const endpointPath = (ctx: WithParams<'id'>) => `${HOOKS_PATH}/${ctx.params.id}`;
 
 /**
  * Settings > Webhooks (admins): add an endpoint (its signing secret shown once), enable or disable it,
@@ -26,7 +26,7 @@ export function registerWebhookPages(pages: PageRouter, deps: DashboardDeps): vo
   pages.get('/settings/webhooks', 'admin', (ctx) => showList(ctx));
 
   pages.get('/settings/webhooks/:id', 'admin', async (ctx, { principal, viewer }) => {
-    const webhook = await webhooks.get(principal, ctx.params.id!);
+    const webhook = await webhooks.get(principal, ctx.params.id);
     const deliveries = await listPage(ctx, (page) => webhooks.listDeliveries(principal, webhook._id, page));
     sendPage(ctx, config, { title: `Webhook ${webhook.url}`, body: endpointView(viewer.csrf, webhook, deliveries) });
   });
@@ -68,14 +68,14 @@ function registerEndpointActions(pages: PageRouter, deps: DashboardDeps): void {
       scope: 'admin',
       schema: UpdateWebhookBody,
       fields: () => ({ status }),
-      run: (ctx, input, { principal }) => webhooks.update(principal, ctx.params.id!, input),
+      run: (ctx, input, { principal }) => webhooks.update(principal, ctx.params.id, input),
       answer: (webhook) => success(`${HOOKS_PATH}/${webhook._id}`, `Endpoint ${status}.`),
     });
   }
 
   pages.form('/settings/webhooks/:id/ping', {
     scope: 'admin',
-    run: (ctx, _input, { principal }) => webhooks.ping(principal, ctx.params.id!),
+    run: (ctx, _input, { principal }) => webhooks.ping(principal, ctx.params.id),
     answer: (_result, ctx) => success(endpointPath(ctx), 'Ping queued.'),
     refused: { back: endpointPath, message: 'The ping could not be queued.' },
   });
@@ -83,7 +83,7 @@ function registerEndpointActions(pages: PageRouter, deps: DashboardDeps): void {
   pages.form('/settings/webhooks/:id/rotate', {
     scope: 'admin',
     once: { back: () => HOOKS_PATH, message: ALREADY_SUBMITTED },
-    run: (ctx, _input, { principal }) => webhooks.rotateSecret(principal, ctx.params.id!),
+    run: (ctx, _input, { principal }) => webhooks.rotateSecret(principal, ctx.params.id),
     answer: ({ webhook, secret }, ctx) => {
       const lead = html`<p>The previous secret keeps signing beside this one for 24 hours, so your receiver can switch over.</p>`;
       sendPage(ctx, config, { title: 'Signing secret rotated', body: webhookSecretView('Signing secret rotated', webhook, secret, lead) });
@@ -92,13 +92,13 @@ function registerEndpointActions(pages: PageRouter, deps: DashboardDeps): void {
 
   pages.form('/settings/webhooks/:id/deliveries/:delivery/redeliver', {
     scope: 'admin',
-    run: (ctx, _input, { principal }) => webhooks.redeliver(principal, ctx.params.id!, ctx.params.delivery!),
+    run: (ctx, _input, { principal }) => webhooks.redeliver(principal, ctx.params.id, ctx.params.delivery),
     answer: (_result, ctx) => success(endpointPath(ctx), 'Delivery queued again.'),
     refused: { back: endpointPath, message: 'The delivery could not be queued.' },
   });
 
   pages.confirm('/settings/webhooks/:id/delete', 'admin', async (ctx, { principal }) => {
-    const webhook = await webhooks.get(principal, ctx.params.id!);
+    const webhook = await webhooks.get(principal, ctx.params.id);
     return {
       page: 'Delete endpoint',
       crumb: 'Settings › Webhooks',
@@ -112,7 +112,7 @@ function registerEndpointActions(pages: PageRouter, deps: DashboardDeps): void {
 
   pages.form('/settings/webhooks/:id/delete', {
     scope: 'admin',
-    run: (ctx, _input, { principal }) => webhooks.delete(principal, ctx.params.id!),
+    run: (ctx, _input, { principal }) => webhooks.delete(principal, ctx.params.id),
     answer: (webhook) => success(HOOKS_PATH, `Endpoint ${webhook.url} deleted.`),
   });
 }

@@ -2,7 +2,7 @@ import { html, type Html } from '../../lib/html.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../schemas/users.ts';
 import type { UserDoc } from '../../services/users.ts';
 import { formProblem, textField, type FormState } from '../forms.ts';
-import { dateTime } from '../layout.ts';
+import { csrfField, dateTime } from '../layout.ts';
 
 export const SETUP_PATH = '/dashboard/setup';
 export const INVALID_LINK = 'This setup link is invalid or has expired. Ask an administrator for a new one.';
@@ -32,7 +32,7 @@ export function setupFormView(o: SetupFormView): Html {
 ${formProblem(o.form, FIELD_LABELS)}
 <form method="post" action="${SETUP_PATH}" novalidate>
 <input type="hidden" name="token" value="${o.token}">
-<input type="hidden" name="_csrf" value="${o.csrf}">
+${csrfField(o.csrf)}
 <input type="text" name="username" value="${o.user.email}" autocomplete="username" hidden>
 ${textField({ form: 'setup', name: 'password', label: FIELD_LABELS.password, ...password, hint: `At least ${PASSWORD_MIN_LENGTH} characters.` })}
 ${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confirm_password, ...password })}

@@ -71,7 +71,7 @@ export function createV1Api({ config, services, authenticators, rateLimit, accou
       const allowed = ctx.response.get('Allow');
       throw methodNotAllowed(ctx.method, allowed ? allowed.split(/,\s*/) : []);
     }
-    if (ctx.status === 404 && ctx.body === undefined) throw notFound('No such endpoint.');
+    if (ctx.status === 404 && ctx.body === undefined) throw notFound('endpoint');
   };
 
   const routes = api.router.routes() as Middleware;

@@ -3,6 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentApiKey, presentIssuedApiKey } from '../../../presenters/apiKeys.ts';
 import type { V1Deps } from '../deps.ts';
@@ -66,9 +67,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     idempotentKeyIssue,
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateApiKeyBody }>) => {
       const issued = await apiKeys.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body, ctx.state.resourceId);
-      ctx.status = 201;
-      ctx.set('Location', `${config.publicUrl}/v1/projects/${issued.apiKey.project_id}/api_keys/${issued.apiKey._id}`);
-      ctx.body = presentIssuedApiKey(issued);
+      sendCreated(ctx, config.publicUrl, `/v1/projects/${issued.apiKey.project_id}/api_keys/${issued.apiKey._id}`, presentIssuedApiKey(issued));
     },
   );
 

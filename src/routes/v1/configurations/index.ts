@@ -4,6 +4,7 @@ import { documented, type ApiContext, type ApiMiddleware } from '../../../http/a
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentConfiguration } from '../../../presenters/configurations.ts';
 import type { V1Deps } from '../deps.ts';
@@ -84,9 +85,7 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
     idempotent({ secretRequestFields: ['value'], newResourceId: () => newId('configuration') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateConfigurationBody }>) => {
       const doc = await configurations.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body, ctx.state.resourceId);
-      ctx.status = 201;
-      ctx.set('Location', `${config.publicUrl}/v1/projects/${doc.project_id}/configurations/${doc._id}`);
-      ctx.body = presentConfiguration(doc);
+      sendCreated(ctx, config.publicUrl, `/v1/projects/${doc.project_id}/configurations/${doc._id}`, presentConfiguration(doc));
     },
   );
 

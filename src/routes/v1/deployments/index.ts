@@ -3,6 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentDeployment } from '../../../presenters/deployments.ts';
 import { ProjectParams } from '../../../schemas/projects.ts';
@@ -50,9 +51,7 @@ export function registerDeploymentRoutes(api: ApiRouter, { authenticate, idempot
     idempotent({ newResourceId: () => newId('deployment') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateDeploymentBody }>) => {
       const deployment = await deployments.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body, ctx.state.resourceId);
-      ctx.status = 201;
-      ctx.set('Location', `${config.publicUrl}/v1/projects/${deployment.project_id}/deployments/${deployment._id}`);
-      ctx.body = presentDeployment(deployment);
+      sendCreated(ctx, config.publicUrl, `/v1/projects/${deployment.project_id}/deployments/${deployment._id}`, presentDeployment(deployment));
     },
   );
 

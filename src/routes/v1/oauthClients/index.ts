@@ -3,6 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { sendCreated } from '../../../http/created.ts';
 import { presentClient } from '../../../presenters/oauthClients.ts';
 import { newId } from '../../../lib/ids.ts';
 import type { V1Deps } from '../deps.ts';
@@ -57,9 +58,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
     idempotentRegistration,
     async (ctx: ApiContext<{ body: RegisterClientBody }>) => {
       const { client, clientSecret } = await oauthClients.register(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
-      ctx.status = 201;
-      ctx.set('Location', `${config.publicUrl}/v1/oauth_clients/${client._id}`);
-      ctx.body = { ...presentClient(client), client_secret: clientSecret };
+      sendCreated(ctx, config.publicUrl, `/v1/oauth_clients/${client._id}`, { ...presentClient(client), client_secret: clientSecret });
     },
   );
 

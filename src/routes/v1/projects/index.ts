@@ -3,6 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentProject } from '../../../presenters/projects.ts';
 import type { V1Deps } from '../deps.ts';
@@ -43,9 +44,7 @@ export function registerProjectRoutes(api: ApiRouter, { authenticate, idempotent
     idempotent({ newResourceId: () => newId('project') }),
     async (ctx: ApiContext<{ body: CreateProjectBody }>) => {
       const project = await projects.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
-      ctx.status = 201;
-      ctx.set('Location', `${config.publicUrl}/v1/projects/${project._id}`);
-      ctx.body = presentProject(project);
+      sendCreated(ctx, config.publicUrl, `/v1/projects/${project._id}`, presentProject(project));
     },
   );
 

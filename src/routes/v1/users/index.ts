@@ -3,6 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentCreatedUser, presentUser } from '../../../presenters/users.ts';
 import type { V1Deps } from '../deps.ts';
@@ -106,9 +107,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     idempotent({ secretRequestFields: ['password'], shownOnceResponseFields: ['setup_url'], newResourceId: () => newId('user') }),
     async (ctx: ApiContext<{ body: CreateUserBody }>) => {
       const { user, setup } = await users.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
-      ctx.status = 201;
-      ctx.set('Location', `${config.publicUrl}/v1/users/${user._id}`);
-      ctx.body = presentCreatedUser(user, setup, config.publicUrl);
+      sendCreated(ctx, config.publicUrl, `/v1/users/${user._id}`, presentCreatedUser(user, setup, config.publicUrl));
     },
   );
 

@@ -3,6 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
+import { sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentDelivery, presentWebhook } from '../../../presenters/webhooks.ts';
 import type { V1Deps } from '../deps.ts';
@@ -81,9 +82,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
     idempotentCreation,
     async (ctx: ApiContext<{ body: CreateWebhookBody }>) => {
       const { webhook, secret } = await webhooks.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
-      ctx.status = 201;
-      ctx.set('Location', `${config.publicUrl}/v1/webhooks/${webhook._id}`);
-      ctx.body = { ...presentWebhook(webhook), secret };
+      sendCreated(ctx, config.publicUrl, `/v1/webhooks/${webhook._id}`, { ...presentWebhook(webhook), secret });
     },
   );
 
