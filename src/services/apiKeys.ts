@@ -1,3 +1,4 @@
+import type { Clock } from '../lib/clock.ts';
 import type { Changes } from '../lib/changes.ts';
 import { SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
@@ -37,6 +38,8 @@ export interface ApiKeyServiceDeps extends Pick<Repositories, 'apiKeys' | 'apiKe
   /** Finds the project for the principal (404 outside its reach, 409 when archived for a change). */
   projects: ProjectService;
   quotas: QuotaService;
+  /** Expiries and grace periods are measured by it (src/lib/clock.ts). */
+  clock: Clock;
 }
 
 /** Rotations and revocations of one key run one at a time (two concurrent rotations would each retire the other's new secret). */
@@ -83,7 +86,7 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
 
   async #insert(principal: Principal, project: ProjectDoc, input: CreateApiKeyBody, id: string): Promise<IssuedApiKey> {
     const key = generateApiKey();
-    const now = new Date();
+    const now = this.deps.clock.date();
     const apiKey: ApiKeyDoc = {
       _id: id,
       account_id: project.account_id,
@@ -149,7 +152,7 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
     await this.#find(project, id);
     const issued = await this.deps.locks.run(keyLock(id), async () => {
       const current = await this.#find(project, id);
-      const now = new Date();
+      const now = this.deps.clock.date();
       if (current.status !== 'active') throw conflict('A revoked API key cannot be rotated.');
       if (current.expires_at && current.expires_at <= now) throw conflict('An expired API key cannot be rotated.');
 
@@ -197,7 +200,7 @@ export class ApiKeyService extends Service<ApiKeyServiceDeps> {
   }
 
   async #revoke(principal: Principal, project: ProjectDoc, id: string, extra: Record<string, unknown>): Promise<ApiKeyDoc | null> {
-    const now = new Date();
+    const now = this.deps.clock.date();
     const revoked = await this.deps.locks.run(keyLock(id), async () => {
       const doc = await this.deps.apiKeys.revoke(project.account_id, project._id, id, now);
       // Secrets go too: even a stale "active" read somewhere finds nothing to authenticate with.

@@ -172,7 +172,7 @@ describe('adding, changing and removing users (admin)', () => {
     const ownClient = await tokens.publicClient(owner.accountId, true);
     const issued = await tokens.forUser(leaving, 'read write', { clientId: ownClient, withRefresh: true });
     expect(issued.refresh_token).toBeTruthy();
-    const sessions = new SessionService(server.repos);
+    const sessions = new SessionService({ ...server.repos, clock: server.clock });
     const { token: sessionToken } = await sessions.create(leaving.id, leaving.accountId);
     expect((await api.get('/v1/projects', { token: issued.access_token })).status).toBe(200);
     // Session tokens are a /v1 credential once the dashboard's authenticator is registered; whether
@@ -190,7 +190,7 @@ describe('adding, changing and removing users (admin)', () => {
     // Dashboard sessions: deleted, refused here at once and by any other instance that reads them.
     expect(await server.repos.sessions.collection.countDocuments({ user_id: leaving.id })).toBe(0);
     expectRefused(await api.get('/v1/users/me', { token: sessionToken }), 401, 'invalid_token');
-    expect(await new SessionService(server.repos).authenticate(sessionToken)).toBeNull();
+    expect(await new SessionService({ ...server.repos, clock: server.clock }).authenticate(sessionToken)).toBeNull();
     // Access tokens: within the configured bound.
     expect(await msUntilRefused(issued.access_token, removedAt)).toBeLessThanOrEqual(BOUND_SECONDS * 1000 + 2500);
     expectRefused(await api.get(`/v1/users/${leaving.id}`, { token: ownerToken }), 404, 'not_found');
