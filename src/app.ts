@@ -80,6 +80,7 @@ export function createApp(deps: AppDeps): Koa {
     rateLimit: createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour, metrics, { clock: container.clock }),
     accountRateLimit: createAccountRateLimiter(repos.rateLimits, config.accountRequestsPerHour, metrics, container.clock),
     idempotent: createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000, clock: container.clock }),
+    clock: container.clock,
   });
   // Setup links are opened by people without a session, so this page sits before the dashboard's.
   app.use(createSetupPages({ config, services, logger }));

@@ -33,7 +33,7 @@ export interface AuthenticatorDeps {
  * other accounts) then works for them unchanged. Shapes must not overlap.
  */
 export function createAuthenticators({ config, keys, repos, sessions, changes, clock }: AuthenticatorDeps): Authenticator[] {
-  const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds, changes);
+  const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds, changes, clock);
   const verifyDpop = createDpopVerifier({ config, nonceSecret: dpopNonceSecret(keys), proofs: repos.dpopProofs });
   const authenticators = [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants, verifyDpop, clock })];
   // Dashboard session tokens: `slws_…` as Bearer, or the session cookie (CSRF-checked on unsafe methods).

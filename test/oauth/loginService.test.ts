@@ -8,13 +8,8 @@ import { startAnotherInstance, type TestServer } from '../support/server.ts';
 /*
  * The sign-in rules of the authorization server's login page, through the login service itself (the
  * page's own behaviour over HTTP is in loginThrottling, loginSources and pages). Budgets are per minute,
- * in fixed windows: a sequence that must fall in one window starts early in a minute.
+ * in fixed windows: a sequence that must fall in one window starts at the start of one (the server's clock is moved there).
  */
-async function earlyInAMinute(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 40_000) await new Promise((r) => setTimeout(r, 60_000 - into + 100));
-}
-
 const source = () => `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
 const outcomes = (results: SignInResult[], outcome: SignInResult['outcome']) => results.filter((r) => r.outcome === outcome);
 
@@ -40,7 +35,7 @@ describe('the login service', () => {
     const user = await makeUser(server);
     const budget = server.config.loginPerEmailAndSourcePerMinute;
     const from = source();
-    await earlyInAMinute();
+    server.clock.startOfNextWindow();
     const results = await Promise.all(
       Array.from({ length: budget * 2 }, () => server.services.login.signIn({ email: user.email, password: 'wrong guess', source: from })),
     );
@@ -61,7 +56,7 @@ describe('the login service', () => {
     const user = await makeUser(server);
     const { loginPerEmailAndSourcePerMinute: perPair, loginPerEmailPerMinute: ceiling } = server.config;
     const from = source();
-    await earlyInAMinute();
+    server.clock.startOfNextWindow();
     const results = await Promise.all(Array.from({ length: ceiling + 1 }, (_, i) => server.services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })));
     expect(outcomes(results, 'refused')).toHaveLength(perPair);
     expect(outcomes(results, 'throttled')).toHaveLength(ceiling + 1 - perPair);
@@ -73,7 +68,7 @@ describe('the login service', () => {
     const user = await makeUser(server);
     const other = await makeUser(server);
     const from = source();
-    await earlyInAMinute();
+    server.clock.startOfNextWindow();
     for (let i = 0; i <= server.config.loginPerEmailAndSourcePerMinute; i++)
       await server.services.login.signIn({ email: user.email, password: `guess-${i}`, source: from });
     const device = { userId: user._id, deviceId: randomBytes(16).toString('base64url') };
@@ -109,7 +104,7 @@ describe('the login service on two instances of one database', () => {
     const user = await makeUser(first);
     const budget = first.config.loginPerEmailAndSourcePerMinute;
     const from = source();
-    await earlyInAMinute();
+    first.clock.startOfNextWindow();
     const results = await Promise.all(
       Array.from({ length: budget * 3 }, (_, i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })),
     );
@@ -124,7 +119,7 @@ describe('the login service on two instances of one database', () => {
     const user = await makeUser(first);
     const { loginPerEmailAndSourcePerMinute: perPair, loginPerEmailPerMinute: ceiling } = first.config;
     const from = source();
-    await earlyInAMinute();
+    first.clock.startOfNextWindow();
     const results = await Promise.all(
       Array.from({ length: ceiling + 1 }, (_, i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })),
     );

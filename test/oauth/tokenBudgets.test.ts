@@ -22,12 +22,6 @@ afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });
 
-/** Fixed one-minute windows: start a sequence early in a window so it is counted in one. */
-async function earlyInAMinute(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 30_000) await new Promise((r) => setTimeout(r, 60_000 - into + 100));
-}
-
 async function token(server: TestServer, source: string, form: Record<string, string>, authorization?: string): Promise<Response> {
   // The instance's own address: both share PUBLIC_URL (so `issuer` would reach the first one only).
   return await fetch(`${server.url}/oauth/token`, {
@@ -63,7 +57,7 @@ describe('junk naming a client from one source', () => {
     expect(a.config).toMatchObject({ tokenFailuresPerClientAndSourcePerMinute: 30, tokenFailuresPerSourcePerMinute: 300, tokenRateLimitPerMinute: 600 });
     const owner = await makeUser(a);
     const { client, clientSecret } = await makeClient(a, { account_id: owner.account_id, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], redirect_uris: [] });
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const junk = '203.0.113.66';
     const statuses = await flood(1000, 50, (server) => token(server, junk, { grant_type: 'client_credentials', scope: 'read' }, basicAuth(client._id, 'not-the-secret')));
     const counts = tally(statuses);
@@ -90,7 +84,7 @@ describe('junk naming a client from one source', () => {
   it('on one instance too: 300 wrong secrets at once from one source, at most one batch past the budget', async () => {
     const owner = await makeUser(a);
     const { client, clientSecret } = await makeClient(a, { account_id: owner.account_id, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], redirect_uris: [] });
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const statuses = await flood(300, 100, (server) => token(server, '203.0.113.67', { grant_type: 'client_credentials', scope: 'read' }, basicAuth(client._id, 'nope')), [a]);
     const counts = tally(statuses);
     console.log('wrong secrets, 300 at 100 at a time on one instance:', counts);
@@ -105,7 +99,7 @@ describe('junk naming a client from one source', () => {
     const user = await tokens.user('developer');
     const { refresh_token: refreshToken, clientId } = await tokens.forUser(user, 'read', { withRefresh: true });
     expect(refreshToken).toBeTruthy();
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const junk = '2001:db8:66:1::5';
     const statuses = await flood(1000, 50, (server, i) => token(server, junk, { grant_type: 'refresh_token', client_id: clientId, refresh_token: `junk-${i}-${randomBytes(8).toString('hex')}` }));
     const counts = tally(statuses);
@@ -126,7 +120,7 @@ describe('spraying from one source', () => {
   it('failures at many clients from one source are cut off at the per-source budget; other sources are not', async () => {
     const owner = await makeUser(a);
     const { client, clientSecret } = await makeClient(a, { account_id: owner.account_id, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], redirect_uris: [] });
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const sprayer = '198.51.100.23';
     // A different (made-up) client id each time: no (client, source) budget ever fills, the source's does.
     const statuses = await flood(800, 40, (server, i) => token(server, sprayer, { grant_type: 'client_credentials', scope: 'read' }, basicAuth(`cli_sprayed${i}`, 'guess')));
@@ -158,7 +152,7 @@ describe('the per-client total with requests in flight', () => {
     it(`never issues more than 600 a minute with 8 requests in flight, on ${instances}`, async () => {
       const limit = a.config.tokenRateLimitPerMinute;
       const send = await confidentialClient();
-      await earlyInAMinute();
+      a.clock.startOfNextWindow();
       const statuses = await flood(limit + 40, 8, (server) => send(server), servers());
       const counts = tally(statuses);
       console.log(`client_credentials, ${limit + 40} at 8 at a time on ${instances}:`, counts);
@@ -187,7 +181,7 @@ describe('a request that fails gives its token back', () => {
   it('40 junk refresh tokens at once for a public client (it authenticates by its id alone) hold its tokens only while in flight: none is spent, on two instances', async () => {
     const tokens = new Tokens(small);
     const user = await tokens.user('developer');
-    await earlyInAMinute();
+    small.clock.startOfNextWindow();
     // The sign-in's code exchange is the client's first token of the minute.
     const first = await tokens.forUser(user, 'read', { withRefresh: true });
     const clientId = first.clientId;
@@ -224,7 +218,7 @@ describe('the per-client total', () => {
   it('counts issued tokens only: failures never spend it', async () => {
     const owner = await makeUser(a);
     const { client } = await makeClient(a, { account_id: owner.account_id, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], redirect_uris: [] });
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     // 20 failures from each of 40 sources: 800 failures naming the client, more than its 600.
     const statuses = await flood(800, 50, (server, i) => token(server, `192.0.2.${100 + (i % 40)}`, { grant_type: 'client_credentials' }, basicAuth(client._id, 'wrong')));
     expect(tally(statuses)).toEqual({ 401: 800 });

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { basicAuth } from '../support/oauthDriver.ts';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
@@ -67,9 +66,8 @@ describe('token endpoint rate limit from configuration', () => {
       grant_types: ['client_credentials'],
       redirect_uris: [],
     });
-    // The limit is a fixed one-minute window; start well inside one so the four requests share it.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 55_000) await sleep(60_000 - intoMinute + 50);
+    // The limit is a fixed one-minute window; start at the start of one so the four requests share it.
+    server.clock.startOfNextWindow();
     const statuses: number[] = [];
     let limited: Response | undefined;
     for (let i = 0; i < 4; i += 1) {

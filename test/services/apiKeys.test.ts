@@ -1,5 +1,6 @@
 import { createChanges } from '../../src/lib/changes.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { testClock, type TestClock } from '../support/clock.ts';
 import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from '../../src/auth/apiKeyAuthenticator.ts';
 import { API_KEY_LENGTH, apiKeyChecksum, generateApiKey, hashApiKey, looksLikeApiKey } from '../../src/lib/apiKeyFormat.ts';
 import { randomBytes } from 'node:crypto';
@@ -25,9 +26,9 @@ const authenticators: ApiKeyAuthenticator[] = [];
 /** This test process's change emitter: the services emit on it, each authenticator listens until closed. */
 const changes = createChanges();
 
-/** An authenticator as another instance would have one; `clock.offset` moves its time forward. */
-function instance(clock = { offset: 0 }) {
-  const a = createApiKeyAuthenticator(t.repos, { now: () => Date.now() + clock.offset, changes });
+/** An authenticator as another instance would have one, on a clock of its own unless given one to share. */
+function instance(clock: TestClock = testClock()) {
+  const a = createApiKeyAuthenticator(t.repos, { now: clock.now, changes });
   authenticators.push(a);
   return a;
 }
@@ -47,8 +48,6 @@ beforeAll(async () => {
 afterAll(() => {
   for (const a of authenticators) a.close();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('API key format', () => {
   it('is slw_ + 32 base62 + a 6-character base62 CRC32 of the 32', () => {
@@ -158,10 +157,11 @@ describe('API keys', () => {
   it('rotation keeps the old secret for the grace period only, and leaves other keys alone', async () => {
     const a = await create(project, { name: 'A', scopes: ['read'] });
     const b = await create(project, { name: 'B', scopes: ['read'] });
-    const auth = instance();
+    const clock = testClock();
+    const auth = instance(clock);
     expect(await auth.authenticateApiKey(a.key)).not.toBeNull();
 
-    // 3 s of grace: long enough that the checks below all run inside it, even on a busy machine.
+    // 3 s of grace: the checks below run inside it; then the instances' clock is moved past its end.
     const rotated = await rotate(project, a.apiKey._id, { grace_period_seconds: 3 });
     expect(rotated.apiKey._id).toBe(a.apiKey._id);
     expect(rotated.key).not.toBe(a.key);
@@ -169,15 +169,15 @@ describe('API keys', () => {
     expect(rotated.apiKey.prefix).toBe(rotated.key.slice(0, 8));
     expect(await dumpDatabase(t.db)).not.toContain(rotated.key);
 
-    const other = instance();
+    const other = instance(clock);
     for (const authn of [auth, other]) {
       expect((await authn.authenticateApiKey(a.key))?.id).toBe(a.apiKey._id);
       expect((await authn.authenticateApiKey(rotated.key))?.id).toBe(a.apiKey._id);
       expect((await authn.authenticateApiKey(b.key))?.id).toBe(b.apiKey._id);
     }
-    await sleep(Math.max(0, rotated.apiKey.rotated_at!.getTime() + 3_000 + 200 - Date.now()));
+    clock.advance(Math.max(0, rotated.apiKey.rotated_at!.getTime() + 3_000 + 1 - clock.now()));
     // The grace end is checked on every use, cached or not.
-    for (const authn of [auth, other, instance()]) {
+    for (const authn of [auth, other, instance(clock)]) {
       expect(await authn.authenticateApiKey(a.key)).toBeNull();
       expect(await authn.authenticateApiKey(rotated.key)).not.toBeNull();
       expect(await authn.authenticateApiKey(b.key)).not.toBeNull();
@@ -193,7 +193,7 @@ describe('API keys', () => {
 
   it('a revoked key is refused at once here and within the cache lifetime (≤ 30 s) on other instances', async () => {
     const { apiKey, key } = await create(project, { name: 'to revoke', scopes: ['admin'] });
-    const clock = { offset: 0 };
+    const clock = testClock();
     const elsewhere = instance(clock);
     const here = instance();
     expect(await elsewhere.authenticateApiKey(key)).not.toBeNull();
@@ -207,7 +207,7 @@ describe('API keys', () => {
     // Still cached on the other instance…
     expect(await elsewhere.authenticateApiKey(key)).not.toBeNull();
     // …until its entry is 30 s old.
-    clock.offset = 30_001;
+    clock.advance(30_001);
     expect(await elsewhere.authenticateApiKey(key)).toBeNull();
 
     expect(await t.repos.apiKeySecrets.collection.countDocuments({ key_id: apiKey._id })).toBe(0);
@@ -220,10 +220,10 @@ describe('API keys', () => {
     const expiresAt = new Date(Date.now() + 60_000);
     const { apiKey, key } = await create(project, { name: 'short-lived', scopes: ['read'], expires_at: expiresAt.toISOString() });
     expect(apiKey.expires_at).toEqual(expiresAt);
-    const clock = { offset: 0 };
+    const clock = testClock();
     const auth = instance(clock);
     expect(await auth.authenticateApiKey(key)).not.toBeNull();
-    clock.offset = 60_001;
+    clock.advance(60_001);
     expect(await auth.authenticateApiKey(key)).toBeNull();
     expect(presentApiKey(apiKey, new Date(Date.now() + 60_001)).status).toBe('expired');
 
@@ -234,7 +234,7 @@ describe('API keys', () => {
 
   it('records last_used_at at most once a minute per key, away from the key document', async () => {
     const { apiKey, key } = await create(project, { name: 'busy', scopes: ['read'] });
-    const clock = { offset: 0 };
+    const clock = testClock();
     const a = instance(clock);
     const b = instance(clock);
     const writes = vi.spyOn(t.repos.apiKeyUsage, 'touch');
@@ -252,7 +252,7 @@ describe('API keys', () => {
       // The database refuses a second write inside the minute, whoever asks.
       expect(await t.repos.apiKeyUsage.touch(apiKey._id, new Date(first!.getTime() + 30_000))).toBe(false);
 
-      clock.offset = 61_000;
+      clock.advance(61_000);
       await a.authenticateApiKey(key);
       await a.flush();
       const second = (await apiKeys.get(principal, project, apiKey._id)).last_used_at!;
@@ -267,9 +267,11 @@ describe('API keys', () => {
 
   it('a revocation survives concurrent traffic, and concurrent rotations leave exactly one working secret', async () => {
     const { apiKey, key } = await create(project, { name: 'contended', scopes: ['read'] });
-    const clock = { offset: 0 };
+    const clock = testClock();
     const traffic = Array.from({ length: 10 }, (_, i) => {
-      const a = instance({ offset: i * 61_000 });
+      const ahead = testClock();
+      ahead.advance(i * 61_000);
+      const a = instance(ahead);
       return a.authenticateApiKey(key).then(() => a.flush());
     });
     await Promise.all([...traffic, apiKeys.revoke(principal, project, apiKey._id)]);
