@@ -4,6 +4,7 @@ import type { SignInResult } from '../../src/services/login.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';
 import { startAnotherInstance, type TestServer } from '../support/server.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * The sign-in rules of the authorization server's login page, through the login service itself (the
@@ -36,9 +37,7 @@ describe('the login service', () => {
     const budget = server.config.loginPerEmailAndSourcePerMinute;
     const from = source();
     server.clock.startOfNextWindow();
-    const results = await Promise.all(
-      Array.from({ length: budget * 2 }, () => server.services.login.signIn({ email: user.email, password: 'wrong guess', source: from })),
-    );
+    const results = await race(budget * 2, () => server.services.login.signIn({ email: user.email, password: 'wrong guess', source: from }));
     expect(outcomes(results, 'refused')).toHaveLength(budget);
     const throttled = outcomes(results, 'throttled') as Extract<SignInResult, { outcome: 'throttled' }>[];
     expect(throttled).toHaveLength(budget);
@@ -57,7 +56,7 @@ describe('the login service', () => {
     const { loginPerEmailAndSourcePerMinute: perPair, loginPerEmailPerMinute: ceiling } = server.config;
     const from = source();
     server.clock.startOfNextWindow();
-    const results = await Promise.all(Array.from({ length: ceiling + 1 }, (_, i) => server.services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })));
+    const results = await race(ceiling + 1, (i) => server.services.login.signIn({ email: user.email, password: `guess-${i}`, source: from }));
     expect(outcomes(results, 'refused')).toHaveLength(perPair);
     expect(outcomes(results, 'throttled')).toHaveLength(ceiling + 1 - perPair);
     // Only the attempts that were checked count toward the ceiling: one source alone cannot reach it.
@@ -105,9 +104,7 @@ describe('the login service on two instances of one database', () => {
     const budget = first.config.loginPerEmailAndSourcePerMinute;
     const from = source();
     first.clock.startOfNextWindow();
-    const results = await Promise.all(
-      Array.from({ length: budget * 3 }, (_, i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })),
-    );
+    const results = await race(budget * 3, (i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from }));
     const refused = outcomes(results, 'refused').length;
     console.log(`[login budget] ${budget * 3} attempts at once over two instances, budget ${budget}: ${refused} checked, ${results.length - refused} throttled`);
     expect(refused).toBe(budget);
@@ -120,9 +117,7 @@ describe('the login service on two instances of one database', () => {
     const { loginPerEmailAndSourcePerMinute: perPair, loginPerEmailPerMinute: ceiling } = first.config;
     const from = source();
     first.clock.startOfNextWindow();
-    const results = await Promise.all(
-      Array.from({ length: ceiling + 1 }, (_, i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })),
-    );
+    const results = await race(ceiling + 1, (i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from }));
     expect(outcomes(results, 'refused')).toHaveLength(perPair);
     for (const on of [first, second]) expect((await on.services.login.signIn({ email: user.email, password: user.password, source: source() })).outcome).toBe('signed-in');
   });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { WebhookLeaseRepository } from '../../src/repositories/webhookLeases.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * An endpoint's places for attempts in flight (`<webhook>#slot<n>`) are leases: claimed by a unique
@@ -28,7 +29,7 @@ describe('webhook slot leases', () => {
   for (const instances of [1, 2]) {
     it(`${CLAIMERS} claims at once on ${instances} instance(s): one holder`, async () => {
       const id = `whk_race${instances}#slot0`;
-      const wins = await Promise.all(Array.from({ length: CLAIMERS }, (_, i) => (i % instances ? two : one).tryClaim(id, 60_000)));
+      const wins = await race(CLAIMERS, (i) => (i % instances ? two : one).tryClaim(id, 60_000));
       expect(wins.filter(Boolean)).toHaveLength(1);
     });
 
@@ -39,7 +40,7 @@ describe('webhook slot leases', () => {
         expect(await one.tryClaim(id, 1_000, new Date(now.getTime() - 5_000))).toBe(true);
         const expired = (await one.find(id))!;
         expect(expired.expires_at.getTime()).toBeLessThan(now.getTime());
-        const wins = await Promise.all(Array.from({ length: CLAIMERS }, (_, i) => (i % instances ? two : one).takeOver(id, expired, 60_000, now)));
+        const wins = await race(CLAIMERS, (i) => (i % instances ? two : one).takeOver(id, expired, 60_000, now));
         expect(wins.filter(Boolean)).toHaveLength(1);
         expect((await one.find(id))!.expires_at.getTime()).toBe(now.getTime() + 60_000);
       }

@@ -22,3 +22,8 @@ export async function v1Status(server: TestServer, token: string): Promise<numbe
   await response.body?.cancel();
   return response.status;
 }
+
+/** `n` calls of `fn` at once (call `i` gets `i`): their results, in order. The way tests fire a race. */
+export async function race<T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  return await Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
+}

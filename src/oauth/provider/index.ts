@@ -39,7 +39,7 @@ export interface ProviderDeps {
  * holds one of them), then the steps Slipway adds to it, in the order they run.
  */
 export function createProvider({ config, keys, repos, db, logger, metrics, clock }: ProviderDeps): Provider {
-  const adapter = createAdapter(db, repos, config, logger);
+  const adapter = createAdapter(db, repos, config, logger, clock);
   prepareStructuredTokenEndpoints();
   prepareTokenBudgets();
   const provider = new Provider(config.issuer, providerConfiguration({ config, keys, repos, logger, adapter }));
