@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/services/passwords.ts';
 import { CookieJar } from '../support/oauthDriver.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 import { race } from '../support/concurrency.ts';
 
@@ -24,17 +25,13 @@ let a: TestServer, b: TestServer;
 let owner: TestUser;
 let adminToken: string;
 
+const two = useTwoInstances({ overrides: OVERRIDES });
 beforeAll(async () => {
-  a = await startTestServer({ overrides: OVERRIDES });
-  b = await startAnotherInstance(a, OVERRIDES);
+  ({ first: a, second: b } = two);
   const tokens = new Tokens(a);
   owner = await tokens.user('owner');
   adminToken = await tokens.accessToken(owner, 'admin');
 }, 120_000);
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
 
 /** `url` on `server` (both instances serve the same public URL on ports of their own). */
 const on = (server: TestServer, url: string) => url.replace(a.url, server.url);

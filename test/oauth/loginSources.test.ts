@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, openInteraction } from '../support/oauthDriver.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { useTestServer } from '../support/fixtures.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer, useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
 import { race } from '../support/concurrency.ts';
 
 /*
@@ -62,13 +62,8 @@ describe('behind a trusted proxy, two instances', () => {
   const overrides = { trustedProxies: ['127.0.0.1'] };
   let a: TestServer;
   let b: TestServer;
-  beforeAll(async () => {
-    a = await startTestServer({ overrides });
-    b = await startAnotherInstance(a, overrides);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  const two = useTwoInstances({ overrides });
+  beforeAll(() => ({ first: a, second: b } = two));
   const { openLogin } = loginHelpers(() => [a, b]);
 
   it('spraying with forged left-most X-Forwarded-For entries is counted by the real address: 30 at once, then 429', async () => {

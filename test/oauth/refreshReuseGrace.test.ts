@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { authorizeOverHttp, CookieJar } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
 import { tokenPost, v1Status, race } from '../support/concurrency.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
@@ -29,16 +30,12 @@ let owner: TestUser;
 let tokens: Tokens;
 const jar = new CookieJar();
 
+const two = useTwoInstances({ overrides: OVERRIDES });
 beforeAll(async () => {
-  a = await startTestServer({ overrides: OVERRIDES });
-  b = await startAnotherInstance(a, OVERRIDES);
+  ({ first: a, second: b } = two);
   tokens = new Tokens(a);
   owner = await tokens.user('owner');
 }, 120_000);
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
 
 describe.each([
   ['one instance', () => [a]],

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeOverHttp, CookieJar } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
 import { makeClient } from '../support/factories.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
 import { tokenPost, v1Status, type TokenAnswer, race } from '../support/concurrency.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
@@ -38,16 +39,12 @@ let owner: TestUser;
 let tokens: Tokens;
 const jar = new CookieJar();
 
+const two = useTwoInstances({ overrides: OVERRIDES });
 beforeAll(async () => {
-  a = await startTestServer({ overrides: OVERRIDES });
-  b = await startAnotherInstance(a, OVERRIDES);
+  ({ first: a, second: b } = two);
   tokens = new Tokens(a);
   owner = await tokens.user('owner');
 }, 120_000);
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
 
 /** A fresh code for a new first-party public client (the browser session in `jar` is reused). */
 async function freshCode(): Promise<{ clientId: string; code: string; verifier: string }> {
