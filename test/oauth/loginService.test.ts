@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SignInResult } from '../../src/services/login.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { useTestServer } from '../support/fixtures.ts';
-import { startAnotherInstance, type TestServer } from '../support/server.ts';
+import { useTestServer, useTwoInstances } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
 import { race } from '../support/concurrency.ts';
 
 /*
@@ -90,14 +90,9 @@ describe('the login service', () => {
 });
 
 describe('the login service on two instances of one database', () => {
-  const first = useTestServer();
-  let second: TestServer;
-  beforeAll(async () => {
-    second = await startAnotherInstance(first);
-  });
-  afterAll(async () => {
-    await second?.stop();
-  });
+  const two = useTwoInstances();
+  let first: TestServer, second: TestServer;
+  beforeAll(() => ({ first, second } = two));
 
   it('many wrong attempts at once over both instances: the per (e-mail, source) budget holds', async () => {
     const user = await makeUser(first);

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/domain/principal.ts';
 import { makeUser, TEST_PASSWORD } from '../support/factories.ts';
-import { useTestServer } from '../support/fixtures.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
 import { AuthorizeError, tokenRequest } from '../support/oauthDriver.ts';
-import { startAnotherInstance, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 import { v1 } from '../dashboard/support.ts';
 
@@ -12,17 +12,14 @@ import { v1 } from '../dashboard/support.ts';
  * user service, whoever calls it: /v1, the dashboard or the CLI), and on another instance within the
  * session cache bound (30 s) and principal cache bound (principalCacheSeconds).
  */
-const server = useTestServer();
-let second: TestServer;
+// Two instances of one deployment: the same database, keys and clock.
+const two = useTwoInstances();
+let server: TestServer, second: TestServer;
 let tokens: Tokens;
 
-beforeAll(async () => {
+beforeAll(() => {
+  ({ first: server, second } = two);
   tokens = new Tokens(server);
-  // A second instance on the same database, keys and clock.
-  second = await startAnotherInstance(server);
-});
-afterAll(async () => {
-  await second?.stop();
 });
 
 const sessionOn = (instance: TestServer, user: { _id: string; account_id: string }) => instance.running.container.sessions.create(user._id, user.account_id);
