@@ -77,9 +77,10 @@ export function createApp(deps: AppDeps): Koa {
     config,
     services,
     authenticators: container.authenticators,
-    rateLimit: createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour, metrics),
-    accountRateLimit: createAccountRateLimiter(repos.rateLimits, config.accountRequestsPerHour, metrics),
-    idempotent: createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000 }),
+    rateLimit: createApiRateLimiter(repos.rateLimits, config.apiRateLimitPerHour, metrics, { clock: container.clock }),
+    accountRateLimit: createAccountRateLimiter(repos.rateLimits, config.accountRequestsPerHour, metrics, container.clock),
+    idempotent: createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000, clock: container.clock }),
+    clock: container.clock,
   });
   // Setup links are opened by people without a session, so this page sits before the dashboard's.
   app.use(createSetupPages({ config, services, logger }));

@@ -7,6 +7,7 @@ import { loadOrCreateKeys, type KeyMaterial } from './keys/keystore.ts';
 import { createSecretBox, readDataKeysSync, type SecretBox } from './keys/secretBox.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { createChanges, type Changes } from './lib/changes.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './logger.ts';
 import { createRepositories, migrate, type Repositories } from './repositories/index.ts';
 import { checkDataKeys } from './services/dataKeyCheck.ts';
@@ -28,6 +29,8 @@ export interface Container {
   secretBox: SecretBox;
   /** What this process changed and what listens (see lib/changes.ts). */
   changes: Changes;
+  /** What decides by time reads it here (src/lib/clock.ts): the system clock, or a test's. */
+  clock: Clock;
   /** The process's one metrics handle: served at /metrics, reported to by requests, logins, tokens, the database driver and webhooks. */
   metrics: Metrics;
   services: Services;
@@ -44,13 +47,16 @@ export interface Container {
 export interface ContainerOptions {
   /** Create indexes and re-key old records first (default true; `slipway db migrate` runs it itself). */
   migrate?: boolean;
+  /** The clock (default the system clock); tests pass one they move (docs/ARCHITECTURE.md, "Time"). */
+  clock?: Clock;
 }
 
 export async function openContainer(config: Config, logger: Logger, options: ContainerOptions = {}): Promise<Container> {
   const database = await openDatabase(config, logger);
   try {
     const changes = createChanges();
-    const repos = createRepositories(database.db, { cacheMs: config.principalCacheSeconds * 1000, changes });
+    const clock = options.clock ?? systemClock;
+    const repos = createRepositories(database.db, { cacheMs: config.principalCacheSeconds * 1000, changes, now: () => clock.now() });
     const keys = await loadOrCreateKeys(config.keysDir);
     if (keys.created.length) logger.info({ files: keys.created, dir: config.keysDir }, 'generated key material');
     if (options.migrate !== false) await migrate(database.db, repos, { once: true });
@@ -59,13 +65,13 @@ export async function openContainer(config: Config, logger: Logger, options: Con
     // (at most every few seconds).
     const secretBox = createSecretBox(keys.data, { reload: () => readDataKeysSync(config.keysDir) });
     const metrics = createMetrics();
-    const services = createServices({ repos, secretBox, changes, config, logger, metrics });
+    const services = createServices({ repos, secretBox, changes, config, logger, metrics, clock });
     const { sessions } = services;
     // A user removed, demoted or promoted, or their password changed, through this process: the service
     // has changed the rows; this drops the validated sessions cached here too, so the next request reads
     // the user's role and their remaining sessions. Other instances: within the 30 s session cache.
     changes.on('userAccessRevoked', (userId) => sessions.forgetUser(userId));
-    const authenticators = createAuthenticators({ config, keys, repos, sessions, changes });
+    const authenticators = createAuthenticators({ config, keys, repos, sessions, changes, clock });
     return {
       config,
       logger,
@@ -74,6 +80,7 @@ export async function openContainer(config: Config, logger: Logger, options: Con
       keys,
       secretBox,
       changes,
+      clock,
       metrics,
       services,
       sessions,

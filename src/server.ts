@@ -5,6 +5,7 @@ import { createApp } from './app.ts';
 import type { Config } from './config/index.ts';
 import { httpServerOptions, onClientError } from './http/edge.ts';
 import { metricsExposure, startMetricsListener, watchDatabaseCommands } from './http/metricsEndpoint.ts';
+import type { Clock } from './lib/clock.ts';
 import type { Logger } from './logger.ts';
 import { createProvider } from './oauth/provider/index.ts';
 import { sweepExpired } from './repositories/index.ts';
@@ -32,11 +33,16 @@ async function nextStep(container: Container, dashboard: string): Promise<string
   return `next: sign in at ${dashboard}`;
 }
 
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const container = await openContainer(config, logger);
-  const { database, repos, keys, metrics } = container;
+export interface StartOptions {
+  /** The clock the process decides by (default the system clock; tests pass theirs, src/lib/clock.ts). */
+  clock?: Clock;
+}
+
+export async function startServer(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
+  const container = await openContainer(config, logger, options.clock ? { clock: options.clock } : {});
+  const { database, repos, keys, metrics, clock } = container;
   let shuttingDown = false;
-  const provider = createProvider({ config, keys, repos, db: database.db, logger, metrics });
+  const provider = createProvider({ config, keys, repos, db: database.db, logger, metrics, clock });
   await container.services.dashboardClient.ensureRegistered();
   const app = createApp({ container, provider, isShuttingDown: () => shuttingDown });
 
@@ -63,7 +69,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
 
   const sweep = setInterval(() => {
-    sweepExpired(database.db, repos)
+    sweepExpired(database.db, repos, container.clock.date())
       .then((removed) => removed && logger.debug({ removed }, 'expired records swept'))
       .catch((err: unknown) => logger.warn({ err }, 'sweep failed'));
   }, config.sweepIntervalSeconds * 1000);

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../lib/clock.ts';
 import { LRUCache } from 'lru-cache';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../config/index.ts';
@@ -30,6 +31,8 @@ export interface AccessTokenDeps {
   revokedGrants: RevokedGrantCache;
   /** Checks the DPoP proof of a request made with a DPoP-bound token (src/auth/dpop.ts). */
   verifyDpop: DpopVerifier;
+  /** `exp` is compared with it (src/lib/clock.ts); default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -44,7 +47,7 @@ export interface AccessTokenDeps {
  * valid proof of that key for this request; as Bearer it is refused. An unbound token sent as DPoP is
  * refused too: the scheme says which kind the client holds.
  */
-export function createAccessTokenAuthenticator({ config, keys, repos, revokedGrants, verifyDpop }: AccessTokenDeps): Authenticator {
+export function createAccessTokenAuthenticator({ config, keys, repos, revokedGrants, verifyDpop, clock = systemClock }: AccessTokenDeps): Authenticator {
   const jwks = createLocalJWKSet(publicJwks(keys));
   // A token's claims never change once its signature checks out, so the RS256 verification is done once
   // per token, not once per request. Expiry is checked on every use, and revocation, the user and the
@@ -53,7 +56,7 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
   const verify = async (token: string): Promise<AccessTokenClaims> => {
     const known = verified.get(token);
     if (known) {
-      if ((known.exp as number) + CLOCK_TOLERANCE_SECONDS > Date.now() / 1000) return known;
+      if ((known.exp as number) + CLOCK_TOLERANCE_SECONDS > clock.now() / 1000) return known;
       verified.delete(token);
       throw invalidToken('The access token has expired.');
     }
@@ -63,6 +66,7 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
       typ: 'at+jwt',
       algorithms: ['RS256'],
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: clock.date(),
       requiredClaims: ['exp', 'iat', 'client_id', 'acct'],
     });
     verified.set(token, payload);

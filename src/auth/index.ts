@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.ts';
 import { dpopNonceSecret, type KeyMaterial } from '../keys/keystore.ts';
 import type { Changes } from '../lib/changes.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { SessionService } from '../services/sessions.ts';
 import { createAccessTokenAuthenticator } from './accessTokens.ts';
@@ -21,6 +22,8 @@ export interface AuthenticatorDeps {
   sessions?: SessionService;
   /** The process's change emitter (keys revoked or rotated here leave the key cache at once). */
   changes: Changes;
+  /** Expiries (access tokens, API keys) and cache bounds are measured by it (src/lib/clock.ts). */
+  clock: Clock;
 }
 
 /**
@@ -29,14 +32,14 @@ export interface AuthenticatorDeps {
  * Authenticator appended here; `authenticate` and everything after it (scopes, rate limits,
  * idempotency, 404 for other accounts) then works for it unchanged. Shapes must not overlap.
  */
-export function createAuthenticators({ config, keys, repos, sessions, changes }: AuthenticatorDeps): Authenticator[] {
-  const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds, changes);
+export function createAuthenticators({ config, keys, repos, sessions, changes, clock }: AuthenticatorDeps): Authenticator[] {
+  const revokedGrants = new RevokedGrantCache(repos.revokedGrants, config.revocationRefreshSeconds, changes, clock);
   const verifyDpop = createDpopVerifier({ config, nonceSecret: dpopNonceSecret(keys), proofs: repos.dpopProofs });
-  const authenticators = [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants, verifyDpop })];
+  const authenticators = [createAccessTokenAuthenticator({ config, keys, repos, revokedGrants, verifyDpop, clock })];
   // Dashboard session tokens: `slws_…` as Bearer, or the session cookie (CSRF-checked on unsafe methods).
   if (sessions) authenticators.push(createSessionAuthenticator(sessions));
   // API keys: `slw_…`, cached per instance for at most principalCacheSeconds (≤ 30 s), so a key revoked
   // on another instance is refused within that bound; revocations made here take effect at once.
-  authenticators.push(createApiKeyAuthenticator(repos, { cacheTtlMs: config.principalCacheSeconds * 1000, changes }));
+  authenticators.push(createApiKeyAuthenticator(repos, { cacheTtlMs: config.principalCacheSeconds * 1000, changes, now: () => clock.now() }));
   return authenticators;
 }

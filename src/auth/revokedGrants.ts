@@ -1,4 +1,5 @@
 import type { Changes } from '../lib/changes.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import type { RevokedGrantRepository } from '../repositories/revokedGrants.ts';
 
 /** Revocations written by other instances may carry a slightly older clock; re-read this much overlap. */
@@ -22,10 +23,13 @@ export class RevokedGrantCache {
   #refreshing: Promise<void> | undefined;
 
   readonly #changes: Changes;
+  /** When a refresh is due is measured by it; `revoked_at` (written by the system clock) is compared in real time. */
+  readonly #clock: Clock;
   readonly #onRevoked = (key: string, at: Date) => void this.#revoked.set(key, at.getTime());
 
-  constructor(repo: RevokedGrantRepository, refreshSeconds: number, changes: Changes) {
+  constructor(repo: RevokedGrantRepository, refreshSeconds: number, changes: Changes, clock: Clock = systemClock) {
     this.#repo = repo;
+    this.#clock = clock;
     this.#refreshMs = refreshSeconds * 1000;
     this.#changes = changes;
     // Revocations written by this process count at once, without waiting for the next refresh.
@@ -39,7 +43,7 @@ export class RevokedGrantCache {
 
   /** Whether any of the keys (a grant id, or keys made by revokedTokenKey and the like) is revoked. */
   async isRevoked(...keys: string[]): Promise<boolean> {
-    if (Date.now() - this.#loadedAt >= this.#refreshMs) await this.refresh();
+    if (this.#clock.now() - this.#loadedAt >= this.#refreshMs) await this.refresh();
     return keys.some((key) => this.#revoked.has(key));
   }
 
@@ -52,10 +56,11 @@ export class RevokedGrantCache {
 
   async #load(): Promise<void> {
     const started = Date.now();
+    const due = this.#clock.now();
     const rows = await this.#repo.revokedSince(this.#since);
     for (const row of rows) this.#revoked.set(row.id, row.revoked_at.getTime());
     for (const [id, at] of this.#revoked) if (at < started - KEEP_MS) this.#revoked.delete(id);
     this.#since = new Date(started - OVERLAP_MS);
-    this.#loadedAt = started;
+    this.#loadedAt = due;
   }
 }

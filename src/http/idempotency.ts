@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Next } from 'koa';
 import { credentialBucket } from './authenticate.ts';
 import { AppError, idempotencyKeyReused } from '../errors.ts';
@@ -25,6 +26,8 @@ export interface IdempotencyTimings {
   waitMs: number;
   /** After how long a request still pending under the key (its instance or the database died) is run again. */
   takeoverMs: number;
+  /** What `takeoverMs` is measured by (src/lib/clock.ts); the wait for a concurrent request is real time. Default the system clock. */
+  clock?: Clock;
 }
 
 export interface IdempotencyOptions {
@@ -112,10 +115,11 @@ export function idempotent(repo: IdempotencyKeyRepository, timings: IdempotencyT
       }
     };
 
+    const clock = timings.clock ?? systemClock;
     const deadline = Date.now() + timings.waitMs;
     for (let attempt = 0, delay = 20; attempt < 100; attempt++) {
       const resourceId = options.newResourceId?.() ?? null;
-      const holder = await repo.reserve(id, fingerprint, resourceId);
+      const holder = await repo.reserve(id, fingerprint, resourceId, clock.date());
       if (!holder) return await run(resourceId);
       if (holder.state === 'failed') {
         if (holder.fingerprint !== fingerprint) {
@@ -123,15 +127,15 @@ export function idempotent(repo: IdempotencyKeyRepository, timings: IdempotencyT
           await repo.forget(id);
           continue;
         }
-        await repo.claim(id);
+        await repo.claim(id, clock.date());
         return await run(holder.resource_id);
       }
       if (holder.fingerprint !== fingerprint) throw idempotencyKeyReused();
       if (holder.state === 'done') return replay(ctx, holder);
 
-      const pendingFor = Date.now() - claimedAt(holder).getTime();
+      const pendingFor = clock.now() - claimedAt(holder).getTime();
       if (pendingFor >= timings.takeoverMs) {
-        await repo.claim(id);
+        await repo.claim(id, clock.date());
         return await run(holder.resource_id);
       }
       if (Date.now() + delay > deadline) throw inProgress(Math.max(1, Math.ceil((timings.takeoverMs - pendingFor) / 1000)));

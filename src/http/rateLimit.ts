@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import { rateLimited } from '../errors.ts';
 import { sourceKey } from './clientAddress.ts';
 import type { Metrics } from './metrics.ts';
@@ -171,13 +172,13 @@ export function createApiRateLimiter(
   repo: RateLimitRepository,
   limitPerHour: number,
   metrics: Pick<Metrics, 'rateLimited'>,
-  options: { prefix?: string; what?: string; headers?: boolean } = {},
+  options: { prefix?: string; what?: string; headers?: boolean; clock?: Clock } = {},
 ): ApiRateLimiter {
-  const { prefix = 'api', what = 'Rate limit', headers = true } = options;
+  const { prefix = 'api', what = 'Rate limit', headers = true, clock = systemClock } = options;
   const budget = new SharedBudget(repo, limitPerHour, WINDOW_SECONDS, prefix);
 
   return async (ctx, key) => {
-    const taken = await budget.take(key);
+    const taken = await budget.take(key, clock.now());
     const count = taken.count ?? limitPerHour + 1;
     if (headers) {
       ctx.set('RateLimit-Limit', String(limitPerHour));
@@ -198,8 +199,8 @@ export function createApiRateLimiter(
  * Over it → 429 `rate_limited` naming the account request budget, with Retry-After; the RateLimit-*
  * headers stay those of the credential.
  */
-export const createAccountRateLimiter = (repo: RateLimitRepository, limitPerHour: number, metrics: Pick<Metrics, 'rateLimited'>): ApiRateLimiter =>
-  createApiRateLimiter(repo, limitPerHour, metrics, { prefix: 'acct', what: 'Account request budget', headers: false });
+export const createAccountRateLimiter = (repo: RateLimitRepository, limitPerHour: number, metrics: Pick<Metrics, 'rateLimited'>, clock: Clock = systemClock): ApiRateLimiter =>
+  createApiRateLimiter(repo, limitPerHour, metrics, { prefix: 'acct', what: 'Account request budget', headers: false, clock });
 
 /** The bucket of a request that presents no usable credential: its source (IPv6 by /64). */
 export const anonymousBucket = (ctx: Context) => `ip:${sourceKey(ctx.ip)}`;

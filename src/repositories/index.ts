@@ -32,9 +32,10 @@ import { WebhookRepository } from './webhooks.ts';
 /**
  * `cacheMs`: how long the token endpoint may trust a user or OAuth client read earlier, and an event its
  * account's webhook endpoints (the server passes
- * PRINCIPAL_CACHE_SECONDS; 0, the default for tools and scripts, caches nothing).
+ * PRINCIPAL_CACHE_SECONDS; 0, the default for tools and scripts, caches nothing). `now`: the clock
+ * those bounds are measured by (the container's, src/lib/clock.ts; default `performance.now`).
  */
-export function createRepositories(db: Db, options: { cacheMs?: number; changes: Changes }) {
+export function createRepositories(db: Db, options: { cacheMs?: number; changes: Changes; now?: () => number }) {
   return {
     accounts: new AccountRepository(db),
     users: new UserRepository(db, options),
@@ -95,8 +96,7 @@ async function backfillQuotaSlots(repos: Repositories): Promise<void> {
 }
 
 /** Removes expired rows everywhere; every instance may run it. */
-export async function sweepExpired(db: Db, repos: Repositories): Promise<number> {
-  const now = new Date();
+export async function sweepExpired(db: Db, repos: Repositories, now = new Date()): Promise<number> {
   return (
     (await sweepOidc(db, now)) +
     (await repos.rateLimits.sweep(now)) +

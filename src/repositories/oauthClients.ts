@@ -32,9 +32,9 @@ export class OAuthClientRepository {
   readonly collection: Collection<OAuthClientDoc>;
   readonly #cache: RecordCache<OAuthClientDoc>;
   /** `cacheMs`: how long `findByIdCached` may trust a client read earlier (0: never). */
-  constructor(db: Db, options: { cacheMs?: number } = {}) {
+  constructor(db: Db, options: { cacheMs?: number; now?: () => number } = {}) {
     this.collection = db.collection<OAuthClientDoc>('oauth_clients');
-    this.#cache = new RecordCache((id) => this.findById(id), { ttlMs: options.cacheMs ?? 0 });
+    this.#cache = new RecordCache((id) => this.findById(id), { ttlMs: options.cacheMs ?? 0, ...(options.now ? { now: options.now } : {}) });
   }
 
   async ensureIndexes(): Promise<void> {

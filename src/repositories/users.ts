@@ -29,9 +29,9 @@ export class UserRepository {
   readonly collection: Collection<UserDoc>;
   readonly #cache: RecordCache<UserDoc>;
   /** `cacheMs`: how long `findByIdCached` may trust a user read earlier (0: never). */
-  constructor(db: Db, options: { cacheMs?: number } = {}) {
+  constructor(db: Db, options: { cacheMs?: number; now?: () => number } = {}) {
     this.collection = db.collection<UserDoc>('users');
-    this.#cache = new RecordCache((id) => this.findById(id), { ttlMs: options.cacheMs ?? 0 });
+    this.#cache = new RecordCache((id) => this.findById(id), { ttlMs: options.cacheMs ?? 0, ...(options.now ? { now: options.now } : {}) });
   }
 
   /** Runs a write to user `id`, then drops it from this process's cache (even if the write failed). */

@@ -1,3 +1,4 @@
+import type { Clock } from '../lib/clock.ts';
 import type { Changes } from '../lib/changes.ts';
 import { SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
 import { authorize } from '../domain/policy.ts';
@@ -36,6 +37,8 @@ export interface ApiKeyServiceDeps extends Pick<Repositories, 'apiKeys' | 'apiKe
   /** Finds the project for the principal (404 outside its reach, 409 when archived for a change). */
   projects: ProjectService;
   quotas: QuotaService;
+  /** Expiries and grace periods are measured by it (src/lib/clock.ts). */
+  clock: Clock;
 }
 
 /** Which keys a list shows: all, or those of one status. */
@@ -87,7 +90,7 @@ export class ApiKeyService extends ProjectRecordService<ApiKeyServiceDeps, ApiKe
 
   async #insert(principal: Principal, project: ProjectDoc, input: CreateApiKeyBody, id: string): Promise<IssuedApiKey> {
     const key = generateApiKey();
-    const now = new Date();
+    const now = this.deps.clock.date();
     const apiKey: ApiKeyDoc = {
       _id: id,
       account_id: project.account_id,
@@ -138,7 +141,7 @@ export class ApiKeyService extends ProjectRecordService<ApiKeyServiceDeps, ApiKe
     await this.records.find(project, id);
     const issued = await this.deps.locks.run(keyLock(id), async () => {
       const current = await this.records.find(project, id);
-      const now = new Date();
+      const now = this.deps.clock.date();
       if (current.status !== 'active') throw conflict('A revoked API key cannot be rotated.');
       if (current.expires_at && current.expires_at <= now) throw conflict('An expired API key cannot be rotated.');
 
@@ -186,7 +189,7 @@ export class ApiKeyService extends ProjectRecordService<ApiKeyServiceDeps, ApiKe
   }
 
   async #revoke(principal: Principal, project: ProjectDoc, id: string, extra: Record<string, unknown>): Promise<ApiKeyDoc | null> {
-    const now = new Date();
+    const now = this.deps.clock.date();
     const revoked = await this.deps.locks.run(keyLock(id), async () => {
       const doc = await this.deps.apiKeys.revoke(project.account_id, project._id, id, now);
       // Secrets go too: even a stale "active" read somewhere finds nothing to authenticate with.

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { Changes } from '../lib/changes.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../logger.ts';
 import type { SecretBox } from '../keys/secretBox.ts';
 import type { Repositories } from '../repositories/index.ts';
@@ -56,6 +57,8 @@ export interface ServiceDeps {
   logger: Logger;
   /** The process's metrics handle (src/http/metrics.ts): the dispatcher reports its attempts to it. */
   metrics: DeliveryMetrics;
+  /** What decides by time reads it (src/lib/clock.ts): login windows, key and session expiries, webhook timers. */
+  clock: Clock;
 }
 
 /**
@@ -63,7 +66,7 @@ export interface ServiceDeps {
  * repositories, the shared EventLog, LockService, QuotaService, GrantRevocation, and the services it
  * asks), and nothing else is handed a bag of repositories.
  */
-export function createServices({ repos, secretBox, changes, config, logger, metrics }: ServiceDeps): Services {
+export function createServices({ repos, secretBox, changes, config, logger, metrics, clock }: ServiceDeps): Services {
   const fanOut = new WebhookFanOut({ webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, webhookQueue: repos.webhookQueue });
   const eventLog = new EventLog({ events: repos.events, fanOut });
   const locks = new LockService({ locks: repos.locks });
@@ -76,7 +79,7 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const configurations = new ConfigurationService({ configurations: repos.configurations, eventLog, locks, secretBox, projects });
   const apiKeys = new ApiKeyService({
     ...{ apiKeys: repos.apiKeys, apiKeySecrets: repos.apiKeySecrets, apiKeyUsage: repos.apiKeyUsage },
-    ...{ eventLog, locks, changes, projects, quotas },
+    ...{ eventLog, locks, changes, projects, quotas, clock },
   });
   // docs/product.md §5: deleting a project removes its configurations and revokes its API keys.
   projects.onDelete(async (project, principal) => {
@@ -87,19 +90,20 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const access = { consents: repos.consents, revokedGrants: repos.revokedGrants, oidcArtifacts: repos.oidcArtifacts };
   const users = new UserService({
     ...{ users: repos.users, accounts: repos.accounts, userSetupTokens: repos.userSetupTokens, sessions: repos.sessions, ...access },
-    ...{ eventLog, locks, grants, quotas, changes },
+    ...{ eventLog, locks, grants, quotas, changes, clock },
   });
   const oauthClients = new OAuthClientService({ oauthClients: repos.oauthClients, accounts: repos.accounts, ...access, eventLog, grants, quotas, changes });
   const accounts = new AccountService({ accounts: repos.accounts, projects, users, oauthClients, quotas });
   const webhookRecords = { webhooks: repos.webhooks, webhookDeliveries: repos.webhookDeliveries, webhookQueue: repos.webhookQueue, webhookCircuits: repos.webhookCircuits };
   const webhooks = new WebhookService({ ...webhookRecords, eventLog, fanOut, quotas, secretBox, config });
-  const webhookDispatcher = new WebhookDispatcher({ ...webhookRecords, webhookLeases: repos.webhookLeases, config, logger, secretBox, eventLog, metrics });
+  const webhookDispatcher = new WebhookDispatcher({ ...webhookRecords, webhookLeases: repos.webhookLeases, config, logger, secretBox, eventLog, metrics, clock });
   const events = new EventService({ events: repos.events });
-  const sessions = new SessionService({ sessions: repos.sessions, users: repos.users });
+  const sessions = new SessionService({ sessions: repos.sessions, users: repos.users, clock });
   const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
   const login = new LoginService({
     ...{ users: repos.users, rateLimits: repos.rateLimits, oauthClients: repos.oauthClients, accounts: repos.accounts, consents: repos.consents },
     limits: config,
+    clock,
   });
   return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/index.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { RateLimitResult } from '../repositories/rateLimits.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
@@ -7,7 +8,7 @@ import { Service } from './service.ts';
 
 export type LoginLimits = Pick<Config, 'loginPerEmailAndSourcePerMinute' | 'loginPerSourcePerMinute' | 'loginPerEmailPerMinute' | 'loginPerDevicePerMinute'>;
 
-export type LoginServiceDeps = Pick<Repositories, 'users' | 'rateLimits' | 'oauthClients' | 'accounts' | 'consents'> & { limits: LoginLimits };
+export type LoginServiceDeps = Pick<Repositories, 'users' | 'rateLimits' | 'oauthClients' | 'accounts' | 'consents'> & { limits: LoginLimits; clock: Clock };
 
 /** A browser that signed a user in before (src/oauth/deviceCookie.ts): its attempts at that user have a budget of their own. */
 export interface KnownDevice {
@@ -77,7 +78,7 @@ export class LoginService extends Service<LoginServiceDeps> {
     if (retryAfterSeconds !== undefined) return { outcome: 'throttled', retryAfterSeconds, email };
     const ok = user?.password_hash ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
     if (!user || !ok) return { outcome: 'refused', email };
-    await this.deps.users.recordLogin(user._id);
+    await this.deps.users.recordLogin(user._id, this.deps.clock.date());
     return { outcome: 'signed-in', userId: user._id, email };
   }
 
@@ -89,18 +90,18 @@ export class LoginService extends Service<LoginServiceDeps> {
    * attempts at an e-mail a minute) cannot lock the e-mail out for everyone else.
    */
   async #throttle(email: string, source: string, device: KnownDevice | undefined): Promise<number | undefined> {
-    const { rateLimits } = this.deps;
-    const limits = this.deps.limits;
-    if (device) return refusal([await rateLimits.hit(`login-device:${device.deviceId}`, limits.loginPerDevicePerMinute, WINDOW_SECONDS)]);
+    const { rateLimits, limits } = this.deps;
+    const now = this.deps.clock.now();
+    if (device) return refusal([await rateLimits.hit(`login-device:${device.deviceId}`, limits.loginPerDevicePerMinute, WINDOW_SECONDS, now)]);
     const emailKey = createHash('sha256').update(email).digest('base64url');
     const bySource = refusal(
       await Promise.all([
-        rateLimits.hit(`login-email-ip:${emailKey}:${source}`, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS),
-        rateLimits.hit(`login-ip:${source}`, limits.loginPerSourcePerMinute, WINDOW_SECONDS),
+        rateLimits.hit(`login-email-ip:${emailKey}:${source}`, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS, now),
+        rateLimits.hit(`login-ip:${source}`, limits.loginPerSourcePerMinute, WINDOW_SECONDS, now),
       ]),
     );
     if (bySource !== undefined) return bySource;
-    return refusal([await rateLimits.hit(`login-email:${emailKey}`, limits.loginPerEmailPerMinute, WINDOW_SECONDS)]);
+    return refusal([await rateLimits.hit(`login-email:${emailKey}`, limits.loginPerEmailPerMinute, WINDOW_SECONDS, now)]);
   }
 
   /** The client by its id (an unknown id is named by itself, trusted by nobody). */

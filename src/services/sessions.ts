@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { capByRole, expandScopes, type Principal } from '../domain/principal.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, type SessionDoc } from '../repositories/sessions.ts';
 import type { Repositories } from '../repositories/index.ts';
+import type { Clock } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/hash.ts';
 import { RecordCache } from '../lib/recordCache.ts';
 import { Service } from './service.ts';
@@ -17,7 +18,7 @@ const SESSION_PATTERN = /^slws_[A-Za-z0-9_-]{43}$/;
 export const hashSessionToken = sha256Hex;
 export const looksLikeSessionToken = (token: string) => SESSION_PATTERN.test(token);
 
-export type SessionServiceDeps = Pick<Repositories, 'sessions' | 'users'>;
+export type SessionServiceDeps = Pick<Repositories, 'sessions' | 'users'> & { clock: Clock };
 
 /** A session that checked out, and who it acts as. */
 interface Validated {
@@ -31,11 +32,11 @@ interface Validated {
  * another instance is refused within that bound; on this instance, logout takes effect at once.
  */
 export class SessionService extends Service<SessionServiceDeps> {
-  readonly #cache = new RecordCache<Validated>((hash) => this.#load(hash), { ttlMs: CACHE_MS });
+  readonly #cache = new RecordCache<Validated>((hash) => this.#load(hash), { ttlMs: CACHE_MS, now: () => this.deps.clock.now() });
 
   async create(userId: string, accountId: string): Promise<{ token: string; session: SessionDoc }> {
     const token = `${SESSION_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const now = new Date();
+    const now = this.deps.clock.date();
     const session: SessionDoc = {
       _id: hashSessionToken(token),
       user_id: userId,
@@ -55,18 +56,18 @@ export class SessionService extends Service<SessionServiceDeps> {
     const hash = hashSessionToken(token);
     const found = await this.#cache.get(hash);
     // Lifetimes are checked on every use, cached or not.
-    if (found && this.#alive(found.session, Date.now())) return found;
+    if (found && this.#alive(found.session, this.deps.clock.now())) return found;
     if (found) this.#cache.forget(hash);
     return null;
   }
 
   async #load(hash: string): Promise<Validated | null> {
     const session = await this.deps.sessions.findByHash(hash);
-    const now = Date.now();
+    const now = this.deps.clock.now();
     if (!session || !this.#alive(session, now)) return null;
     const user = await this.deps.users.findById(session.user_id);
     if (!user || user.account_id !== session.account_id) return null;
-    await this.deps.sessions.touch(hash);
+    await this.deps.sessions.touch(hash, new Date(now));
     session.last_seen_at = new Date(Math.max(session.last_seen_at.getTime(), now - 60_000));
     const principal: Principal = {
       kind: 'user',

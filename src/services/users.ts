@@ -1,3 +1,4 @@
+import type { Clock } from '../lib/clock.ts';
 import { randomBytes } from 'node:crypto';
 import type { Changes } from '../lib/changes.ts';
 import { conflict, invalidRequest, notFound, validationFailed } from '../errors.ts';
@@ -52,6 +53,8 @@ export interface IssuedSetupToken {
 export interface UserServiceDeps extends Pick<Repositories, 'users' | 'accounts' | 'userSetupTokens' | 'consents' | 'sessions' | 'revokedGrants' | 'oidcArtifacts'> {
   eventLog: EventLog;
   locks: LockService;
+  /** Setup links expire by it (src/lib/clock.ts). */
+  clock: Clock;
   /** Ends a user's OAuth grants (removal, password changes). */
   grants: GrantRevocation;
   quotas: QuotaService;
@@ -161,7 +164,7 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
 
   async #issueSetupToken(user: Pick<UserDoc, '_id' | 'account_id'>): Promise<IssuedSetupToken> {
     const token = `${SETUP_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const now = new Date();
+    const now = this.deps.clock.date();
     const expiresAt = new Date(now.getTime() + SETUP_TOKEN_TTL_SECONDS * 1000);
     await this.deps.userSetupTokens.deleteForUser(user._id);
     await this.deps.userSetupTokens.insert({ _id: hashToken(token), user_id: user._id, account_id: user.account_id, expires_at: expiresAt, created_at: now });
@@ -175,7 +178,7 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
    */
   async findBySetupToken(token: unknown): Promise<{ user: UserDoc; expiresAt: Date } | null> {
     if (!isSetupTokenShape(token)) return null;
-    const found = await this.deps.userSetupTokens.findValid(hashToken(token));
+    const found = await this.deps.userSetupTokens.findValid(hashToken(token), this.deps.clock.date());
     const user = found ? await this.deps.users.findById(found.user_id) : null;
     return found && user ? { user, expiresAt: found.expires_at } : null;
   }
@@ -190,7 +193,7 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
     if (!isSetupTokenShape(token)) throw invalid();
     const hash = hashToken(token);
     // Checked before the slow hash so a bad link costs nothing.
-    const found = await userSetupTokens.findValid(hash);
+    const found = await userSetupTokens.findValid(hash, this.deps.clock.date());
     if (!found) throw invalid();
     const passwordHash = await hashPassword(input.password);
     // Single use: of concurrent requests with the same token exactly one takes this never-released
@@ -198,8 +201,8 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
     // The lease outlives the token by a margin, and the token is read again once claimed: a request that
     // read it before expiry (or before the winner deleted it) and claims only after the lease ended
     // finds it expired or gone.
-    const claimed = await locks.claim(`setup-token:${hash}`, Math.max(0, found.expires_at.getTime() - Date.now()) + SETUP_CLAIM_MARGIN_MS);
-    if (!claimed || !(await userSetupTokens.findValid(hash))) throw invalid();
+    const claimed = await locks.claim(`setup-token:${hash}`, Math.max(0, found.expires_at.getTime() - this.deps.clock.now()) + SETUP_CLAIM_MARGIN_MS);
+    if (!claimed || !(await userSetupTokens.findValid(hash, this.deps.clock.date()))) throw invalid();
     await userSetupTokens.deleteByHash(hash);
     if (!(await users.setPasswordHash(found.user_id, passwordHash))) throw invalid();
     // A setup link also serves as a password reset: whatever was signed in with the old password ends

@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { DeliveryAttempt } from '../repositories/webhookDeliveries.ts';
@@ -41,6 +42,11 @@ export interface DispatcherDeps extends Pick<Repositories, 'webhooks' | 'webhook
   /** Records `webhook.disabled`. */
   eventLog: EventLog;
   metrics: DeliveryMetrics;
+  /**
+   * When an entry is due, a retry's backoff, leases and circuits are measured by it (src/lib/clock.ts);
+   * the loop reads it on every poll. An attempt's own timestamp (signed, sent) and duration are real time.
+   */
+  clock: Clock;
 }
 
 /** Exponential backoff with ±25 % jitter: base · 2^(n−1), at most an hour. `n` is the attempt that just failed. */
@@ -113,7 +119,7 @@ export class WebhookDispatcher extends Service<DispatcherDeps> {
   async #poll(): Promise<void> {
     const { logger } = this.deps;
     try {
-      const now = new Date();
+      const now = this.deps.clock.date();
       const due = (await this.deps.webhookQueue.endpointsDue(now)).sort();
       if (due.length === 0) return;
       const [statuses, circuits] = await Promise.all([this.deps.webhooks.statuses(due), this.deps.webhookCircuits.findMany(due)]);
@@ -210,7 +216,7 @@ export class WebhookDispatcher extends Service<DispatcherDeps> {
       await webhookLeases.release(leaseId).catch(() => undefined);
       throw err;
     });
-    if (!current || current.seq !== entry.seq || current.due_at > new Date()) {
+    if (!current || current.seq !== entry.seq || current.due_at > this.deps.clock.date()) {
       await webhookLeases.release(leaseId);
       return null;
     }
@@ -284,7 +290,7 @@ export class WebhookDispatcher extends Service<DispatcherDeps> {
     const ok = result.status_code !== null && result.status_code >= 200 && result.status_code < 300;
     const report = (outcome: DeliveryOutcome) => this.deps.metrics.webhookDelivery(outcome, result.duration_ms / 1000);
     const failure: DeliveryOutcome = result.status_code === null && result.error?.startsWith('timed out') ? 'timeout' : 'failure';
-    const next = new Date(Date.now() + retryDelayMs(config.webhookRetryBaseMs, attemptNumber));
+    const next = new Date(this.deps.clock.now() + retryDelayMs(config.webhookRetryBaseMs, attemptNumber));
     const windowEnd = entry.window_started_at.getTime() + config.webhookRetryWindowSeconds * 1000;
     const gaveUp = !ok && next.getTime() > windowEnd;
     report(ok ? 'success' : gaveUp ? 'gave_up' : failure);
@@ -300,11 +306,11 @@ export class WebhookDispatcher extends Service<DispatcherDeps> {
     }
     // After the delivery's own record (what must not be lost), and before its place is freed, so a
     // circuit that opens here holds back the next attempt.
-    await this.#recordHealth(webhook._id, ok, new Date()).catch((err: unknown) => logger.warn({ err, webhook_id: webhook._id }, 'webhook endpoint health not recorded'));
+    await this.#recordHealth(webhook._id, ok, this.deps.clock.date()).catch((err: unknown) => logger.warn({ err, webhook_id: webhook._id }, 'webhook endpoint health not recorded'));
     if (!gaveUp) return;
     // A whole retry window of failures, and nothing delivered to the endpoint meanwhile: disable it.
     if (await this.deps.webhookDeliveries.succeededSince(webhook._id, entry.window_started_at)) return;
-    const disabled = await this.deps.webhooks.disable(webhook._id, new Date());
+    const disabled = await this.deps.webhooks.disable(webhook._id, this.deps.clock.date());
     if (!disabled) return;
     logger.warn({ webhook_id: webhook._id, account_id: webhook.account_id }, 'webhook endpoint disabled after failing for the whole retry window');
     const data = { webhook_id: webhook._id, host: new URL(webhook.url).host, reason: 'failing', failing_since: entry.window_started_at.toISOString() };

@@ -13,7 +13,7 @@ let viewer: Awaited<ReturnType<typeof makeUser>>;
 const sessionFor = (user: { _id: string; account_id: string }) => sessions.create(user._id, user.account_id);
 
 beforeAll(async () => {
-  sessions = new SessionService(server.repos);
+  sessions = new SessionService({ ...server.repos, clock: server.clock });
   owner = await makeUser(server, { role: 'owner' });
   viewer = await makeUser(server, { role: 'viewer', account_id: owner.account_id });
 });

@@ -1,8 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/services/passwords.ts';
 import { CookieJar } from '../support/oauthDriver.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * The dashboard's single-use things, each used by PARALLEL requests at once, on one instance and spread
@@ -23,17 +25,13 @@ let a: TestServer, b: TestServer;
 let owner: TestUser;
 let adminToken: string;
 
+const two = useTwoInstances({ overrides: OVERRIDES });
 beforeAll(async () => {
-  a = await startTestServer({ overrides: OVERRIDES });
-  b = await startAnotherInstance(a, OVERRIDES);
+  ({ first: a, second: b } = two);
   const tokens = new Tokens(a);
   owner = await tokens.user('owner');
   adminToken = await tokens.accessToken(owner, 'admin');
 }, 120_000);
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
 
 /** `url` on `server` (both instances serve the same public URL on ports of their own). */
 const on = (server: TestServer, url: string) => url.replace(a.url, server.url);
@@ -86,12 +84,10 @@ describe.each([
       const { callback, jar } = await signInUntilCallback(owner);
       const cookie = jar.header('/dashboard/callback');
       const sessionsBefore = await sessionsOf(owner.id);
-      const answers = await Promise.all(
-        Array.from({ length: PARALLEL }, async (_, i) => {
+      const answers = await race(PARALLEL, async (i) => {
           const response = await fetch(on(servers()[i % servers().length]!, callback), { headers: { cookie }, redirect: 'manual' });
           return { status: response.status, location: response.headers.get('location'), cookies: response.headers.getSetCookie(), text: await response.text() };
-        }),
-      );
+        });
       const signedIn = answers.filter((r) => r.status === 302);
       winners.push(signedIn.length);
       expect(signedIn.length, JSON.stringify(answers.map((r) => r.status))).toBe(1);

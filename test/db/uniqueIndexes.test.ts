@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DuplicateProjectName, type ProjectDoc } from '../../src/repositories/projects.ts';
 import { useApiServer } from '../support/fixtures.ts';
 import { startAnotherInstance, type TestServer } from '../support/server.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * The claims Slipway makes with a unique index hold on the database the server runs on, a null in an
@@ -91,7 +92,7 @@ describe('unique indexes with a null field', () => {
     for (const servers of [[env.server], [env.server, second]]) {
       const round = `${name} ${servers.length}`;
       variants.splice(0, 3, round, round.toLowerCase(), round.toUpperCase());
-      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(servers[i % servers.length]!, i)));
+      const answers = await race(12, (i) => post(servers[i % servers.length]!, i));
       expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
       for (const a of answers.filter((x) => x.status !== 201)) {
         expect(a.status).toBe(409);

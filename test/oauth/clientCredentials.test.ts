@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useTestServer } from '../support/fixtures.ts';
 import { discoverConfidentialClient } from '../support/oauthFlow.ts';
+import { tokenPost } from '../support/concurrency.ts';
 
 const server = useTestServer();
 let accountId: string;
@@ -24,14 +25,7 @@ beforeAll(async () => {
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
-async function tokenRequest(params: Record<string, string>, authorization?: string) {
-  const res = await fetch(`${server.issuer}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
-    body: new URLSearchParams(params),
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
-}
+const tokenRequest = (params: Record<string, string>, authorization?: string) => tokenPost(server, params, authorization ? { authorization } : {});
 
 describe('client_credentials', () => {
   it('issues a one-hour JWT access token for /v1 that acts as the client\'s account', async () => {

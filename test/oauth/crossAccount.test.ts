@@ -6,7 +6,7 @@ import { Api } from '../support/api.ts';
 import { makeUser } from '../support/factories.ts';
 import { createProject, expectRefused, useBrowserServer } from '../support/fixtures.ts';
 import { answerWebCallback, authorizeInBrowser, buildPkceRequest, discoverPublicClient } from '../support/oauthFlow.ts';
-import { runNode } from '../support/processes.ts';
+import { runCli } from '../support/cli.ts';
 import type { TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
@@ -67,11 +67,7 @@ describe('first-party clients', () => {
   });
 
   it('can be registered by the operator with the CLI, and then skips consent', async () => {
-    const { config } = server;
-    const result = await runNode(
-      ['bin/slipway.js', 'clients', 'create', '--name', 'Operator App', '--public', '--first-party', '--redirect-uri', WEB.redirectUri, '--account', ownerA.accountId, '--json'],
-      { MONGODB_URI: config.mongodbUri!, MONGODB_DB: config.mongodbDb, KEYS_DIR: config.keysDir, LOG_LEVEL: 'warn' },
-    );
+    const result = await runCli(server.config, ['clients', 'create', '--name', 'Operator App', '--public', '--first-party', '--redirect-uri', WEB.redirectUri, '--account', ownerA.accountId, '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const client = JSON.parse(result.stdout) as { client_id: string; first_party: boolean };

@@ -7,6 +7,7 @@ import { dpopCall, dpopProof, newDpopKey, type DpopKey } from '../support/dpop.t
 import { CookieJar, driveAuthorization, obtainTokens } from '../support/oauthDriver.ts';
 import { discoverPublicClient } from '../support/oauthFlow.ts';
 import { startAnotherInstance, type TestServer } from '../support/server.ts';
+import { race } from '../support/concurrency.ts';
 
 const a = useTestServer();
 const callback = useCallbackServer();
@@ -117,7 +118,7 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
   it('accepts one proof exactly once when it is sent many times at once, on one instance and across two', async () => {
     for (const servers of [[a], [a, b]]) {
       const proof = await dpopProof(key, { htm: 'GET', htu: projects(), accessToken });
-      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => dpopCall(servers[i % servers.length]!.url, '/v1/projects', accessToken, proof)));
+      const results = await race(24, (i) => dpopCall(servers[i % servers.length]!.url, '/v1/projects', accessToken, proof));
       const statuses = results.map((r) => r.status);
       console.log(`/v1: one proof sent 24 times at once on ${servers.length} instance(s): ${statuses.filter((s) => s === 200).length} accepted, ${statuses.filter((s) => s === 401).length} refused`);
       expect(statuses.filter((s) => s === 200)).toHaveLength(1);
@@ -176,11 +177,9 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
       // the proofs carry one jti, which is what is claimed once.
       const jti = `refresh-burst-${servers.length}-${Date.now()}`;
       const proofs = await Promise.all(servers.map((server) => dpopProof(key, { htm: 'POST', htu: `${server.issuer}/token`, jti })));
-      const results = await Promise.all(
-        Array.from({ length: 12 }, (_, i) =>
+      const results = await race(12, (i) =>
           fetch(`${servers[i % servers.length]!.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proofs[i % servers.length]! }, body }),
-        ),
-      );
+        );
       const statuses = results.map((r) => r.status);
       console.log(`token endpoint: one proof sent 12 times at once on ${servers.length} instance(s): ${statuses.filter((s) => s === 200).length} refreshed, ${statuses.filter((s) => s === 400).length} refused`);
       expect(statuses.filter((s) => s === 200)).toHaveLength(1);

@@ -1,20 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SignInResult } from '../../src/services/login.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { useTestServer } from '../support/fixtures.ts';
-import { startAnotherInstance, type TestServer } from '../support/server.ts';
+import { useTestServer, useTwoInstances } from '../support/fixtures.ts';
+import type { TestServer } from '../support/server.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * The sign-in rules of the authorization server's login page, through the login service itself (the
  * page's own behaviour over HTTP is in loginThrottling, loginSources and pages). Budgets are per minute,
- * in fixed windows: a sequence that must fall in one window starts early in a minute.
+ * in fixed windows: a sequence that must fall in one window starts at the start of one (the server's clock is moved there).
  */
-async function earlyInAMinute(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 40_000) await new Promise((r) => setTimeout(r, 60_000 - into + 100));
-}
-
 const source = () => `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
 const outcomes = (results: SignInResult[], outcome: SignInResult['outcome']) => results.filter((r) => r.outcome === outcome);
 
@@ -40,10 +36,8 @@ describe('the login service', () => {
     const user = await makeUser(server);
     const budget = server.config.loginPerEmailAndSourcePerMinute;
     const from = source();
-    await earlyInAMinute();
-    const results = await Promise.all(
-      Array.from({ length: budget * 2 }, () => server.services.login.signIn({ email: user.email, password: 'wrong guess', source: from })),
-    );
+    server.clock.startOfNextWindow();
+    const results = await race(budget * 2, () => server.services.login.signIn({ email: user.email, password: 'wrong guess', source: from }));
     expect(outcomes(results, 'refused')).toHaveLength(budget);
     const throttled = outcomes(results, 'throttled') as Extract<SignInResult, { outcome: 'throttled' }>[];
     expect(throttled).toHaveLength(budget);
@@ -61,8 +55,8 @@ describe('the login service', () => {
     const user = await makeUser(server);
     const { loginPerEmailAndSourcePerMinute: perPair, loginPerEmailPerMinute: ceiling } = server.config;
     const from = source();
-    await earlyInAMinute();
-    const results = await Promise.all(Array.from({ length: ceiling + 1 }, (_, i) => server.services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })));
+    server.clock.startOfNextWindow();
+    const results = await race(ceiling + 1, (i) => server.services.login.signIn({ email: user.email, password: `guess-${i}`, source: from }));
     expect(outcomes(results, 'refused')).toHaveLength(perPair);
     expect(outcomes(results, 'throttled')).toHaveLength(ceiling + 1 - perPair);
     // Only the attempts that were checked count toward the ceiling: one source alone cannot reach it.
@@ -73,7 +67,7 @@ describe('the login service', () => {
     const user = await makeUser(server);
     const other = await makeUser(server);
     const from = source();
-    await earlyInAMinute();
+    server.clock.startOfNextWindow();
     for (let i = 0; i <= server.config.loginPerEmailAndSourcePerMinute; i++)
       await server.services.login.signIn({ email: user.email, password: `guess-${i}`, source: from });
     const device = { userId: user._id, deviceId: randomBytes(16).toString('base64url') };
@@ -96,23 +90,16 @@ describe('the login service', () => {
 });
 
 describe('the login service on two instances of one database', () => {
-  const first = useTestServer();
-  let second: TestServer;
-  beforeAll(async () => {
-    second = await startAnotherInstance(first);
-  });
-  afterAll(async () => {
-    await second?.stop();
-  });
+  const two = useTwoInstances();
+  let first: TestServer, second: TestServer;
+  beforeAll(() => ({ first, second } = two));
 
   it('many wrong attempts at once over both instances: the per (e-mail, source) budget holds', async () => {
     const user = await makeUser(first);
     const budget = first.config.loginPerEmailAndSourcePerMinute;
     const from = source();
-    await earlyInAMinute();
-    const results = await Promise.all(
-      Array.from({ length: budget * 3 }, (_, i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })),
-    );
+    first.clock.startOfNextWindow();
+    const results = await race(budget * 3, (i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from }));
     const refused = outcomes(results, 'refused').length;
     console.log(`[login budget] ${budget * 3} attempts at once over two instances, budget ${budget}: ${refused} checked, ${results.length - refused} throttled`);
     expect(refused).toBe(budget);
@@ -124,10 +111,8 @@ describe('the login service on two instances of one database', () => {
     const user = await makeUser(first);
     const { loginPerEmailAndSourcePerMinute: perPair, loginPerEmailPerMinute: ceiling } = first.config;
     const from = source();
-    await earlyInAMinute();
-    const results = await Promise.all(
-      Array.from({ length: ceiling + 1 }, (_, i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from })),
-    );
+    first.clock.startOfNextWindow();
+    const results = await race(ceiling + 1, (i) => (i % 2 ? second : first).services.login.signIn({ email: user.email, password: `guess-${i}`, source: from }));
     expect(outcomes(results, 'refused')).toHaveLength(perPair);
     for (const on of [first, second]) expect((await on.services.login.signIn({ email: user.email, password: user.password, source: source() })).outcome).toBe('signed-in');
   });

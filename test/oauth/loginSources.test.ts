@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, openInteraction } from '../support/oauthDriver.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { useTestServer } from '../support/fixtures.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { useTestServer, useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * Login throttling by the real client address behind a trusted proxy (127.0.0.1, where the test
@@ -11,11 +12,6 @@ import { startAnotherInstance, startTestServer, type TestServer } from '../suppo
  * per-e-mail ceiling.
  */
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-
-async function earlyInAMinute(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 30_000) await new Promise((r) => setTimeout(r, 60_000 - into + 100));
-}
 
 /** Sign-ins on `servers` (the first opens them); `forwardedFor` is the whole X-Forwarded-For header sent. */
 function loginHelpers(servers: () => TestServer[]) {
@@ -66,21 +62,16 @@ describe('behind a trusted proxy, two instances', () => {
   const overrides = { trustedProxies: ['127.0.0.1'] };
   let a: TestServer;
   let b: TestServer;
-  beforeAll(async () => {
-    a = await startTestServer({ overrides });
-    b = await startAnotherInstance(a, overrides);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-  });
+  const two = useTwoInstances({ overrides });
+  beforeAll(() => ({ first: a, second: b } = two));
   const { openLogin } = loginHelpers(() => [a, b]);
 
   it('spraying with forged left-most X-Forwarded-For entries is counted by the real address: 30 at once, then 429', async () => {
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const real = '203.0.113.120';
     const sprayer = await openLogin(`${forged()}, ${real}`);
     // 45 at once on one instance, each claiming another source on the left.
-    const statuses = await Promise.all(Array.from({ length: 45 }, () => sprayer.attempt(nobody(), 'Summer2026!', 0, `${forged()}, ${forged()}, ${real}`)));
+    const statuses = await race(45, () => sprayer.attempt(nobody(), 'Summer2026!', 0, `${forged()}, ${forged()}, ${real}`));
     expect(statuses.filter((s) => s === 401)).toHaveLength(30);
     expect(statuses.filter((s) => s === 429)).toHaveLength(15);
     // The other instance counts in the same place.
@@ -91,9 +82,9 @@ describe('behind a trusted proxy, two instances', () => {
 
   it('101 wrong passwords at once from one source (10 checked, 91 refused) leave the right password working from another browser and source', async () => {
     const user = await makeUser(a);
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const attacker = await openLogin('127.0.0.2');
-    const statuses = await Promise.all(Array.from({ length: 101 }, (_, i) => attacker.attempt(user.email, `guess-${i}`, i % 2)));
+    const statuses = await race(101, (i) => attacker.attempt(user.email, `guess-${i}`, i % 2));
     expect(statuses.filter((s) => s === 401)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(91);
     // The refused attempts never counted toward the per-e-mail ceiling: a new browser elsewhere gets in, on either instance.
@@ -107,7 +98,7 @@ describe('behind a trusted proxy, two instances', () => {
     expect(await own.attempt(user.email, user.password)).toBe(303);
     expect(own.jar.header('/oauth/interaction/x/login')).toMatch(/slipway_device=/);
 
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     // 11 real sources, 10 attempts each (their per-source and per-(e-mail, source) budgets), all claiming
     // to be the owner's address on the left, over both instances.
     const statuses: number[] = [];
@@ -136,7 +127,7 @@ describe('IPv6 sources are counted by /64', () => {
   const { openLogin } = loginHelpers(() => [server]);
 
   it('addresses in one /64 share the per-source budget; another /64 has its own; IPv4-mapped is IPv4', async () => {
-    await earlyInAMinute();
+    server.clock.startOfNextWindow();
     const statuses: number[] = [];
     for (let i = 1; i <= 5; i++) statuses.push(await (await openLogin(`2001:db8:a:b::${i.toString(16)}`)).attempt(nobody(), 'x'));
     expect(statuses).toEqual(Array(5).fill(401));

@@ -12,12 +12,6 @@ import type { TestServer } from '../support/server.ts';
  */
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
-/** Fixed one-minute windows: start a sequence early in a window so it is counted in one. */
-async function earlyInAMinute(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 40_000) await new Promise((r) => setTimeout(r, 60_000 - into + 100));
-}
-
 function loginHelpers(server: () => TestServer) {
   let clientId: string;
   beforeAll(async () => {
@@ -62,7 +56,7 @@ describe('with the default limits', () => {
   it('wrong passwords from one source stop that source only: the right password works from another', async () => {
     expect(server.config).toMatchObject({ loginPerEmailAndSourcePerMinute: 10, loginPerSourcePerMinute: 30, loginPerEmailPerMinute: 100 });
     const user = await makeUser(server);
-    await earlyInAMinute();
+    server.clock.startOfNextWindow();
     const attacker = await openLogin('203.0.113.7');
     expect(await times(10, () => attacker.attempt(user.email, 'wrong password guess'))).toEqual(Array(10).fill(401));
     expect(await attacker.attempt(user.email, user.password)).toBe(429);
@@ -72,7 +66,7 @@ describe('with the default limits', () => {
   });
 
   it('password spraying from one source is stopped after 30 attempts a minute, whatever the e-mails', async () => {
-    await earlyInAMinute();
+    server.clock.startOfNextWindow();
     const sprayer = await openLogin('203.0.113.99');
     const statuses = await times(31, () => sprayer.attempt(`nobody-${randomBytes(4).toString('hex')}@example.com`, 'Summer2026!'));
     expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401));
@@ -89,7 +83,7 @@ describe('the per e-mail ceiling over all sources', () => {
 
   it('stops distributed guessing at one e-mail once the ceiling is reached', async () => {
     const user = await makeUser(server);
-    await earlyInAMinute();
+    server.clock.startOfNextWindow();
     const statuses: number[] = [];
     for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
       const attacker = await openLogin(address);

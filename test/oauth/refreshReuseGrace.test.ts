@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { authorizeOverHttp, CookieJar } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
-import { tokenPost, v1Status } from '../support/concurrency.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
+import { tokenPost, v1Status, race } from '../support/concurrency.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
 /*
@@ -29,16 +30,12 @@ let owner: TestUser;
 let tokens: Tokens;
 const jar = new CookieJar();
 
+const two = useTwoInstances({ overrides: OVERRIDES });
 beforeAll(async () => {
-  a = await startTestServer({ overrides: OVERRIDES });
-  b = await startAnotherInstance(a, OVERRIDES);
+  ({ first: a, second: b } = two);
   tokens = new Tokens(a);
   owner = await tokens.user('owner');
 }, 120_000);
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
 
 describe.each([
   ['one instance', () => [a]],
@@ -51,11 +48,9 @@ describe.each([
     expect(first.status).toBe(200);
     const refreshToken = first.body.refresh_token!;
 
-    const before = Date.now();
-    const answers = await Promise.all(
-      Array.from({ length: PARALLEL }, (_, i) => tokenPost(servers()[i % servers().length]!, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId })),
-    );
-    const took = Date.now() - before;
+    const before = a.clock.now();
+    const answers = await race(PARALLEL, (i) => tokenPost(servers()[i % servers().length]!, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }));
+    const took = a.clock.now() - before;
     console.log(`[reuse grace] ${PARALLEL} concurrent refreshes of one token on ${servers().length} instance(s) took ${took} ms (window ${GRACE_SECONDS} s)`);
     expect(answers.map((r) => r.status)).toEqual(Array(PARALLEL).fill(200));
     // Each got a token set of its own; the access tokens work.
@@ -63,8 +58,8 @@ describe.each([
     expect(new Set(issued.map((t) => t.refresh_token)).size).toBe(PARALLEL);
     for (const server of servers()) expect(await v1Status(server, issued[0]!.access_token!)).toBe(200);
 
-    // After the window: the same token is reuse. Refused, and the grant goes with every token of it.
-    await new Promise((r) => setTimeout(r, Math.max(0, before + GRACE_SECONDS * 1000 + 500 - Date.now())));
+    // After the window (the instances' clock is moved past it): the same token is reuse. Refused, and the grant goes with every token of it.
+    a.clock.advance(Math.max(0, before + GRACE_SECONDS * 1000 + 500 - a.clock.now()));
     const late = await tokenPost(servers()[servers().length - 1]!, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
     expect(late.status, JSON.stringify(late.body)).toBe(400);
     expect(late.body.error).toBe('invalid_grant');

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeOverHttp, CookieJar } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
 import { makeClient } from '../support/factories.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
-import { tokenPost, v1Status, type TokenAnswer } from '../support/concurrency.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
+import { tokenPost, v1Status, type TokenAnswer, race } from '../support/concurrency.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
 /*
@@ -38,16 +39,12 @@ let owner: TestUser;
 let tokens: Tokens;
 const jar = new CookieJar();
 
+const two = useTwoInstances({ overrides: OVERRIDES });
 beforeAll(async () => {
-  a = await startTestServer({ overrides: OVERRIDES });
-  b = await startAnotherInstance(a, OVERRIDES);
+  ({ first: a, second: b } = two);
   tokens = new Tokens(a);
   owner = await tokens.user('owner');
 }, 120_000);
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
 
 /** A fresh code for a new first-party public client (the browser session in `jar` is reused). */
 async function freshCode(): Promise<{ clientId: string; code: string; verifier: string }> {
@@ -58,7 +55,7 @@ async function freshCode(): Promise<{ clientId: string; code: string; verifier: 
 
 /** PARALLEL requests at once, spread evenly over `servers`. */
 async function all(servers: TestServer[], request: (server: TestServer) => Promise<TokenAnswer>): Promise<TokenAnswer[]> {
-  return await Promise.all(Array.from({ length: PARALLEL }, (_, i) => request(servers[i % servers.length]!)));
+  return await race(PARALLEL, (i) => request(servers[i % servers.length]!));
 }
 
 /** Exactly one answer is tokens, every other one 400 invalid_grant; returns the one. */
@@ -148,8 +145,7 @@ describe('a pushed authorization request (RFC 9126) is used once', () => {
     const { request_uri: requestUri } = (await pushed.json()) as { request_uri: string };
     const path = `/oauth/authorize?${new URLSearchParams({ client_id: client._id, request_uri: requestUri })}`;
     const cookie = jar.header('/oauth/authorize');
-    const answers = await Promise.all(
-      Array.from({ length: PARALLEL }, async (_, i) => {
+    const answers = await race(PARALLEL, async (i) => {
         const response = await fetch(`${[a, b][i % 2]!.url}${path}`, { headers: { cookie }, redirect: 'manual' });
         const text = await response.text();
         const location = response.headers.get('location');
@@ -158,8 +154,7 @@ describe('a pushed authorization request (RFC 9126) is used once', () => {
         expect(response.status).toBe(400);
         const code = /Error code: <code>([a-z_]+)<\/code>/.exec(text)?.[1];
         return new URL(`${webRedirect}?error=${code}`);
-      }),
-    );
+      });
     expect(answers.every((l) => l.href.startsWith(webRedirect)), JSON.stringify(answers.map((l) => l.href))).toBe(true);
     const codes = answers.filter((l) => l.searchParams.get('code'));
     expect(codes.length, JSON.stringify(answers.map((l) => l.href))).toBe(1);
@@ -199,11 +194,9 @@ describe('the authorization resumes once', () => {
     expect(response.status).toBe(303);
     const resume = new URL(response.headers.get('location')!, interaction);
     const cookie = own.header(resume.pathname);
-    const answers = await Promise.all(
-      Array.from({ length: PARALLEL }, (_, i) =>
+    const answers = await race(PARALLEL, (i) =>
         fetch(resume.href.replace(a.url, [a, b][i % 2]!.url), { headers: { cookie }, redirect: 'manual' }).then(async (r) => ({ status: r.status, location: r.headers.get('location'), text: await r.text() })),
-      ),
-    );
+      );
     // The one that resumed goes on (to the callback with a code, or the next step of the interaction).
     const resumed = answers.filter((r) => r.status === 303 && r.location);
     expect(resumed.length, JSON.stringify(answers.map((r) => [r.status, r.location]))).toBe(1);

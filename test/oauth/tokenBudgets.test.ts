@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tokenPost, type TokenAnswer } from '../support/concurrency.ts';
 import { basicAuth } from '../support/oauthDriver.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
 
 /*
@@ -14,39 +16,22 @@ const overrides = { trustedProxies: ['127.0.0.1'] };
 let a: TestServer;
 let b: TestServer;
 
-beforeAll(async () => {
-  a = await startTestServer({ overrides });
-  b = await startAnotherInstance(a, overrides);
-});
-afterAll(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-});
+const two = useTwoInstances({ overrides });
+beforeAll(() => ({ first: a, second: b } = two));
 
-/** Fixed one-minute windows: start a sequence early in a window so it is counted in one. */
-async function earlyInAMinute(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 30_000) await new Promise((r) => setTimeout(r, 60_000 - into + 100));
-}
-
-async function token(server: TestServer, source: string, form: Record<string, string>, authorization?: string): Promise<Response> {
-  // The instance's own address: both share PUBLIC_URL (so `issuer` would reach the first one only).
-  return await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': source, ...(authorization ? { authorization } : {}) },
-    body: new URLSearchParams(form).toString(),
-  });
-}
+/** The token endpoint of `server` (its own address), as a request from `source` behind the trusted proxy. */
+const token = (server: TestServer, source: string, form: Record<string, string>, authorization?: string) =>
+  tokenPost(server, form, { 'x-forwarded-for': source, ...(authorization ? { authorization } : {}) });
 
 /** `n` requests, `concurrency` at a time, alternating between the two instances; the statuses, in order. */
-async function flood(n: number, concurrency: number, send: (server: TestServer, i: number) => Promise<Response>, servers = [a, b]): Promise<number[]> {
+async function flood(n: number, concurrency: number, send: (server: TestServer, i: number) => Promise<TokenAnswer>, servers = [a, b]): Promise<number[]> {
   const statuses: number[] = [];
   for (let start = 0; start < n; start += concurrency) {
     const batch = Array.from({ length: Math.min(concurrency, n - start) }, async (_, j) => {
       const i = start + j;
       const res = await send(servers[i % servers.length]!, i);
-      const body = (await res.json()) as { error?: string };
       if (res.status === 429) {
-        expect(body.error).toBe('rate_limited');
+        expect(res.body.error).toBe('rate_limited');
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       }
       return res.status;
@@ -63,7 +48,7 @@ describe('junk naming a client from one source', () => {
     expect(a.config).toMatchObject({ tokenFailuresPerClientAndSourcePerMinute: 30, tokenFailuresPerSourcePerMinute: 300, tokenRateLimitPerMinute: 600 });
     const owner = await makeUser(a);
     const { client, clientSecret } = await makeClient(a, { account_id: owner.account_id, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], redirect_uris: [] });
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const junk = '203.0.113.66';
     const statuses = await flood(1000, 50, (server) => token(server, junk, { grant_type: 'client_credentials', scope: 'read' }, basicAuth(client._id, 'not-the-secret')));
     const counts = tally(statuses);
@@ -79,8 +64,8 @@ describe('junk naming a client from one source', () => {
     // The real client, from its own address, on either instance.
     for (const server of [a, b]) {
       const ok = await token(server, '192.0.2.10', { grant_type: 'client_credentials', scope: 'read' }, basicAuth(client._id, clientSecret!));
-      expect(ok.status, await ok.clone().text()).toBe(200);
-      expect(((await ok.json()) as { access_token?: string }).access_token).toBeTruthy();
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+      expect(ok.body.access_token).toBeTruthy();
     }
     // The junk source is refused even with the right secret: it is throttled, not the client.
     const fromJunk = await token(a, junk, { grant_type: 'client_credentials', scope: 'read' }, basicAuth(client._id, clientSecret!));
@@ -90,7 +75,7 @@ describe('junk naming a client from one source', () => {
   it('on one instance too: 300 wrong secrets at once from one source, at most one batch past the budget', async () => {
     const owner = await makeUser(a);
     const { client, clientSecret } = await makeClient(a, { account_id: owner.account_id, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], redirect_uris: [] });
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const statuses = await flood(300, 100, (server) => token(server, '203.0.113.67', { grant_type: 'client_credentials', scope: 'read' }, basicAuth(client._id, 'nope')), [a]);
     const counts = tally(statuses);
     console.log('wrong secrets, 300 at 100 at a time on one instance:', counts);
@@ -105,7 +90,7 @@ describe('junk naming a client from one source', () => {
     const user = await tokens.user('developer');
     const { refresh_token: refreshToken, clientId } = await tokens.forUser(user, 'read', { withRefresh: true });
     expect(refreshToken).toBeTruthy();
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const junk = '2001:db8:66:1::5';
     const statuses = await flood(1000, 50, (server, i) => token(server, junk, { grant_type: 'refresh_token', client_id: clientId, refresh_token: `junk-${i}-${randomBytes(8).toString('hex')}` }));
     const counts = tally(statuses);
@@ -118,7 +103,7 @@ describe('junk naming a client from one source', () => {
 
     // (On the instance that issued it: each test instance has a PUBLIC_URL, so an audience, of its own.)
     const ok = await token(a, '2001:db8:77::1', { grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken! });
-    expect(ok.status, await ok.clone().text()).toBe(200);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 });
 
@@ -126,7 +111,7 @@ describe('spraying from one source', () => {
   it('failures at many clients from one source are cut off at the per-source budget; other sources are not', async () => {
     const owner = await makeUser(a);
     const { client, clientSecret } = await makeClient(a, { account_id: owner.account_id, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], redirect_uris: [] });
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     const sprayer = '198.51.100.23';
     // A different (made-up) client id each time: no (client, source) budget ever fills, the source's does.
     const statuses = await flood(800, 40, (server, i) => token(server, sprayer, { grant_type: 'client_credentials', scope: 'read' }, basicAuth(`cli_sprayed${i}`, 'guess')));
@@ -158,7 +143,7 @@ describe('the per-client total with requests in flight', () => {
     it(`never issues more than 600 a minute with 8 requests in flight, on ${instances}`, async () => {
       const limit = a.config.tokenRateLimitPerMinute;
       const send = await confidentialClient();
-      await earlyInAMinute();
+      a.clock.startOfNextWindow();
       const statuses = await flood(limit + 40, 8, (server) => send(server), servers());
       const counts = tally(statuses);
       console.log(`client_credentials, ${limit + 40} at 8 at a time on ${instances}:`, counts);
@@ -176,18 +161,13 @@ describe('a request that fails gives its token back', () => {
   let small: TestServer;
   let smallB: TestServer;
   const SMALL = 10;
-  beforeAll(async () => {
-    small = await startTestServer({ overrides: { ...overrides, tokenRateLimitPerMinute: SMALL } });
-    smallB = await startAnotherInstance(small, { ...overrides, tokenRateLimitPerMinute: SMALL });
-  });
-  afterAll(async () => {
-    await Promise.all([small?.stop(), smallB?.stop()]);
-  });
+  const two = useTwoInstances({ overrides: { ...overrides, tokenRateLimitPerMinute: SMALL } });
+  beforeAll(() => ({ first: small, second: smallB } = two));
 
   it('40 junk refresh tokens at once for a public client (it authenticates by its id alone) hold its tokens only while in flight: none is spent, on two instances', async () => {
     const tokens = new Tokens(small);
     const user = await tokens.user('developer');
-    await earlyInAMinute();
+    small.clock.startOfNextWindow();
     // The sign-in's code exchange is the client's first token of the minute.
     const first = await tokens.forUser(user, 'read', { withRefresh: true });
     const clientId = first.clientId;
@@ -207,7 +187,7 @@ describe('a request that fails gives its token back', () => {
       const server = [small, smallB][i % 2]!;
       if (refusing.has(server)) continue;
       const res = await token(server, '192.0.2.80', { grant_type: 'refresh_token', client_id: clientId, refresh_token: refreshToken! });
-      const body = (await res.json()) as { refresh_token?: string; error?: string };
+      const { body } = res;
       if (res.status === 200) {
         issued++;
         refreshToken = body.refresh_token;
@@ -224,7 +204,7 @@ describe('the per-client total', () => {
   it('counts issued tokens only: failures never spend it', async () => {
     const owner = await makeUser(a);
     const { client } = await makeClient(a, { account_id: owner.account_id, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], redirect_uris: [] });
-    await earlyInAMinute();
+    a.clock.startOfNextWindow();
     // 20 failures from each of 40 sources: 800 failures naming the client, more than its 600.
     const statuses = await flood(800, 50, (server, i) => token(server, `192.0.2.${100 + (i % 40)}`, { grant_type: 'client_credentials' }, basicAuth(client._id, 'wrong')));
     expect(tally(statuses)).toEqual({ 401: 800 });

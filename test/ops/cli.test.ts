@@ -6,7 +6,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { basicAuth } from '../support/oauthDriver.ts';
-import { runNode } from '../support/processes.ts';
+import { runCli } from '../support/cli.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const PASSWORD = 'a perfectly long password';
@@ -21,15 +21,11 @@ function freshDb(): string {
   return name;
 }
 
-/** The admin CLI exactly as an operator runs it: `bin/slipway.js`, configured by the environment. */
-async function slipway(dbName: string, ...args: string[]) {
-  return await runNode(['bin/slipway.js', ...args], { MONGODB_URI: uri, MONGODB_DB: dbName, KEYS_DIR: keysDir, LOG_LEVEL: 'warn' });
-}
+/** The admin CLI exactly as an operator runs it (runCli), on database `dbName`. */
+const slipway = async (dbName: string, ...args: string[]) => await runCli({ mongodbUri: uri, mongodbDb: dbName, keysDir }, args);
 
 /** The same, with `input` piped on stdin (how a script passes a password). */
-async function slipwayWithInput(input: string, dbName: string, ...args: string[]) {
-  return await runNode(['bin/slipway.js', ...args], { MONGODB_URI: uri, MONGODB_DB: dbName, KEYS_DIR: keysDir, LOG_LEVEL: 'warn' }, 30_000, input);
-}
+const slipwayWithInput = async (input: string, dbName: string, ...args: string[]) => await runCli({ mongodbUri: uri, mongodbDb: dbName, keysDir }, args, { input });
 
 beforeAll(async () => {
   mongo = await new MongoClient(uri).connect();

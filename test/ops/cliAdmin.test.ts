@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizeError, authorizeOverHttp, basicAuth, tokenRequest } from '../support/oauthDriver.ts';
 import { buildProgram } from '../../src/cli/program.ts';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
-import { runNode } from '../support/processes.ts';
+import { runCli } from '../support/cli.ts';
 
 /**
  * The admin CLI as an operator's tool, run as a process (`bin/slipway.js`) against the same database
@@ -16,10 +16,7 @@ import { runNode } from '../support/processes.ts';
 const env = useApiServer({ overrides: { principalCacheSeconds: 0 } });
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
-async function slipway(args: string[], input?: string) {
-  const { config } = env.server;
-  return await runNode(['bin/slipway.js', ...args], { MONGODB_URI: inject('mongodbUri'), MONGODB_DB: config.mongodbDb, KEYS_DIR: config.keysDir, LOG_LEVEL: 'warn' }, 30_000, input);
-}
+const slipway = async (args: string[], input?: string) => await runCli(env.server.config, args, input === undefined ? {} : { input });
 
 /** Runs a command with --json that must succeed; returns its parsed stdout. */
 async function ok(args: string[], input?: string): Promise<Record<string, unknown> & { data?: Record<string, unknown>[] }> {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createProject, useApiServer } from '../support/fixtures.ts';
-import { runNode } from '../support/processes.ts';
+import { runCli } from '../support/cli.ts';
 
 /**
  * `keys list` used to do two things by a flag; now `keys list --project P` lists a project's API keys
@@ -13,10 +13,7 @@ import { runNode } from '../support/processes.ts';
 const env = useApiServer();
 let projectId: string;
 
-async function slipway(...args: string[]) {
-  const { config } = env.server;
-  return await runNode(['bin/slipway.js', ...args], { MONGODB_URI: config.mongodbUri!, MONGODB_DB: config.mongodbDb, KEYS_DIR: config.keysDir, LOG_LEVEL: 'warn' });
-}
+const slipway = async (...args: string[]) => await runCli(env.server.config, args);
 
 /** What keys/ holds, read from its files: signing key ids in order, the number of cookie keys, the data keys. */
 async function onDisk() {

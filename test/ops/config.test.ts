@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { basicAuth } from '../support/oauthDriver.ts';
 import { ConfigError, loadConfig, SETTING_LIST } from '../../src/config/index.ts';
@@ -70,9 +69,8 @@ describe('token endpoint rate limit from configuration', () => {
       grant_types: ['client_credentials'],
       redirect_uris: [],
     });
-    // The limit is a fixed one-minute window; start well inside one so the four requests share it.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 55_000) await sleep(60_000 - intoMinute + 50);
+    // The limit is a fixed one-minute window; start at the start of one so the four requests share it.
+    server.clock.startOfNextWindow();
     const statuses: number[] = [];
     let limited: Response | undefined;
     for (let i = 0; i < 4; i += 1) {

@@ -8,6 +8,7 @@ import { FERRETDB_VERSION, ensureFerretdbBinary, freePort, startFerretdb, type E
 import { spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
 import { startTestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
+import { realWaits } from '../support/realWaits.ts';
 
 /*
  * The fault test of "Crash-safe writes": concurrent writers with idempotency keys against Slipway as a
@@ -90,7 +91,6 @@ interface Write {
   failures: Record<string, number>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends the write until it is acknowledged (201), retrying with the same key on every failure. */
 async function perform(write: Write, deadline: number): Promise<void> {
@@ -119,7 +119,7 @@ async function perform(write: Write, deadline: number): Promise<void> {
       outcome = `network ${(err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error).name}`;
     }
     write.failures[outcome] = (write.failures[outcome] ?? 0) + 1;
-    await sleep(100 + Math.random() * 200);
+    await realWaits.clientBackoff(100 + Math.random() * 200);
   }
 }
 
@@ -143,7 +143,7 @@ describe('fault test: kill -9 the database, then the service, under concurrent i
       await waitFor('a third of the writes', async () => acked() >= total / 3, 30_000, 20);
       const ackedAtDbKill = acked();
       await db.kill();
-      await sleep(1000);
+      await realWaits.outage(1000);
       db = await startFerretdb({ binary, dataDir: dir, port: db.port });
       await waitFor('two thirds of the writes', async () => acked() >= (2 * total) / 3, 40_000, 20);
       const ackedAtServiceKill = acked();

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Api } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
-import { runNode } from '../support/processes.ts';
+import { runCli } from '../support/cli.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** `slipway keys create`: the operator's way to make a project API key, printed once. */
@@ -12,14 +12,7 @@ let server: TestServer, api: Api;
 let projectId: string;
 
 /** The CLI exactly as an operator runs it, on the running server's database and keys. */
-async function slipway(...args: string[]) {
-  return await runNode(['bin/slipway.js', ...args], {
-    MONGODB_URI: server.config.mongodbUri!,
-    MONGODB_DB: server.config.mongodbDb,
-    KEYS_DIR: server.config.keysDir,
-    LOG_LEVEL: 'warn',
-  });
-}
+const slipway = async (...args: string[]) => await runCli(server.config, args);
 
 beforeAll(async () => {
   ({ server, api } = env);

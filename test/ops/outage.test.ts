@@ -7,6 +7,7 @@ import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDat
 import { waitFor } from '../support/processes.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
+import { realWaits } from '../support/realWaits.ts';
 
 /*
  * "What was seen" #2: while the database is unreachable every request answers 503 service_unavailable
@@ -164,7 +165,7 @@ describe('database unreachable (kill -9)', () => {
       ...Array.from({ length: 10 }, () => call('GET', `/v1/projects/${project}`, undefined, {}, 20_000)),
     ];
     const ready = call('GET', '/readyz', undefined, {}, 20_000);
-    await new Promise((resolve) => setTimeout(resolve, CONNECT_TIMEOUT_MS / 2));
+    await realWaits.outage(CONNECT_TIMEOUT_MS / 2);
     process.kill(db.pid, 'SIGCONT');
     const answers = await Promise.all(pending);
     server.running.container.database.client.off('connectionPoolCleared', onCleared);

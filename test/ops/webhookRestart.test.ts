@@ -12,6 +12,7 @@ import type { WebhookService } from '../../src/services/webhooks.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
 import { spawnNode, waitFor, type NodeProcess } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { realWaits } from '../support/realWaits.ts';
 
 /**
  * The delivery queue survives the service: `npm start` processes are killed (SIGKILL) with a delivery
@@ -82,8 +83,6 @@ async function pendingDelivery(r: Receiver): Promise<{ webhookId: string; delive
   return { webhookId: webhook._id, deliveryId };
 }
 
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('a delivery pending when the service dies', () => {
   it('waiting for a retry: after a restart it is delivered once', async () => {
     const r = await startReceiver((i) => (i === 0 ? 500 : 200));
@@ -99,7 +98,7 @@ describe('a delivery pending when the service dies', () => {
 
     await startSlipway(env);
     await waitFor('the retry', async () => r.received.length >= 2, 15_000, 20);
-    await settle(1000);
+    await realWaits.childProcess(1000);
     expect(r.received.map((q) => [q.headers['slipway-delivery'], q.status])).toEqual([
       [id, 500],
       [id, 200],
@@ -126,7 +125,7 @@ describe('a delivery pending when the service dies', () => {
 
     await startSlipway(env);
     await waitFor('the delivery after the lease', async () => r.received.length >= 2, 20_000, 50);
-    await settle(1000);
+    await realWaits.childProcess(1000);
     expect(r.received.map((q) => q.headers['slipway-delivery'])).toEqual([id, id]);
     expect(r.received[1]!.status).toBe(200);
     const delivery = await waitFor('the log to say succeeded', async () => {

@@ -5,13 +5,16 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
 import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDatabase } from '../../src/db/embeddedFerretdb.ts';
+import { sweepExpired } from '../../src/repositories/index.ts';
 import { Api } from '../support/api.ts';
 import { TEST_PASSWORD, makeClient } from '../support/factories.ts';
 import { createProject } from '../support/fixtures.ts';
 import { obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
+import { waitFor } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
+import { race } from '../support/concurrency.ts';
 
 /**
  * Every query the repositories make on the embedded database is answered from an index. A FerretDB of
@@ -161,8 +164,7 @@ async function workload(): Promise<void> {
   await ok(api.get('/v1/webhooks', { token: admin }));
   await ok(api.get(`/v1/webhooks/${hook.id}`, { token: admin }));
   await ok(api.patch(`/v1/webhooks/${hook.id}`, { token: admin, body: { events: ['project.created', 'deployment.created'] } }));
-  const deadline = Date.now() + 10_000;
-  while (receiver.received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  await waitFor('two deliveries', async () => receiver.received.length >= 2, 10_000).catch(() => undefined);
   const deliveries = await ok(api.get(`/v1/webhooks/${hook.id}/deliveries`, { token: admin }));
   if (deliveries.data?.[0]) await api.post(`/v1/webhooks/${hook.id}/deliveries/${deliveries.data[0].id}/redeliver`, { token: admin });
   await ok(api.post(`/v1/webhooks/${hook.id}/rotate_secret`, { token: admin }));
@@ -176,7 +178,6 @@ async function workload(): Promise<void> {
   let refresh = (await tokens.forUser(owner, 'read', { clientId: publicClient, withRefresh: true })).refresh_token!;
   const firstRefresh = refresh;
   for (let i = 0; i < 5; i += 1) refresh = (await tokenRequest(server.issuer, { clientId: publicClient }, { grant_type: 'refresh_token', refresh_token: refresh })).refresh_token!;
-  await new Promise((r) => setTimeout(r, 500)); // the used tokens move out of the live collection
   await tokenRequest(server.issuer, { clientId: publicClient }, { grant_type: 'refresh_token', refresh_token: firstRefresh }).catch(() => undefined); // reuse: the grant is revoked
   const confidential = await makeClient(server, { account_id: owner.accountId, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token', 'client_credentials'], first_party: true });
   const credentials = { clientId: confidential.client._id, clientSecret: confidential.clientSecret! };
@@ -191,18 +192,16 @@ async function workload(): Promise<void> {
   await ok(api.post(`/v1/oauth_clients/${confidential.client._id}/rotate_secret`, { token: admin }));
 
   // many at once: concurrent reads and writes on one project
-  await Promise.all(
-    Array.from({ length: 10 }, (_, i) =>
+  await race(10, (i) =>
       i % 2 ? api.get(`/v1/projects/${project.id}/deployments`, { token: admin }) : api.post(`/v1/projects/${project.id}/deployments`, { token: admin, body: { environment: 'production', branch: `b${i}` } }),
-    ),
-  );
+    );
 
   // deletes that cascade
   await ok(api.delete(`/v1/webhooks/${hook.id}`, { token: admin }), 204);
   await ok(api.delete(`/v1/projects/${other.id}`, { token: admin }), 204);
 
-  // the sweeper (every second) and the used-token move run meanwhile
-  await new Promise((r) => setTimeout(r, 2500));
+  // the sweeper's statements (it also runs every second meanwhile)
+  await sweepExpired(server.running.container.database.db, server.repos, server.clock.date());
 }
 
 describe('the embedded database answers every repository query from an index', () => {

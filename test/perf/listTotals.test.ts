@@ -3,6 +3,7 @@ import { Api } from '../support/api.ts';
 import { useApiServer } from '../support/fixtures.ts';
 import { startAnotherInstance, type TestServer } from '../support/server.ts';
 import type { Tokens } from '../support/tokens.ts';
+import { race } from '../support/concurrency.ts';
 
 /**
  * A list's `total` is exact after any write, from any instance. The embedded database keeps counts per
@@ -112,7 +113,7 @@ describe('list totals', () => {
 
     const readers = [reader(api), reader(api), reader(otherApi), reader(otherApi)];
     try {
-      await Promise.all(Array.from({ length: creates }, (_, i) => writer(i)));
+      await race(creates, (i) => writer(i));
     } finally {
       writing = false;
       await Promise.allSettled(readers);

@@ -1,11 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createChanges } from '../../src/lib/changes.ts';
 import { createRepositories } from '../../src/repositories/index.ts';
 import { LockService } from '../../src/services/locking.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
+import { race } from '../support/concurrency.ts';
 
 const t = useTestDatabase();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The lock service of one instance, and of a second one on the same database (its own repositories). */
 const instances = () => [new LockService(t.repos), new LockService(createRepositories(t.db, { changes: createChanges() }))] as const;
@@ -24,7 +25,7 @@ describe('the injected lock service', () => {
       done++;
     };
     // 20 at once, half through each instance: every one waits its turn, none overlaps another.
-    await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : first).run('test:one-thing', change, { waitMs: 30_000 })));
+    await race(20, (i) => (i % 2 ? second : first).run('test:one-thing', change, { waitMs: 30_000 }));
     console.log(`[locks] 20 concurrent changes through two instances: at most ${most} at once`);
     expect(done).toBe(20);
     expect(most).toBe(1);
@@ -46,7 +47,7 @@ describe('the injected lock service', () => {
     for (const name of ['test:claim-one', 'test:claim-two']) {
       const [first, second] = instances();
       const both = name.endsWith('two');
-      const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => (both && i % 2 ? second : first).claim(name, 60_000)));
+      const claims = await race(30, (i) => (both && i % 2 ? second : first).claim(name, 60_000));
       expect(claims.filter(Boolean)).toHaveLength(1);
     }
   });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateKeys } from '../../src/keys/keystore.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { systemPrincipal } from '../../src/domain/principal.ts';
@@ -9,7 +9,7 @@ import type { Repositories } from '../../src/repositories/index.ts';
 import { presentConfiguration } from '../../src/presenters/configurations.ts';
 import { createSecretBox, readDataKeysSync, type SecretBox } from '../../src/keys/secretBox.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
-import { runNode } from '../support/processes.ts';
+import { runCli } from '../support/cli.ts';
 import { buildServices } from '../support/services.ts';
 
 const t = useTestDatabase();
@@ -24,7 +24,7 @@ afterAll(async () => {
   if (keysDir) await rm(keysDir, { recursive: true, force: true });
 });
 
-const cli = (...args: string[]) => runNode(['bin/slipway.js', ...args], { MONGODB_URI: inject('mongodbUri'), MONGODB_DB: t.db.databaseName, KEYS_DIR: keysDir, LOG_LEVEL: 'warn' });
+const cli = (...args: string[]) => runCli({ mongodbDb: t.db.databaseName, keysDir }, args);
 
 describe('slipway configs reencrypt', () => {
   it('moves every secret to the data key made by keys rotate-data', async () => {

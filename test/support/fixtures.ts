@@ -5,7 +5,7 @@ import { Api, type ApiResponse } from './api.ts';
 import { launchBrowser } from './browser.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
 import { startCallbackServer, type CallbackServer } from './oauthFlow.ts';
-import { startTestServer, type TestServer, type TestServerOptions } from './server.ts';
+import { startAnotherInstance, startTestServer, type TestServer, type TestServerOptions } from './server.ts';
 import { Tokens, type TestUser } from './tokens.ts';
 
 /*
@@ -44,6 +44,36 @@ export function useTestDatabase(): TestDatabase {
 /** The real app on a loopback port with a database of its own (see startTestServer), stopped after the file's tests. */
 export function useTestServer(options: TestServerOptions = {}): TestServer {
   return useOpened(() => startTestServer(options), (server) => server.stop());
+}
+
+export interface TwoInstances {
+  first: TestServer;
+  /** Beside `first` (startAnotherInstance): the same database, keys, PUBLIC_URL and clock. */
+  second: TestServer;
+  /** Both, first first: requests spread over them with `both[i % 2]`. */
+  both: TestServer[];
+}
+
+/**
+ * One deployment of two instances, as behind a load balancer, with the same `options` (overrides
+ * included), started before the file's (or the describe block's) tests and both stopped after them.
+ */
+export function useTwoInstances(options: TestServerOptions = {}): TwoInstances {
+  return useOpened(
+    async () => {
+      const first = await startTestServer(options);
+      try {
+        const second = await startAnotherInstance(first, options.overrides);
+        return { first, second, both: [first, second] };
+      } catch (err) {
+        await first.stop();
+        throw err;
+      }
+    },
+    async ({ first, second }) => {
+      await Promise.all([second.stop(), first.stop()]);
+    },
+  );
 }
 
 export interface BrowserServer {

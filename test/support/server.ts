@@ -6,6 +6,7 @@ import { loadConfig, type Config, type ConfigSchema } from '../../src/config/ind
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
+import { testClock, type TestClock } from './clock.ts';
 import { tempDir } from './tempDirs.ts';
 
 export interface TestServer {
@@ -19,6 +20,8 @@ export interface TestServer {
   /** Every log line the server wrote, as text (JSON lines). */
   logs: string[];
   repos: RunningServer['container']['repos'];
+  /** The clock the server decides by (a restart and startAnotherInstance share it): move it instead of waiting. */
+  clock: TestClock;
   /** The server's own services (src/services/index.ts). */
   services: RunningServer['container']['services'];
   /** Stops the server; the database and keys stay for a restart. */
@@ -34,6 +37,8 @@ export interface TestServerOptions {
   port?: number;
   /** Config values that win over the harness's own (e.g. `mongodbUri` for a database of the test's own). */
   overrides?: Partial<z.input<typeof ConfigSchema>>;
+  /** The clock (default a new testClock()); instances of one deployment share one. */
+  clock?: TestClock;
 }
 
 /** The real app on a real loopback port, against the run's database, in a database of its own. */
@@ -41,6 +46,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const port = options.port ?? (await freePort());
   const dbName = options.dbName ?? `t_${randomBytes(6).toString('hex')}`;
   const keysDir = options.keysDir ?? tempDir('slipway-test-keys-');
+  const clock = options.clock ?? testClock();
   const publicUrl = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     env: {},
@@ -57,7 +63,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   const logger = createLogger({ level: 'info', destination: sink });
-  const running = await startServer(config, logger);
+  const running = await startServer(config, logger, { clock });
   const server: TestServer = {
     url: publicUrl,
     issuer: config.issuer,
@@ -65,12 +71,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     running,
     metricsUrl: running.metricsUrl,
     logs,
+    clock,
     repos: running.container.repos,
     services: running.container.services,
     stop: () => running.close(),
     async restart() {
       await running.close();
-      return await startTestServer({ ...options, dbName, keysDir, port });
+      return await startTestServer({ ...options, dbName, keysDir, port, clock });
     },
   };
   return server;
@@ -78,9 +85,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
 /**
  * Another instance beside `first`, as a second process behind the same load balancer would be: the same
- * database, keys and PUBLIC_URL (so the issuer, token audience and DPoP `htu` agree), on a port of its
- * own, with `overrides` of its own. The caller stops it.
+ * database, keys, PUBLIC_URL (so the issuer, token audience and DPoP `htu` agree) and clock, on a port of
+ * its own, with `overrides` of its own. The caller stops it.
  */
 export async function startAnotherInstance(first: TestServer, overrides: TestServerOptions['overrides'] = {}): Promise<TestServer> {
-  return await startTestServer({ dbName: first.config.mongodbDb, keysDir: first.config.keysDir, overrides: { ...overrides, publicUrl: first.config.publicUrl } });
+  return await startTestServer({ dbName: first.config.mongodbDb, keysDir: first.config.keysDir, clock: first.clock, overrides: { ...overrides, publicUrl: first.config.publicUrl } });
 }

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config/index.ts';
 import { createMetrics } from '../../src/http/metrics.ts';
 import { createSecretBox, type SecretBox } from '../../src/keys/secretBox.ts';
 import { createChanges, type Changes } from '../../src/lib/changes.ts';
+import { systemClock, type Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Repositories } from '../../src/repositories/index.ts';
 import { EventLog } from '../../src/services/eventLog.ts';
@@ -16,7 +17,7 @@ const UNLIMITED = 1_000_000;
  * for tests and benchmark seeds that call services without a server. Quotas are as high as configuration
  * allows, webhook targets may be loopback, nothing is logged.
  */
-export function buildServices(repos: Repositories, options: { secretBox?: SecretBox; changes?: Changes } = {}): Services {
+export function buildServices(repos: Repositories, options: { secretBox?: SecretBox; changes?: Changes; clock?: Clock } = {}): Services {
   const config = loadConfig({
     env: {},
     overrides: {
@@ -29,7 +30,8 @@ export function buildServices(repos: Repositories, options: { secretBox?: Secret
     },
   });
   const secretBox = options.secretBox ?? createSecretBox({ current: 'dk_test', keys: { dk_test: randomBytes(32).toString('base64url') } });
-  return createServices({ repos, secretBox, changes: options.changes ?? createChanges(), config, logger: createLogger({ level: 'silent' }), metrics: createMetrics() });
+  const changes = options.changes ?? createChanges();
+  return createServices({ repos, secretBox, changes, config, logger: createLogger({ level: 'silent' }), metrics: createMetrics(), clock: options.clock ?? systemClock });
 }
 
 /** The audit log as the services write to it, for tests that record events directly. */

@@ -61,7 +61,7 @@ describe('CORS on /v1', () => {
   });
 
   it('never lets a cookie authenticate a cross-origin request', async () => {
-    const { token } = await new SessionService(env.server.repos).create(env.owner.id, env.owner.accountId);
+    const { token } = await new SessionService({ ...env.server.repos, clock: env.server.clock }).create(env.owner.id, env.owner.accountId);
     const sameOrigin = await fetch(`${env.server.url}/v1/projects`, { headers: { cookie: `slipway_session=${token}` } });
     expect(sameOrigin.status).toBe(200);
     await sameOrigin.body?.cancel();

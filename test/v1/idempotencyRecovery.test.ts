@@ -19,12 +19,11 @@ beforeAll(() => ({ server, api, adminToken: token } = env));
 
 let n = 0;
 const unique = (prefix: string) => `${prefix}-${++n}-${Math.random().toString(36).slice(2, 8)}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const records = () => server.repos.idempotencyKeys.collection;
 
-/** The key's record as a crash leaves it: still pending, claimed just now, no response stored. */
+/** The key's record as a crash leaves it: still pending, claimed just now (by the server's clock), no response stored. The takeover time is then reached by moving that clock. */
 async function crashAfter(resourceId: string): Promise<void> {
-  const { modifiedCount } = await records().updateOne({ resource_id: resourceId }, { $set: { state: 'pending', response: null, claimed_at: new Date() } });
+  const { modifiedCount } = await records().updateOne({ resource_id: resourceId }, { $set: { state: 'pending', response: null, claimed_at: server.clock.date() } });
   expect(modifiedCount).toBe(1);
 }
 
@@ -104,7 +103,7 @@ describe('a retry after a crash returns the first outcome', () => {
       expect(early.body.error.code).toBe('conflict');
       expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
-      await sleep(TAKEOVER_SECONDS * 1000 + 100);
+      server.clock.advance(TAKEOVER_SECONDS * 1000 + 100);
       const retried = await api.post(path, { token, body, headers });
       expect(retried.status, JSON.stringify(retried.body)).toBe(201);
       expect(retried.body[route.idField ?? 'id']).toBe(id);
@@ -130,7 +129,7 @@ describe('a retry after a crash returns the first outcome', () => {
     // As if the first run had died before its insert: the reservation holds the id, nothing is stored.
     await server.repos.projects.collection.deleteOne({ _id: first.body.id });
     await crashAfter(first.body.id);
-    await sleep(TAKEOVER_SECONDS * 1000 + 100);
+    server.clock.advance(TAKEOVER_SECONDS * 1000 + 100);
     const retried = await api.post('/v1/projects', { token, body, headers });
     expect(retried.status).toBe(201);
     expect(retried.body.id).toBe(first.body.id);
@@ -142,7 +141,7 @@ describe('a retry after a crash returns the first outcome', () => {
     const headers = { 'idempotency-key': unique('key') };
     const first = await api.post('/v1/projects', { token, body, headers });
     await crashAfter(first.body.id);
-    await sleep(TAKEOVER_SECONDS * 1000 + 100);
+    server.clock.advance(TAKEOVER_SECONDS * 1000 + 100);
     const retried = await api.post('/v1/projects', { token, body, headers });
     expect(retried.status).toBe(201);
     expect(retried.body.id).toBe(first.body.id);
@@ -159,7 +158,7 @@ describe('a retry after a crash returns the first outcome', () => {
     const first = await api.post(path, { token, body, headers });
     await crashAfter(first.body.id);
     expect((await api.patch(`/v1/projects/${project.id}`, { token, body: { status: 'paused' } })).status).toBe(200);
-    await sleep(TAKEOVER_SECONDS * 1000 + 100);
+    server.clock.advance(TAKEOVER_SECONDS * 1000 + 100);
     const retries = await Promise.all([0, 1, 2].map(() => api.post(path, { token, body, headers })));
     expect(retries.map((r) => r.status)).toEqual([201, 201, 201]);
     expect(new Set(retries.map((r) => r.body.id))).toEqual(new Set([first.body.id]));
@@ -176,7 +175,7 @@ describe('a retry after a crash returns the first outcome', () => {
       expect(first.status).toBe(201);
       await crashAfter(first.body.id);
       expect((await api.patch(`/v1/projects/${project.id}`, { token, body: { status: 'archived' } })).status).toBe(200);
-      await sleep(TAKEOVER_SECONDS * 1000 + 100);
+      server.clock.advance(TAKEOVER_SECONDS * 1000 + 100);
       const retried = await api.post(path, { token, body, headers });
       expect(retried.status, JSON.stringify(retried.body)).toBe(201);
       expect(retried.body.id).toBe(first.body.id);

@@ -8,8 +8,8 @@ import type { TestUser, Tokens } from '../support/tokens.ts';
 
 /** OAuth clients over HTTP (docs/product.md §4): RFC 7591 names, the secret shown once, rotation, deletion. */
 
-/** How long this server trusts a loaded client (production: ≤ 30 s). */
-const BOUND_SECONDS = 0.5;
+/** How long this server trusts a loaded client (at most 30 s); the tests move its clock past it. */
+const BOUND_SECONDS = 20;
 
 const env = useApiServer({ overrides: { principalCacheSeconds: BOUND_SECONDS, revocationRefreshSeconds: BOUND_SECONDS } });
 let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, admin: string;
@@ -131,21 +131,9 @@ describe('rotating and deleting', () => {
 
     expect((await api.delete(`/v1/oauth_clients/${made.client_id}`, { token: admin })).status).toBe(204);
     expect((await api.delete(`/v1/oauth_clients/${app}`, { token: admin })).status).toBe(204);
-    const deletedAt = Date.now();
     await expect(tokenRequest(server.issuer, { clientId: app }, { grant_type: 'refresh_token', refresh_token: userTokens.refresh_token! })).rejects.toThrow(/invalid_(grant|client)/);
-    for (const token of [issued.access_token, userTokens.access_token]) {
-      for (;;) {
-        const res = await api.get('/v1/projects', { token });
-        if (res.status === 401) {
-          expect(res.body.error.code).toBe('invalid_token');
-          break;
-        }
-        expect(res.status).toBe(200);
-        expect(Date.now() - deletedAt).toBeLessThan(BOUND_SECONDS * 1000 + 2500);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    expect(Date.now() - deletedAt).toBeLessThanOrEqual(BOUND_SECONDS * 1000 + 2500);
+    server.clock.advance(BOUND_SECONDS * 1000 + 1);
+    for (const token of [issued.access_token, userTokens.access_token]) expectRefused(await api.get('/v1/projects', { token }), 401, 'invalid_token');
     expectRefused(await api.get(`/v1/oauth_clients/${made.client_id}`, { token: admin }), 404, 'not_found');
     expectRefused(await api.delete(`/v1/oauth_clients/${made.client_id}`, { token: admin }), 404, 'not_found');
   });

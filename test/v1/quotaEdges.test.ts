@@ -5,6 +5,7 @@ import { QuotaService } from '../../src/services/quotas.ts';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { expectRefused } from '../support/fixtures.ts';
 import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * Quotas where the count is not just the slots a create can take (docs/security.md, "Quotas and
@@ -48,8 +49,8 @@ async function remove(token: string, clientId: string): Promise<void> {
 }
 
 /** `n` registrations at once, spread over `servers`; each refusal must be quota_exceeded. */
-async function race(servers: TestServer[], token: string, n: number): Promise<ApiResponse[]> {
-  const results = await Promise.all(Array.from({ length: n }, (_, i) => register(servers[i % servers.length]!, token, `race ${i}`)));
+async function registerAtOnce(servers: TestServer[], token: string, n: number): Promise<ApiResponse[]> {
+  const results = await race(n, (i) => register(servers[i % servers.length]!, token, `race ${i}`));
   for (const r of results.filter((r) => r.status !== 201)) expectRefused(r, 403, 'quota_exceeded');
   return results.filter((r) => r.status === 201);
 }
@@ -82,7 +83,7 @@ describe('resources the operator added count against the quota', () => {
       await remove(token, mine[0]!);
       await remove(token, mine[1]!);
 
-      const made = await race(servers, token, 10);
+      const made = await registerAtOnce(servers, token, 10);
       expect(made).toHaveLength(1);
       expect(await held(accountId)).toEqual({ clients: QUOTA, slots: QUOTA });
       expectRefused(await register(servers.at(-1)!, token, 'still over'), 403, 'quota_exceeded');
@@ -100,15 +101,15 @@ describe('a quota lowered below what an account holds', () => {
       mine.push(res.body.client_id);
     }
     // Lowered to 3 with 4 held: refused, however many try at once.
-    expect(await race([lowA, lowB], token, 10)).toHaveLength(0);
+    expect(await registerAtOnce([lowA, lowB], token, 10)).toHaveLength(0);
     // Deleting the two oldest leaves 2 held: 1 may be made (not the 2 quota numbers left free below 3).
     await remove(token, mine[0]!);
     await remove(token, mine[1]!);
-    expect(await race([lowA, lowB], token, 10)).toHaveLength(1);
+    expect(await registerAtOnce([lowA, lowB], token, 10)).toHaveLength(1);
     expect(await held(accountId)).toEqual({ clients: LOWERED, slots: LOWERED });
     // A delete frees a slot again, for one registration.
     await remove(token, mine[3]!);
-    expect(await race([lowA, lowB], token, 10)).toHaveLength(1);
+    expect(await registerAtOnce([lowA, lowB], token, 10)).toHaveLength(1);
     expect(await held(accountId)).toEqual({ clients: LOWERED, slots: LOWERED });
     // The quota's use as shown on the Account page.
     const usage = await lowA.services.quotas.usage({ accountId });

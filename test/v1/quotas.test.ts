@@ -3,6 +3,7 @@ import { Api } from '../support/api.ts';
 import { expectRefused, useApiServer } from '../support/fixtures.ts';
 import { startAnotherInstance, type TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * Per-account quotas (small ones here, through test overrides) and the account request budget.
@@ -80,7 +81,7 @@ describe('count quotas', () => {
       const token = await tokens.accessToken(owner, 'admin');
       for (let i = 0; i < QUOTAS.quotaProjects - 5; i++) expect((await env.api.post('/v1/projects', { token, body: { name: `fill-${i}` } })).status).toBe(201);
       const apis = instances === 1 ? [env.api] : [env.api, secondApi];
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => apis[i % apis.length]!.post('/v1/projects', { token, body: { name: `race-${i}` } })));
+      const results = await race(20, (i) => apis[i % apis.length]!.post('/v1/projects', { token, body: { name: `race-${i}` } }));
       const statuses = results.map((r) => r.status);
       expect(statuses.filter((s) => s === 201)).toHaveLength(5);
       for (const r of results.filter((r) => r.status !== 201)) expectRefused(r, 403, 'quota_exceeded');
@@ -95,7 +96,7 @@ describe('count quotas', () => {
     const token = await tokens.accessToken(owner, 'admin');
     const body = (i: number) => ({ url: `http://127.0.0.1:9/hook-${i}`, events: ['project.created'] });
     for (let i = 0; i < QUOTAS.quotaWebhooks - 3; i++) expect((await env.api.post('/v1/webhooks', { token, body: body(i) })).status).toBe(201);
-    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? secondApi : env.api).post('/v1/webhooks', { token, body: body(100 + i) })));
+    const results = await race(16, (i) => (i % 2 ? secondApi : env.api).post('/v1/webhooks', { token, body: body(100 + i) }));
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);
     for (const r of results.filter((r) => r.status !== 201)) expectRefused(r, 403, 'quota_exceeded');
     expect(await env.server.repos.webhooks.collection.countDocuments({ account_id: owner.accountId })).toBe(QUOTAS.quotaWebhooks);
@@ -116,9 +117,7 @@ describe('count quotas', () => {
       expect(res.status).toBe(201);
       keyIds.push(res.body.id);
     }
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? env.api : secondApi).post(`/v1/projects/${i % 3 ? p1 : p2}/api_keys`, { token, body: { name: `race${i}`, scopes: ['read'] } })),
-    );
+    const results = await race(20, (i) => (i % 2 ? env.api : secondApi).post(`/v1/projects/${i % 3 ? p1 : p2}/api_keys`, { token, body: { name: `race${i}`, scopes: ['read'] } }));
     expect(results.filter((r) => r.status === 201)).toHaveLength(4);
     for (const r of results.filter((r) => r.status !== 201)) expectRefused(r, 403, 'quota_exceeded');
     expect(await env.server.repos.apiKeys.collection.countDocuments({ account_id: owner.accountId, status: 'active' })).toBe(QUOTAS.quotaApiKeys);
@@ -168,7 +167,7 @@ describe('the account request budget', () => {
     const a = await tokens.accessToken(owner, 'read');
     const developer = await tokens.user('developer', owner.accountId);
     const b = await tokens.accessToken(developer, 'read');
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => budget.api.get('/v1/projects', { token: i % 2 ? a : b })));
+    const results = await race(40, (i) => budget.api.get('/v1/projects', { token: i % 2 ? a : b }));
     const ok = results.filter((r) => r.status === 200).length;
     expect(ok).toBe(25);
     const limited = results.filter((r) => r.status === 429);

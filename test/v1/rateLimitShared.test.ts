@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { shareLayout } from '../../src/http/rateLimit.ts';
-import { startAnotherInstance, startTestServer, type TestServer } from '../support/server.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
+import { type TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * "What was seen" #3: two instances at a limit of 300/h admitted 313 and 340, because FerretDB applies
@@ -13,14 +15,8 @@ const PER_INSTANCE = 250;
 const CONCURRENCY = 10;
 let a: TestServer, b: TestServer;
 
-beforeAll(async () => {
-  a = await startTestServer({ overrides: { apiRateLimitPerHour: LIMIT } });
-  b = await startAnotherInstance(a, { apiRateLimitPerHour: LIMIT });
-}, 60_000);
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-});
+const two = useTwoInstances({ overrides: { apiRateLimitPerHour: LIMIT } });
+beforeAll(() => ({ first: a, second: b } = two));
 
 /** PER_INSTANCE requests to `server`, CONCURRENCY at a time; the statuses. */
 async function hammer(server: TestServer, token: string): Promise<number[]> {
@@ -34,7 +30,7 @@ async function hammer(server: TestServer, token: string): Promise<number[]> {
       statuses.push(res.status);
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await race(CONCURRENCY, worker);
   return statuses;
 }
 

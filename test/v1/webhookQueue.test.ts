@@ -4,6 +4,7 @@ import { expectRefused, useApiServer } from '../support/fixtures.ts';
 import { waitFor } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startAnotherInstance, type TestServer } from '../support/server.ts';
+import { realWaits } from '../support/realWaits.ts';
 
 /** The delivery queue with two instances on one database, and an endpoint that keeps failing. */
 
@@ -44,7 +45,7 @@ describe('two instances', () => {
     }
     await waitFor(`${EVENTS} deliveries`, async () => r.received.length >= EVENTS, 20_000, 20);
     // Long enough for a second attempt to show: 25 polls of each instance.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await realWaits.dispatcherPolls(500);
     expect(r.received).toHaveLength(EVENTS);
     expect(new Set(r.received.map((q) => q.headers['slipway-delivery'])).size).toBe(EVENTS);
     expect(new Set(r.received.map((q) => JSON.parse(q.body).id)).size).toBe(EVENTS);

@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config/index.ts';
 import type { Metrics } from '../../http/metrics.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../logger.ts';
 import type { ProviderStorage } from './storage.ts';
 import { currentRequest } from './currentRequest.ts';
@@ -23,9 +24,9 @@ function refuse(ctx: Context, retryAfter: number, metrics: Metrics): RateLimited
 }
 
 /** Counts a failed token request once it is decided: a counter that cannot be written is logged, never an error. */
-async function countFailure(budgets: TokenBudgets, ctx: Context, logger: Logger): Promise<void> {
+async function countFailure(budgets: TokenBudgets, ctx: Context, logger: Logger, now: number): Promise<void> {
   if (ctx.status < 400 || ctx.status >= 500 || ctx.status === 429) return;
-  await budgets.failed(ctx.ip, ctx.state.tokenClientId as string | undefined).catch((err: unknown) => logger.warn({ err, request_id: ctx.state.requestId }, 'token budget not counted'));
+  await budgets.failed(ctx.ip, ctx.state.tokenClientId as string | undefined, now).catch((err: unknown) => logger.warn({ err, request_id: ctx.state.requestId }, 'token budget not counted'));
 }
 
 /** What claims a client's token before the grant handler runs, per provider (tests run several in one process). */
@@ -56,11 +57,11 @@ export function prepareTokenBudgets(): void {
  * budgets known to be spent are refused once the client is named (after the provider parsed the body),
  * so the refusal is the provider's own OAuth error (429 with Retry-After).
  */
-export function enforceTokenBudgets(provider: Provider, repos: Pick<ProviderStorage, 'rateLimits'>, config: Config, logger: Logger, metrics: Metrics): void {
+export function enforceTokenBudgets(provider: Provider, repos: Pick<ProviderStorage, 'rateLimits'>, config: Config, logger: Logger, metrics: Metrics, clock: Clock): void {
   const budgets = new TokenBudgets(repos.rateLimits, config);
   provider.use(async (ctx, next) => {
     const isToken = ctx.method === 'POST' && ctx.path === '/token';
-    const sourceRetry = isToken ? budgets.sourceRefusal(ctx.ip) : undefined;
+    const sourceRetry = isToken ? budgets.sourceRefusal(ctx.ip, clock.now()) : undefined;
     if (sourceRetry !== undefined) {
       // Spent before anything is read: refused at once, whatever the request names.
       const error = refuse(ctx, sourceRetry, metrics);
@@ -70,10 +71,10 @@ export function enforceTokenBudgets(provider: Provider, repos: Pick<ProviderStor
       return;
     }
     await next();
-    if (isToken) await countFailure(budgets, ctx, logger);
+    if (isToken) await countFailure(budgets, ctx, logger, clock.now());
   });
   reservers.set(provider, async (ctx, next) => {
-    const reservation = await budgets.reserve(ctx.oidc.client!.clientId);
+    const reservation = await budgets.reserve(ctx.oidc.client!.clientId, clock.now());
     if ('retryAfter' in reservation) throw refuse(ctx, reservation.retryAfter, metrics);
     try {
       await next();
@@ -88,7 +89,7 @@ export function enforceTokenBudgets(provider: Provider, repos: Pick<ProviderStor
     const ctx = currentRequest();
     if (ctx?.oidc?.route !== 'token') return;
     ctx.state.tokenClientId ??= id;
-    const retryAfter = budgets.clientRefusal(ctx.ip, id);
+    const retryAfter = budgets.clientRefusal(ctx.ip, id, clock.now());
     if (retryAfter !== undefined) throw refuse(ctx, retryAfter, metrics);
   });
 }

@@ -4,6 +4,7 @@ import type { Config } from '../../config/index.ts';
 import { behindProxy, proxyModel } from '../../http/clientAddress.ts';
 import type { Metrics } from '../../http/metrics.ts';
 import type { KeyMaterial } from '../../keys/keystore.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../logger.ts';
 import { enforceTokenBudgets, prepareTokenBudgets } from './budgets.ts';
 import { compareHashedClientSecrets } from './clientAuth.ts';
@@ -29,14 +30,16 @@ export interface ProviderDeps {
   logger: Logger;
   /** The process's metrics handle: token responses, refresh-token reuse, token endpoint refusals. */
   metrics: Metrics;
+  /** What Slipway's own budgets are measured by (src/lib/clock.ts); oidc-provider's token lifetimes use the system clock. */
+  clock: Clock;
 }
 
 /**
  * The authorization server: oidc-provider configured from small named parts (each file beside this one
  * holds one of them), then the steps Slipway adds to it, in the order they run.
  */
-export function createProvider({ config, keys, repos, db, logger, metrics }: ProviderDeps): Provider {
-  const adapter = createAdapter(db, repos, config, logger);
+export function createProvider({ config, keys, repos, db, logger, metrics, clock }: ProviderDeps): Provider {
+  const adapter = createAdapter(db, repos, config, logger, clock);
   prepareStructuredTokenEndpoints();
   prepareTokenBudgets();
   const provider = new Provider(config.issuer, providerConfiguration({ config, keys, repos, logger, adapter }));
@@ -51,7 +54,7 @@ export function createProvider({ config, keys, repos, db, logger, metrics }: Pro
   trackCurrentRequest(provider);
   hashAccessTokensIntoIdTokens(provider);
   truthfulDiscovery(provider);
-  enforceTokenBudgets(provider, repos, config, logger, metrics);
+  enforceTokenBudgets(provider, repos, config, logger, metrics, clock);
   logProviderEvents(provider, logger, metrics);
   answerUnavailableWith503(provider);
   return provider;

@@ -1,3 +1,4 @@
+import type { Clock } from '../../lib/clock.ts';
 import type { Db } from 'mongodb';
 import type { Config } from '../../config/index.ts';
 import type { Logger } from '../../logger.ts';
@@ -18,7 +19,7 @@ export type ProviderStorage = Pick<Repositories, 'users' | 'oauthClients' | 'con
  * The provider's adapter (src/repositories/oidc/): a revoked grant or access token is listed where /v1
  * looks (revokedGrants), single-use claims live as long as what they claim.
  */
-export function createAdapter(db: Db, repos: Pick<ProviderStorage, 'oauthClients' | 'revokedGrants'>, config: Config, logger: Logger) {
+export function createAdapter(db: Db, repos: Pick<ProviderStorage, 'oauthClients' | 'revokedGrants'>, config: Config, logger: Logger, clock?: Clock) {
   return createAdapterClass(db, repos.oauthClients, {
     onGrantRevoked: async (grantId) => {
       await repos.revokedGrants.add(grantId);
@@ -30,5 +31,6 @@ export function createAdapter(db: Db, repos: Pick<ProviderStorage, 'oauthClients
     },
     ttlSeconds: { AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS, RefreshToken: REFRESH_TOKEN_TTL_SECONDS },
     refreshReuseGraceSeconds: config.oauthRefreshReuseGraceSeconds,
+    ...(clock ? { clock } : {}),
   });
 }

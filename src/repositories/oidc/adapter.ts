@@ -6,6 +6,7 @@ import type { OAuthClientRepository } from '../oauthClients.ts';
 import { CONSUMED_REFRESH_TOKENS, OIDC_CLAIMS, collectionName, storedArtifact, type ClaimDoc, type StoredArtifact } from './artifacts.ts';
 import { clientMetadata } from './clients.ts';
 import { openUnder, recordOf } from './sealing.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
 import { deleteInBatches } from '../../db/deleteInBatches.ts';
 
 export interface AdapterHooks {
@@ -24,6 +25,8 @@ export interface AdapterHooks {
    * grant) instead of revoking the grant. 0 (the default): every second use is reuse.
    */
   refreshReuseGraceSeconds?: number;
+  /** What the reuse grace window is measured by (src/lib/clock.ts); default the system clock. Artifact lifetimes are oidc-provider's, in real time. */
+  clock?: Clock;
 }
 
 /** How long a claim is kept when the model's lifetime is not given (AdapterHooks.ttlSeconds). */
@@ -81,6 +84,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
   const consumedRefreshTokens = db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS);
   const claims = db.collection<ClaimDoc>(OIDC_CLAIMS);
   const grace = reuseGrace(hooks.refreshReuseGraceSeconds);
+  const clock = hooks.clock ?? systemClock;
 
   /** The payload of a stored artifact presented with its id, unless expired or not opening. */
   function load(model: string, id: string, doc: StoredArtifact | null): AdapterPayload | undefined {
@@ -90,7 +94,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     if (text === undefined) return undefined;
     const payload = JSON.parse(text) as AdapterPayload;
     // Inside the reuse grace window a rotated refresh token is presented as unused; consume() then lets it through.
-    if (doc.consumed_at && !grace.covers(model, doc.consumed_at)) payload.consumed = Math.floor(doc.consumed_at.getTime() / 1000);
+    if (doc.consumed_at && !grace.covers(model, doc.consumed_at, clock.now())) payload.consumed = Math.floor(doc.consumed_at.getTime() / 1000);
     return payload;
   }
 
@@ -157,7 +161,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
 
     async consume(id: string): Promise<void> {
       const _id = sha256Hex(id);
-      const now = new Date();
+      const now = clock.date();
       await claim(this.model, _id, now);
       // Marked used too, so a later presentation is refused before it gets this far.
       await this.collection.updateOne({ _id }, { $set: { consumed_at: now } });

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/index.ts';
 import type { ApiMiddleware } from '../../http/apiContext.ts';
 import type { IdempotentFactory } from '../../http/idempotency.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { Services } from '../../services/index.ts';
 
 /** What every /v1 resource module receives to declare its routes. */
@@ -14,4 +15,6 @@ export interface V1Deps {
    */
   idempotent: IdempotentFactory;
   services: Services;
+  /** The process's clock (src/lib/clock.ts): what a presented record's time-dependent status is judged by. */
+  clock: Clock;
 }

@@ -3,6 +3,7 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import type { Authenticator } from '../../auth/authenticators.ts';
 import { createAuthenticate } from '../../http/authenticate.ts';
 import type { Config } from '../../config/index.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { methodNotAllowed, notFound } from '../../errors.ts';
 import { ApiRouter } from '../../http/apiRouter.ts';
 import type { IdempotentFactory } from '../../http/idempotency.ts';
@@ -41,13 +42,15 @@ export interface V1ApiDeps {
   accountRateLimit: ApiRateLimiter;
   /** `Idempotency-Key` on POST (built by the composition root on its own store). */
   idempotent: IdempotentFactory;
+  /** The process's clock (src/lib/clock.ts). */
+  clock: Clock;
 }
 
-export function createV1Api({ config, services, authenticators, rateLimit, accountRateLimit, idempotent }: V1ApiDeps): V1Api {
+export function createV1Api({ config, services, authenticators, rateLimit, accountRateLimit, idempotent, clock }: V1ApiDeps): V1Api {
   const registry = createApiRegistry(config);
   const api = new ApiRouter(registry, '/v1');
   const authenticate = createAuthenticate({ authenticators, rateLimit, accountRateLimit });
-  const deps: V1Deps = { config, authenticate, idempotent, services };
+  const deps: V1Deps = { config, authenticate, idempotent, services, clock };
 
   registerProjectRoutes(api, deps);
   registerDeploymentRoutes(api, deps);

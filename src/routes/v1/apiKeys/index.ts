@@ -17,7 +17,7 @@ const tags = ['API keys'];
  * confidential client with an admin token), never by an API key. The secret is in the create and
  * rotate responses only.
  */
-export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
+export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent, services, config, clock }: V1Deps): void {
   const { apiKeys } = services;
   const idempotentKeyIssue = idempotent({ shownOnceResponseFields: ['key'], newResourceId: () => newId('apiKey') });
   // A rotation creates nothing new: a run after a failure rotates again (the secret is shown once).
@@ -39,7 +39,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     async (ctx: ApiContext<{ params: ProjectParams; query: ListApiKeysQuery }>) => {
       const { page, per_page, status } = ctx.input.query;
       const { items, total } = await apiKeys.list(ctx.state.principal, ctx.input.params.project_id, { status }, { page, per_page });
-      const now = new Date();
+      const now = clock.date();
       sendPage(ctx, config.publicUrl, items.map((doc) => presentApiKey(doc, now)), total, { page, per_page });
     },
   );
@@ -79,7 +79,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     requireScope('admin'),
     validate({ params: ApiKeyParams }),
     async (ctx: ApiContext<{ params: ApiKeyParams }>) => {
-      ctx.body = presentApiKey(await apiKeys.get(ctx.state.principal, ctx.input.params.project_id, ctx.input.params.api_key_id));
+      ctx.body = presentApiKey(await apiKeys.get(ctx.state.principal, ctx.input.params.project_id, ctx.input.params.api_key_id), clock.date());
     },
   );
 
@@ -98,7 +98,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
     requireScope('admin'),
     validate({ params: ApiKeyParams }),
     async (ctx: ApiContext<{ params: ApiKeyParams }>) => {
-      ctx.body = presentApiKey(await apiKeys.revoke(ctx.state.principal, ctx.input.params.project_id, ctx.input.params.api_key_id));
+      ctx.body = presentApiKey(await apiKeys.revoke(ctx.state.principal, ctx.input.params.project_id, ctx.input.params.api_key_id), clock.date());
     },
   );
 
