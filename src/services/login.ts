@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Repositories } from '../repositories/index.ts';
-import type { RateLimitResult } from '../repositories/rateLimits.ts';
+import { SharedBudget } from '../repositories/sharedBudget.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
 import { Service } from './service.ts';
 
@@ -84,24 +84,40 @@ export class LoginService extends Service<LoginServiceDeps> {
 
   /**
    * Counts the attempt in its budgets; the seconds until the next may be tried when one is spent. The
-   * per-e-mail ceiling is counted last, and only for an attempt both of its source's budgets admitted:
-   * that is, one whose password will be checked. An attempt its source's own limits refuse never
+   * source's budget first, then the e-mail's from that source, then the per-e-mail ceiling: each counts
+   * only an attempt the ones before admitted, so the ceiling counts the attempts whose password will be
+   * checked. An attempt its source's own limits refuse never
    * reaches the ceiling, so one source alone (at most `loginPerEmailAndSourcePerMinute` checked
    * attempts at an e-mail a minute) cannot lock the e-mail out for everyone else.
    */
   async #throttle(email: string, source: string, device: KnownDevice | undefined): Promise<number | undefined> {
-    const { rateLimits, limits } = this.deps;
+    const budgets = this.#budgets();
     const now = this.deps.clock.now();
-    if (device) return refusal([await rateLimits.hit(`login-device:${device.deviceId}`, limits.loginPerDevicePerMinute, WINDOW_SECONDS, now)]);
+    if (device) return await spent(budgets.device, device.deviceId, now);
     const emailKey = createHash('sha256').update(email).digest('base64url');
-    const bySource = refusal(
-      await Promise.all([
-        rateLimits.hit(`login-email-ip:${emailKey}:${source}`, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS, now),
-        rateLimits.hit(`login-ip:${source}`, limits.loginPerSourcePerMinute, WINDOW_SECONDS, now),
-      ]),
+    // One after the other: each budget counts only the attempts the ones before it admitted, so the
+    // attempts checked are exactly those every budget admitted, however many arrive at once.
+    return (
+      (await spent(budgets.source, source, now)) ??
+      (await spent(budgets.emailAndSource, `${emailKey}:${source}`, now)) ??
+      (await spent(budgets.email, emailKey, now))
     );
-    if (bySource !== undefined) return bySource;
-    return refusal([await rateLimits.hit(`login-email:${emailKey}`, limits.loginPerEmailPerMinute, WINDOW_SECONDS, now)]);
+  }
+
+  #loginBudgets: LoginBudgets | undefined;
+
+  /**
+   * The sign-in budgets, shared by every instance (SharedBudget: numbered shares claimed by unique
+   * insert, exact where FerretDB 1.24's `$inc` loses counts between instances).
+   */
+  #budgets(): LoginBudgets {
+    const { rateLimits, limits } = this.deps;
+    return (this.#loginBudgets ??= {
+      device: new SharedBudget(rateLimits, limits.loginPerDevicePerMinute, WINDOW_SECONDS, 'login-device'),
+      source: new SharedBudget(rateLimits, limits.loginPerSourcePerMinute, WINDOW_SECONDS, 'login-ip'),
+      emailAndSource: new SharedBudget(rateLimits, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS, 'login-email-ip'),
+      email: new SharedBudget(rateLimits, limits.loginPerEmailPerMinute, WINDOW_SECONDS, 'login-email'),
+    });
   }
 
   /** The client by its id (an unknown id is named by itself, trusted by nobody). */
@@ -127,8 +143,15 @@ export class LoginService extends Service<LoginServiceDeps> {
   }
 }
 
-/** The longest wait of the budgets that refused, or undefined when all admitted the attempt. */
-function refusal(results: RateLimitResult[]): number | undefined {
-  const refused = results.filter((r) => !r.allowed);
-  return refused.length ? Math.max(...refused.map((r) => r.resetSeconds)) : undefined;
+interface LoginBudgets {
+  device: SharedBudget;
+  source: SharedBudget;
+  emailAndSource: SharedBudget;
+  email: SharedBudget;
+}
+
+/** Takes one attempt from `key`'s budget: undefined when admitted, else the seconds until its window ends. */
+async function spent(budget: SharedBudget, key: string, now: number): Promise<number | undefined> {
+  const taken = await budget.take(key, now);
+  return taken.count === null ? taken.resetSeconds : undefined;
 }

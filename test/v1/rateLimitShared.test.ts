@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { shareLayout } from '../../src/http/rateLimit.ts';
+import { shareLayout } from '../../src/repositories/sharedBudget.ts';
 import { useTwoInstances } from '../support/fixtures.ts';
 import { type TestServer } from '../support/server.ts';
 import { Tokens } from '../support/tokens.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../config/index.ts';
 import { sourceKey } from '../../http/clientAddress.ts';
-import { SharedBudget } from '../../http/rateLimit.ts';
+import { SharedBudget } from '../../repositories/sharedBudget.ts';
 import type { RateLimitRepository } from '../../repositories/rateLimits.ts';
 
 const WINDOW_SECONDS = 60;
