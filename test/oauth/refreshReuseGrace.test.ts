@@ -1,11 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
-import { authorizeOverHttp, CookieJar } from '../support/oauthDriver.ts';
+import type { CookieJar } from '../support/oauthDriver.ts';
+import { authorizeOverHttp } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
-import { useTwoInstances } from '../support/fixtures.ts';
+import { useTokenRaceInstances } from '../support/fixtures.ts';
 import { type TestServer } from '../support/server.ts';
 import { tokenPost, v1Status, race } from '../support/concurrency.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import type { Tokens} from '../support/tokens.ts';
+import { type TestUser } from '../support/tokens.ts';
 
 /*
  * OAUTH_REFRESH_REUSE_GRACE_SECONDS (default 0, see test/oauth/singleUse.test.ts): for that long after a
@@ -16,26 +18,12 @@ import { Tokens, type TestUser } from '../support/tokens.ts';
 const GRACE_SECONDS = 8;
 const PARALLEL = 20;
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-const OVERRIDES = {
-  oauthRefreshReuseGraceSeconds: GRACE_SECONDS,
-  tokenRateLimitPerMinute: 1_000_000,
-  tokenFailuresPerSourcePerMinute: 1_000_000,
-  tokenFailuresPerClientAndSourcePerMinute: 1_000_000,
-  revocationRefreshSeconds: 0.2,
-  webhookPollIntervalMs: 60_000,
-};
-
 let a: TestServer, b: TestServer;
 let owner: TestUser;
 let tokens: Tokens;
-const jar = new CookieJar();
-
-const two = useTwoInstances({ overrides: OVERRIDES });
-beforeAll(async () => {
-  ({ first: a, second: b } = two);
-  tokens = new Tokens(a);
-  owner = await tokens.user('owner');
-}, 120_000);
+let jar: CookieJar;
+const instances = useTokenRaceInstances({ oauthRefreshReuseGraceSeconds: GRACE_SECONDS });
+beforeAll(() => ({ first: a, second: b, tokens, owner, jar } = instances));
 
 describe.each([
   ['one instance', () => [a]],

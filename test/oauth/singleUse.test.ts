@@ -2,10 +2,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizeOverHttp, CookieJar } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
 import { makeClient } from '../support/factories.ts';
-import { useTwoInstances } from '../support/fixtures.ts';
+import { useTokenRaceInstances } from '../support/fixtures.ts';
 import { type TestServer } from '../support/server.ts';
 import { tokenPost, v1Status, type TokenAnswer, race } from '../support/concurrency.ts';
-import { Tokens, type TestUser } from '../support/tokens.ts';
+import type { Tokens} from '../support/tokens.ts';
+import { type TestUser } from '../support/tokens.ts';
 
 /*
  * Issue #18, "what was seen": twelve parallel redemptions of one authorization code gave up to twelve
@@ -18,33 +19,13 @@ import { Tokens, type TestUser } from '../support/tokens.ts';
 const PARALLEL = 20;
 const ROUNDS = 8;
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-/**
- * The token endpoint's per-client limit, its failure budgets (every round's 19 losers are failures from
- * one source) and login throttling are not what is tested here.
- */
-const OVERRIDES = {
-  tokenRateLimitPerMinute: 1_000_000,
-  tokenFailuresPerSourcePerMinute: 1_000_000,
-  tokenFailuresPerClientAndSourcePerMinute: 1_000_000,
-  loginPerEmailAndSourcePerMinute: 10_000,
-  loginPerSourcePerMinute: 10_000,
-  loginPerEmailPerMinute: 10_000,
-  // A revocation made on the other instance reaches this one quickly (the product bound is 15 s).
-  revocationRefreshSeconds: 0.2,
-  webhookPollIntervalMs: 60_000,
-};
-
 let a: TestServer, b: TestServer;
 let owner: TestUser;
 let tokens: Tokens;
-const jar = new CookieJar();
-
-const two = useTwoInstances({ overrides: OVERRIDES });
-beforeAll(async () => {
-  ({ first: a, second: b } = two);
-  tokens = new Tokens(a);
-  owner = await tokens.user('owner');
-}, 120_000);
+let jar: CookieJar;
+// The token endpoint's budgets (useTokenRaceInstances) and login throttling are not what is tested here.
+const instances = useTokenRaceInstances({ loginPerEmailAndSourcePerMinute: 10_000, loginPerSourcePerMinute: 10_000, loginPerEmailPerMinute: 10_000 });
+beforeAll(() => ({ first: a, second: b, tokens, owner, jar } = instances));
 
 /** A fresh code for a new first-party public client (the browser session in `jar` is reused). */
 async function freshCode(): Promise<{ clientId: string; code: string; verifier: string }> {

@@ -155,15 +155,15 @@ describe('database commands per request', () => {
 
 describe('what is held in memory never hides a change made on this instance', () => {
   const clientCredentials = (clientId: string, clientSecret: string) => tokenRequest(env.server.issuer, { clientId, clientSecret }, { grant_type: 'client_credentials', scope: 'read' });
+  /** A confidential client_credentials client, shown to get a token (and so held in memory). */
+  const workingClient = async () => {
+    const made = await makeClient(env.server, { account_id: owner.accountId, redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'] });
+    expect((await clientCredentials(made.client._id, made.clientSecret!)).access_token).toBeTruthy();
+    return made;
+  };
 
   it('a rotated client secret: the old one is refused at once, the new one works', async () => {
-    const { client, clientSecret } = await makeClient(env.server, {
-      account_id: owner.accountId,
-      redirect_uris: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-      grant_types: ['client_credentials'],
-    });
-    expect((await clientCredentials(client._id, clientSecret!)).access_token).toBeTruthy();
+    const { client, clientSecret } = await workingClient();
     const rotated = await api.post(`/v1/oauth_clients/${client._id}/rotate_secret`, { token: env.adminToken });
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
     await expect(clientCredentials(client._id, clientSecret!)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('invalid_client') });
@@ -171,13 +171,7 @@ describe('what is held in memory never hides a change made on this instance', ()
   });
 
   it('a deleted client is refused at once', async () => {
-    const { client, clientSecret } = await makeClient(env.server, {
-      account_id: owner.accountId,
-      redirect_uris: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-      grant_types: ['client_credentials'],
-    });
-    expect((await clientCredentials(client._id, clientSecret!)).access_token).toBeTruthy();
+    const { client, clientSecret } = await workingClient();
     expect((await api.delete(`/v1/oauth_clients/${client._id}`, { token: env.adminToken })).status).toBe(204);
     await expect(clientCredentials(client._id, clientSecret!)).rejects.toMatchObject({ status: 401, message: expect.stringContaining('invalid_client') });
   });

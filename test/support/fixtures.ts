@@ -4,6 +4,7 @@ import type { AppError } from '../../src/errors.ts';
 import { Api, type ApiResponse } from './api.ts';
 import { launchBrowser } from './browser.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
+import { CookieJar } from './oauthDriver.ts';
 import { startCallbackServer, type CallbackServer } from './oauthFlow.ts';
 import { startAnotherInstance, startTestServer, type TestServer, type TestServerOptions } from './server.ts';
 import { Tokens, type TestUser } from './tokens.ts';
@@ -74,6 +75,40 @@ export function useTwoInstances(options: TestServerOptions = {}): TwoInstances {
       await Promise.all([second.stop(), first.stop()]);
     },
   );
+}
+
+/** What the token endpoint's races run on (see useTokenRaceInstances). */
+export interface TokenRaceInstances extends TwoInstances {
+  tokens: Tokens;
+  owner: TestUser;
+  /** One browser's cookies: its session is reused by every authorization of the file. */
+  jar: CookieJar;
+}
+
+/**
+ * Two instances of one deployment for the token endpoint's races: its budgets lifted (every round's
+ * losers are failures from one source), a revocation made on one instance seen by the other within
+ * 0.2 s, the webhook dispatcher quiet, and `overrides` on top; a Tokens helper on the first, its owner,
+ * and a cookie jar.
+ */
+export function useTokenRaceInstances(overrides: TestServerOptions['overrides'] = {}): TokenRaceInstances {
+  const two = useTwoInstances({
+    overrides: {
+      tokenRateLimitPerMinute: 1_000_000,
+      tokenFailuresPerSourcePerMinute: 1_000_000,
+      tokenFailuresPerClientAndSourcePerMinute: 1_000_000,
+      revocationRefreshSeconds: 0.2,
+      webhookPollIntervalMs: 60_000,
+      ...overrides,
+    },
+  });
+  const opened = two as TokenRaceInstances;
+  beforeAll(async () => {
+    opened.tokens = new Tokens(two.first);
+    opened.owner = await opened.tokens.user('owner');
+    opened.jar = new CookieJar();
+  }, 120_000);
+  return opened;
 }
 
 export interface BrowserServer {
