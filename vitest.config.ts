@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -9,5 +10,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    // The slowest files first (test/support/sequencer.ts): no worker is left alone with one at the end.
+    sequence: { sequencer: SlowFirstSequencer },
   },
 });
