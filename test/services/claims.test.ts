@@ -4,6 +4,7 @@ import { claimOnce, GenerationLeases, sweepEnded, writeUnique, type EndingClaim,
 import { LockRepository } from '../../src/repositories/locks.ts';
 import { WebhookLeaseRepository } from '../../src/repositories/webhookLeases.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
+import { race } from '../support/concurrency.ts';
 
 /*
  * The claims primitive (src/db/claims.ts), against the run's real database: what every single-use
@@ -113,7 +114,7 @@ describe('leases with an end', () => {
   for (const instances of INSTANCES) {
     it(`${RACERS} claims of one lease at once on ${instances} instance(s): one holder`, async () => {
       const id = `lease-claim-${instances}`;
-      const wins = await Promise.all(Array.from({ length: RACERS }, (_, i) => pick(leases, instances, i).tryClaim(id, 60_000)));
+      const wins = await race(RACERS, (i) => pick(leases, instances, i).tryClaim(id, 60_000));
       expect(wins.filter(Boolean)).toHaveLength(1);
     });
 
@@ -124,7 +125,7 @@ describe('leases with an end', () => {
         expect(await leases[0].tryClaim(id, 1_000, new Date(now.getTime() - 5_000))).toBe(true);
         const ended = (await leases[0].find(id))!;
         expect(ended.expires_at.getTime()).toBeLessThan(now.getTime());
-        const wins = await Promise.all(Array.from({ length: RACERS }, (_, i) => pick(leases, instances, i).takeOver(id, ended, 60_000, now)));
+        const wins = await race(RACERS, (i) => pick(leases, instances, i).takeOver(id, ended, 60_000, now));
         expect(wins.filter(Boolean)).toHaveLength(1);
         expect((await leases[0].find(id))!.expires_at.getTime()).toBe(now.getTime() + 60_000);
       }
@@ -134,7 +135,7 @@ describe('leases with an end', () => {
       const id = `lease-either-${instances}`;
       const now = new Date();
       expect(await leases[0].tryClaim(id, 1_000, new Date(now.getTime() - 5_000))).toBe(true);
-      const wins = await Promise.all(Array.from({ length: RACERS }, (_, i) => pick(leases, instances, i).claimOrTakeOver(id, 60_000, now)));
+      const wins = await race(RACERS, (i) => pick(leases, instances, i).claimOrTakeOver(id, 60_000, now));
       expect(wins.filter(Boolean)).toHaveLength(1);
     });
   }
@@ -175,7 +176,7 @@ describe('leases with an end', () => {
         ...old.map((_id) => ({ _id, expires_at: new Date(dayAgo.getTime() - 60_000) })),
         ...recent.map((_id) => ({ _id, expires_at: new Date(dayAgo.getTime() + 60_000) })),
       ]);
-      const removed = await Promise.all(Array.from({ length: instances }, (_, i) => leases[i].sweep(now)));
+      const removed = await race(instances, (i) => leases[i].sweep(now));
       expectRemoved(removed, old.length);
       expect(await collection.countDocuments({ _id: { $in: old } })).toBe(0);
       expect(await collection.countDocuments({ _id: { $in: recent } })).toBe(recent.length);
@@ -193,7 +194,7 @@ describe('generation leases', () => {
     it(`${RACERS} acquisitions of one name at once on ${instances} instance(s): one holder per generation, and the generations follow each other`, async () => {
       const name = `gen-race-${instances}`;
       for (let generation = 1; generation <= 3; generation++) {
-        const leases = await Promise.all(Array.from({ length: RACERS }, (_, i) => pick(locks, instances, i).tryAcquire(name, 60_000)));
+        const leases = await race(RACERS, (i) => pick(locks, instances, i).tryAcquire(name, 60_000));
         const held = leases.filter((l) => l !== null);
         expect(held).toHaveLength(1);
         expect(held[0]!.generation).toBe(generation);
@@ -208,7 +209,7 @@ describe('generation leases', () => {
       const start = new Date(Date.now() - 10_000);
       const first = (await locks[0].tryAcquire(name, 1_000, start))!;
       expect(first.generation).toBe(1);
-      const leases = await Promise.all(Array.from({ length: RACERS }, (_, i) => pick(locks, instances, i).tryAcquire(name, 60_000)));
+      const leases = await race(RACERS, (i) => pick(locks, instances, i).tryAcquire(name, 60_000));
       const held = leases.filter((l) => l !== null);
       expect(held).toHaveLength(1);
       expect(held[0]!.generation).toBe(2);
@@ -229,12 +230,12 @@ describe('generation leases', () => {
         await locks[0].release(lease, new Date(start.getTime() + generation * 10_000 + 1));
       }
       const live = (await locks[0].tryAcquire(`${name}-live`, 60_000))!;
-      const removed = await Promise.all(Array.from({ length: instances }, (_, i) => locks[i].sweep()));
+      const removed = await race(instances, (i) => locks[i].sweep());
       expectRemoved(removed, 4);
       const left = await locks[0].collection.find({ name }).toArray();
       expect(left.map((d) => d.generation)).toEqual([5]);
       expect(await locks[0].collection.countDocuments({ name: `${name}-live` })).toBe(1);
-      const next = await Promise.all(Array.from({ length: RACERS }, (_, i) => pick(locks, instances, i).tryAcquire(name, 60_000)));
+      const next = await race(RACERS, (i) => pick(locks, instances, i).tryAcquire(name, 60_000));
       expect(next.filter((l) => l !== null).map((l) => l!.generation)).toEqual([6]);
       await locks[0].release(live);
     });
@@ -255,7 +256,7 @@ describe('sweeping ended claims', () => {
       }
       const kept = ['ends-later', 'ends-now'];
       await collection.insertMany([{ _id: 'ends-now', expires_at: now }, { _id: 'ends-later', expires_at: new Date(now.getTime() + 60_000) }]);
-      const removed = await Promise.all(Array.from({ length: instances }, (_, i) => sweepEnded(dbs[i].collection<EndingClaim>(name), now)));
+      const removed = await race(instances, (i) => sweepEnded(dbs[i].collection<EndingClaim>(name), now));
       expectRemoved(removed, ENDED);
       expect((await collection.find({}).toArray()).map((d) => d._id).sort()).toEqual(kept);
     });
