@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config/index.ts';
 import { startDocumentdb, stopDocumentdb } from '../src/db/documentdb.ts';
+import { alignedTable } from './lib/report.ts';
 import type { ScenarioResult } from './lib/types.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 
@@ -89,16 +90,12 @@ async function main(): Promise<number> {
       ];
     });
     const header = ['scenario', 'embedded req/s', 'DocumentDB req/s', 'DocumentDB / embedded', 'the same, each to its run\'s /healthz', 'of its baseline (embedded / DocumentDB)', 'p99 ms (embedded / DocumentDB)', 'db commands per request'];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
     console.log('');
     console.log(`Slipway on two engines, one run (${os.cpus().length} CPUs, load average now ${os.loadavg()[0]!.toFixed(2)})`);
     console.log(`  embedded:   ${embedded.database}`);
     console.log(`  DocumentDB: ${documentdb.database} — PostgreSQL + DocumentDB behind FerretDB 2`);
     console.log('');
-    console.log(line(header));
-    console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-    for (const row of rows) console.log(line(row));
+    console.log(alignedTable(header, rows));
     return embedded.exitCode || documentdb.exitCode;
   } finally {
     if (started) await stopDocumentdb({ dir: engineDir }).catch(() => undefined);

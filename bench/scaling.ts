@@ -11,6 +11,7 @@ import { buildServices } from '../test/support/services.ts';
 import { runScenario, type LoadOptions } from './lib/load.ts';
 import type { BenchContext, Scenario, ScenarioResult } from './lib/types.ts';
 import { rotatingRefresh } from './scenarios/token.ts';
+import { alignedTable } from './lib/report.ts';
 
 /**
  * The scaling table (`BENCH_SCALING=1 npm run bench`): the same requests while the collections they read
@@ -236,8 +237,5 @@ function formatScaling(sizes: number[], results: Map<number, ScenarioResult[]>):
     }),
     (last[i]!.p50Ms / r.p50Ms).toFixed(2),
   ]);
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), '', `p50 ×: p50 at N=${sizes[sizes.length - 1]!.toLocaleString('en')} / p50 at N=${sizes[0]!.toLocaleString('en')}`].join('\n');
+  return [alignedTable(header, rows), '', `p50 ×: p50 at N=${sizes[sizes.length - 1]!.toLocaleString('en')} / p50 at N=${sizes[0]!.toLocaleString('en')}`].join('\n');
 }

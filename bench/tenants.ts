@@ -6,6 +6,7 @@ import { runScenario, type LoadOptions } from './lib/load.ts';
 import { signInConfidential, type Seed } from './lib/seed.ts';
 import type { BenchContext, Scenario, ScenarioResult, ServerUnderTest } from './lib/types.ts';
 import { intSetting } from './lib/settings.ts';
+import { alignedTable } from './lib/report.ts';
 
 /**
  * Another tenant's list beside a big tenant (`BENCH_TENANTS=1 npm run bench`): a small tenant's
@@ -110,13 +111,9 @@ export async function runTenantIsolation(ctx: BenchContext, options: LoadOptions
     rows.push([`${i + 1} (${order[i]})`, a.requestsPerSecond.toFixed(0), a.p50Ms.toFixed(2), a.p99Ms.toFixed(2), b.requestsPerSecond.toFixed(0), b.p50Ms.toFixed(2), b.p99Ms.toFixed(2), (b.p50Ms / a.p50Ms).toFixed(2)]);
   }
   rows.push(['median', median(without.map((r) => r.requestsPerSecond)).toFixed(0), median(without.map((r) => r.p50Ms)).toFixed(2), '', median(withBig.map((r) => r.requestsPerSecond)).toFixed(0), median(withBig.map((r) => r.p50Ms)).toFixed(2), '', ratio.toFixed(2)]);
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const table = [
     `Another tenant's list: GET /v1/projects of a tenant of 20 projects, ${seconds} s at a time, alternating (w: its database holds ${sizes.without.toLocaleString('en')} projects; W: beside a tenant of ${bigSize.toLocaleString('en')}, ${sizes.with.toLocaleString('en')} projects)`,
-    line(rows[0]!),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...rows.slice(1).map(line),
+    alignedTable(rows[0]!, rows.slice(1)),
     '',
     `ratio (median p50 with / median p50 without): ${ratio.toFixed(2)}`,
   ].join('\n');

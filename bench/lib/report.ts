@@ -19,12 +19,17 @@ function row(r: ScenarioResult): string[] {
   ];
 }
 
-/** A plain-text table: left-aligned names, right-aligned numbers. */
-export function formatTable(results: ScenarioResult[]): string {
-  const rows = [COLUMNS.slice() as string[], ...results.map(row)];
-  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+/** A plain-text table, every report's: the header, a rule, the rows; the first column left-aligned, the others (numbers) right-aligned. */
+export function alignedTable(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The scenarios' results as a table. */
+export function formatTable(results: ScenarioResult[]): string {
+  return alignedTable(COLUMNS.slice(), results.map(row));
 }
 
 /** What went wrong, per scenario, or an empty list. */
