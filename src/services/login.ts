@@ -61,6 +61,23 @@ const MAX_PASSWORD = 1024;
  */
 export class LoginService extends Service<LoginServiceDeps> {
   /**
+   * The sign-in budgets, shared by every instance (SharedBudget: numbered shares claimed by unique
+   * insert, exact where FerretDB 1.24's `$inc` loses counts between instances).
+   */
+  readonly #budgets: LoginBudgets;
+
+  constructor(deps: LoginServiceDeps) {
+    super(deps);
+    const { rateLimits, limits } = deps;
+    this.#budgets = {
+      device: new SharedBudget(rateLimits, limits.loginPerDevicePerMinute, WINDOW_SECONDS, 'login-device'),
+      source: new SharedBudget(rateLimits, limits.loginPerSourcePerMinute, WINDOW_SECONDS, 'login-ip'),
+      emailAndSource: new SharedBudget(rateLimits, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS, 'login-email-ip'),
+      email: new SharedBudget(rateLimits, limits.loginPerEmailPerMinute, WINDOW_SECONDS, 'login-email'),
+    };
+  }
+
+  /**
    * Checks an e-mail and password. Throttled first (docs/security.md, "Login throttling"): a guess at one e-mail
    * from one source, every attempt from one source (password spraying), and a high ceiling per e-mail
    * over all sources, which counts only the attempts both source budgets admitted (the ones checked).
@@ -91,7 +108,7 @@ export class LoginService extends Service<LoginServiceDeps> {
    * attempts at an e-mail a minute) cannot lock the e-mail out for everyone else.
    */
   async #throttle(email: string, source: string, device: KnownDevice | undefined): Promise<number | undefined> {
-    const budgets = this.#budgets();
+    const budgets = this.#budgets;
     const now = this.deps.clock.now();
     if (device) return await spent(budgets.device, device.deviceId, now);
     const emailKey = createHash('sha256').update(email).digest('base64url');
@@ -104,21 +121,6 @@ export class LoginService extends Service<LoginServiceDeps> {
     );
   }
 
-  #loginBudgets: LoginBudgets | undefined;
-
-  /**
-   * The sign-in budgets, shared by every instance (SharedBudget: numbered shares claimed by unique
-   * insert, exact where FerretDB 1.24's `$inc` loses counts between instances).
-   */
-  #budgets(): LoginBudgets {
-    const { rateLimits, limits } = this.deps;
-    return (this.#loginBudgets ??= {
-      device: new SharedBudget(rateLimits, limits.loginPerDevicePerMinute, WINDOW_SECONDS, 'login-device'),
-      source: new SharedBudget(rateLimits, limits.loginPerSourcePerMinute, WINDOW_SECONDS, 'login-ip'),
-      emailAndSource: new SharedBudget(rateLimits, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS, 'login-email-ip'),
-      email: new SharedBudget(rateLimits, limits.loginPerEmailPerMinute, WINDOW_SECONDS, 'login-email'),
-    });
-  }
 
   /** The client by its id (an unknown id is named by itself, trusted by nobody). */
   async client(clientId: string): Promise<InteractionClient> {
