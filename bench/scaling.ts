@@ -116,7 +116,7 @@ async function grow(ctx: BenchContext, f: Fixture, from: number, to: number): Pr
   });
   await fill(repos.users.collection, from, to, (i) => {
     const email = `scale-${tag}-${i}@example.com`;
-    return { ...f.userTemplate, _id: newId('user', base + i), email, email_key: email, role: 'developer' as const };
+    return { ...f.userTemplate, _id: newId('user', base + i), email, identity_id: newId('identity'), role: 'developer' as const };
   });
   // Live grants and refresh tokens of other sessions, in their stored form (sealed under their own ids).
   const now = Date.now();

@@ -16,6 +16,7 @@ import { securityHeaders } from './http/securityHeaders.ts';
 import { createDashboardAuthRouter } from './dashboard/auth.ts';
 import { createDashboard } from './dashboard/index.ts';
 import { createSetupPages } from './dashboard/setup.ts';
+import { createInvitationPages } from './dashboard/invitation.ts';
 import { createInteractionRouter } from './oauth/interactions.ts';
 import { createDocsRouter } from './routes/docs.ts';
 import { createSystemRouter } from './routes/system.ts';
@@ -82,8 +83,9 @@ export function createApp(deps: AppDeps): Koa {
     idempotent: createIdempotent(repos.idempotencyKeys, { waitMs: config.idempotencyWaitMs, takeoverMs: config.idempotencyTakeoverSeconds * 1000, clock: container.clock }),
     clock: container.clock,
   });
-  // Setup links are opened by people without a session, so this page sits before the dashboard's.
+  // Setup and invitation links are opened by people without a session, so these pages sit before the dashboard's.
   app.use(createSetupPages({ config, services, logger }));
+  app.use(createInvitationPages({ config, services, logger }));
   app.use(createDashboard({ config, services, sessions, logger }));
 
   // RFC 8414 §3: the metadata of issuer {base}/oauth also answers at the path-inserted well-known URL.

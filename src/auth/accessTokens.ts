@@ -113,7 +113,8 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
       }
       if (typeof sub !== 'string' || typeof gid !== 'string') throw invalidToken();
       const user = await repos.users.findByIdCached(sub);
-      if (!user || user.account_id !== acct) throw invalidToken('The user of this token no longer exists.');
+      // The token acts in the one account its membership is in (`acct`), never in another of the person's.
+      if (!user || user.account_id !== acct || user.status !== 'active') throw invalidToken('The user of this token no longer exists.');
       return {
         kind: 'user',
         id: sub,

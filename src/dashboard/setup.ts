@@ -6,21 +6,13 @@ import { setLoginNotice } from '../oauth/loginNotice.ts';
 import type { UserDoc } from '../services/users.ts';
 import { parseInput } from '../schemas/parse.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SetPasswordInput } from '../schemas/users.ts';
-import { dashboardErrors, type DashboardDeps } from './context.ts';
+import type { DashboardDeps } from './context.ts';
+import { mountLinkPage, sendLinkPage } from './linkPage.ts';
 import { formIsOurs, SetupCsrfCookie } from './csrf.ts';
 import { formBody, queryValue, refusal, str, type FieldErrors, type FormValues } from './forms.ts';
-import type { Html } from '../lib/html.ts';
-import { renderPage } from './layout.ts';
 import { invalidLinkView, SETUP_PATH, setupFormView, type SetupFormView } from './views/setup.ts';
 
-function send(ctx: Context, status: number, title: string, body: Html): void {
-  ctx.status = status;
-  ctx.type = 'html';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = renderPage({ title, body });
-}
-
-const invalidPage = (ctx: Context) => send(ctx, 400, 'Setup link not valid', invalidLinkView());
+const invalidPage = (ctx: Context) => sendLinkPage(ctx, 400, 'Setup link not valid', invalidLinkView());
 
 /** What is wrong with the chosen password, by field (none: it may be set). */
 function passwordErrors(form: FormValues): FieldErrors {
@@ -59,7 +51,7 @@ export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services'
   const router = new Router({ prefix: '/dashboard' });
 
   const renderForm = (ctx: Context, o: Omit<SetupFormView, 'csrf'>, status = 200) =>
-    send(ctx, status, 'Set your password', setupFormView({ ...o, csrf: csrf.issue(ctx) }));
+    sendLinkPage(ctx, status, 'Set your password', setupFormView({ ...o, csrf: csrf.issue(ctx) }));
 
   router.get('/setup', async (ctx) => {
     const token = queryValue(ctx.query.token);
@@ -99,11 +91,5 @@ export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services'
     ctx.redirect('/dashboard/login');
   });
 
-  const routes = router.routes() as Middleware;
-  const allowed = router.allowedMethods() as Middleware;
-  const errors = dashboardErrors(logger);
-  return async (ctx, next) => {
-    if (ctx.path !== SETUP_PATH) return await next();
-    await errors(ctx, () => routes(ctx, () => allowed(ctx, async () => undefined)));
-  };
+  return mountLinkPage(SETUP_PATH, router, logger);
 }

@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'user.deleted',
   'user.password_changed',
   'user.password_set',
+  'user.invitation_accepted',
+  'user.invitation_declined',
   'oauth_client.created',
   'oauth_client.secret_rotated',
   'oauth_client.deleted',

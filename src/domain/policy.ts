@@ -40,13 +40,13 @@ export interface Resources {
   /** `role` is the user's (or, for `create`, the new user's); `to` the role a `change_role` gives. */
   user: {
     target: InAccount & { _id?: string; role: Role; to?: Role | undefined };
-    action: 'list' | 'read' | 'read_self' | 'create' | 'update' | 'change_role' | 'delete' | 'issue_setup_link' | 'set_password' | 'change_own_password' | 'see_email_elsewhere';
+    action: 'list' | 'read' | 'read_self' | 'create' | 'update' | 'change_role' | 'delete' | 'issue_setup_link' | 'set_password' | 'change_own_password';
   };
   oauth_client: { target: InAccount; action: 'list' | 'read' | 'create' | 'create_as_operator' | 'rotate_secret' | 'delete' };
   webhook: { target: InAccount; action: 'list' | 'read' | 'create' | 'update' | 'delete' | 'rotate_secret' | 'ping' | 'redeliver' };
   /** `list`: the account's audit log. `list_project`: one project's events, for a principal confined to it. */
   event: { target: InAccount & { project_id: string | null }; action: 'list' | 'list_project' };
-  account: { target: { _id: string }; action: 'list' | 'read' | 'delete' };
+  account: { target: { _id: string }; action: 'list' | 'read' | 'delete' | 'list_memberships' };
   /** `exceed`: create beyond the account's quota (the operator's creations are counted, never refused). */
   quota: { target: InAccount; action: 'read' | 'exceed' };
 }
@@ -202,9 +202,6 @@ allow(['user', 'client'], ['create', 'change_role', 'delete', 'issue_setup_link'
 allow(OPERATOR, ['create', 'change_role', 'delete', 'issue_setup_link'], 'user');
 allow(['user'], ['read_self', 'change_own_password'], 'user');
 allow(OPERATOR, ['set_password'], 'user', { refusal: 'Only the operator can set a password without the current one.' });
-// Whether an e-mail signs in to another account is told to the operator alone: to an account's admins
-// a user added with such an address is added as any other (docs/tenant-isolation.md).
-allow(OPERATOR, ['see_email_elsewhere'], 'user');
 
 // OAuth clients: never an API key; a first-party client (no consent page) only by the operator.
 allow(NOT_API_KEYS, ['list', 'read', 'create', 'rotate_secret', 'delete'], 'oauth_client');
@@ -221,6 +218,9 @@ allow(EVERYONE, ['list_project'], 'event');
 // Accounts (tenants) are the operator's alone.
 allow(OPERATOR, ['list', 'read'], 'account', { refusal: 'Accounts are the operator’s alone.' });
 allow(OPERATOR, ['delete'], 'account', { refusal: 'Only an operator can delete a whole account.' });
+// docs/product.md §9: a person lists the accounts they are a member of (GET /v1/accounts); a client
+// or an API key is no person.
+allow(['user'], ['list_memberships'], 'account', { refusal: 'Only a signed-in person has memberships.' });
 
 // Quotas: every principal of the account sees them; only the operator creates beyond them.
 allow(EVERYONE, ['read'], 'quota');

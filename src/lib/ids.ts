@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   deployment: 'dep',
   configuration: 'cfg',
   user: 'usr',
+  identity: 'idn',
   account: 'acct',
   apiKey: 'key',
   webhook: 'whk',

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 
 const NOTICE_COOKIE = 'slipway_login_notice';
 const NOTICE_PATH = '/oauth/interaction';
-const NOTICES = { 'password-set': 'Your password is set — sign in.' } as const;
+const NOTICES = { 'password-set': 'Your password is set — sign in.', 'invitation-accepted': 'You joined the account — sign in.' } as const;
 export type LoginNoticeCode = keyof typeof NOTICES;
 
 export interface LoginNotice {

@@ -9,6 +9,7 @@ export function presentUser(doc: UserDoc): User {
     email: doc.email,
     name: doc.name,
     role: doc.role,
+    status: doc.status,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
     last_login_at: doc.last_login_at ? doc.last_login_at.toISOString() : null,
@@ -18,7 +19,12 @@ export function presentUser(doc: UserDoc): User {
 /** The link a setup token is handed out as (the page is src/dashboard/setup.ts). */
 export const setupLinkUrl = (publicUrl: string, token: string) => `${publicUrl}/dashboard/setup?token=${encodeURIComponent(token)}`;
 
-/** A user just added, with their one-time setup link when they were added without a password. */
-export function presentCreatedUser(doc: UserDoc, setup: { token: string; expiresAt: Date } | null, publicUrl: string): CreatedUser {
-  return { ...presentUser(doc), setup_url: setup ? setupLinkUrl(publicUrl, setup.token) : null, setup_expires_at: setup ? setup.expiresAt.toISOString() : null };
+/** The link an invitation is handed out as (the page is src/dashboard/invitation.ts). */
+export const invitationLinkUrl = (publicUrl: string, token: string) => `${publicUrl}/dashboard/invitation?token=${encodeURIComponent(token)}`;
+
+/** A user just added, with their one-time invitation link (none in a replay). */
+export function presentCreatedUser(doc: UserDoc, invitation: { token: string; expiresAt: Date } | null, publicUrl: string): CreatedUser {
+  const url = invitation ? invitationLinkUrl(publicUrl, invitation.token) : null;
+  const expires = invitation ? invitation.expiresAt.toISOString() : null;
+  return { ...presentUser(doc), invitation_url: url, invitation_expires_at: expires, setup_url: url, setup_expires_at: expires };
 }

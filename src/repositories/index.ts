@@ -1,7 +1,11 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import type { Changes } from '../lib/changes.ts';
 import { retryDeadlocks } from '../db/claims.ts';
-import { OidcArtifactRepository, ensureOidcIndexes, migrateOidcArtifacts, sweepOidc, type MigrationOptions } from './oidc/index.ts';
+import { OidcArtifactRepository, ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from './oidc/index.ts';
+import type { MigrationOptions } from './migrations.ts';
+import { migrateToIdentities } from './identityMigration.ts';
+import { IdentityRepository } from './identities.ts';
+import { InvitationRepository } from './invitations.ts';
 import { AccountRepository } from './accounts.ts';
 import { ApiKeyRepository, type ApiKeyDoc } from './apiKeys.ts';
 import { ApiKeySecretRepository } from './apiKeySecrets.ts';
@@ -39,6 +43,8 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
   return {
     accounts: new AccountRepository(db),
     users: new UserRepository(db, options),
+    identities: new IdentityRepository(db),
+    invitations: new InvitationRepository(db),
     oauthClients: new OAuthClientRepository(db, options),
     consents: new ConsentRepository(db),
     rateLimits: new RateLimitRepository(db),
@@ -78,6 +84,7 @@ export async function migrate(db: Db, repos: Repositories, options: MigrationOpt
   for (const repo of Object.values(repos)) await retryDeadlocks(() => repo.ensureIndexes());
   await retryDeadlocks(() => ensureOidcIndexes(db));
   await migrateOidcArtifacts(db, options);
+  await migrateToIdentities(db, repos.users, repos.identities, options);
   await backfillQuotaSlots(repos);
   const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
   return { collections };
@@ -106,6 +113,7 @@ export async function sweepExpired(db: Db, repos: Repositories, now = new Date()
     (await repos.sessions.sweep(now)) +
     (await repos.apiKeySecrets.sweep(now)) +
     (await repos.userSetupTokens.sweep(now)) +
+    (await repos.invitations.sweep(now)) +
     (await repos.locks.sweep(now)) +
     (await repos.webhookLeases.sweep(now)) +
     (await repos.webhookDeliveries.sweep(now))

@@ -5,25 +5,38 @@ import { findPage } from './page.ts';
 import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 
+/** `invited`: added to the account, not yet accepted (docs/product.md §9); `active`: a member who signs in. */
+export type MembershipStatus = 'invited' | 'active';
+
+/**
+ * A member of one account (`usr_…`, the /v1 user): the account, the role there and the status. Who
+ * signs in is the person, `identity_id` (src/repositories/identities.ts): one person may be a member of
+ * several accounts, one document in each, and every credential names one of them, so it acts in one
+ * account only.
+ */
 export interface UserDoc {
   _id: string;
   account_id: string;
-  /** Stored lower-cased; unique within the account. */
+  /** Stored lower-cased; unique within the account. The same as the person's sign-in e-mail once accepted. */
   email: string;
-  /**
-   * The sign-in identity, unique across the service because people sign in by e-mail alone: the e-mail
-   * itself, or, for an invitation to an e-mail that already signs in to another account,
-   * `invited:<user id>`, which no sign-in matches (see docs/tenant-isolation.md). Set from `email` by
-   * `insert` when absent.
-   */
-  email_key?: string;
+  /** The person (`idn_…`); null while `invited`. */
+  identity_id: string | null;
+  status: MembershipStatus;
   name: string;
   role: Role;
-  password_hash: string | null;
   created_at: Date;
   updated_at: Date;
   last_login_at: Date | null;
 }
+
+/** Fields of a user stored before people and memberships were apart (read by the migration only). */
+export interface LegacyUserFields {
+  email_key?: string;
+  password_hash?: string | null;
+}
+
+/** The members that count for the owner rules: an invitation is nobody's access yet. */
+const MEMBERS = { status: { $ne: 'invited' as const } };
 
 export class UserRepository {
   readonly collection: Collection<UserDoc>;
@@ -44,25 +57,22 @@ export class UserRepository {
   }
 
   async ensureIndexes(): Promise<void> {
-    // The indexes there are (none when the collection does not exist yet): what is left to migrate.
+    // The indexes there are (none when the collection does not exist yet).
     const existing = new Set((await this.collection.listIndexes().toArray().catch(() => [])).map((index) => index.name as string));
-    // Users stored before invitations: their sign-in identity is their e-mail. Once the unique index on it
-    // exists every user has one (inserts set it), so this whole-collection read runs at one start only.
-    if (!existing.has('email_key_unique'))
-      for (const doc of await this.collection.find({ email_key: { $exists: false } }, { projection: { email: 1 } }).toArray())
-        await this.collection.updateOne({ _id: doc._id, email_key: { $exists: false } }, { $set: { email_key: doc.email } });
-    // Never null or missing: insert() sets email_key (else the validated e-mail), nothing unsets it, and the loop above fills it in for older users first.
-    await this.collection.createIndex({ email_key: 1 }, { unique: true, name: 'email_key_unique' });
-    // Never null or missing: account_id and the validated, lower-cased e-mail are set on every insert (UserService), never unset.
+    // Never null or missing: account_id and the validated, lower-cased e-mail are set on every insert (UserService, the migration keeps them), never unset.
     await this.collection.createIndex({ account_id: 1, email: 1 }, { unique: true, name: 'account_email_unique' });
     await this.collection.createIndex({ account_id: 1, _id: 1 }, { name: 'account_users' });
-    // E-mails were unique across the service before; now per account (the sign-in identity stays unique).
-    if (existing.has('email_unique')) await this.collection.dropIndex('email_unique');
+    // A person's memberships (sign-in, GET /v1/accounts, a password change).
+    await this.collection.createIndex({ identity_id: 1, _id: 1 }, { name: 'identity_memberships' });
+    // E-mails were unique across the service before; now per account. The sign-in identity lived here
+    // as `email_key` until people got their own collection: one person's memberships share an e-mail.
+    // Another instance starting at the same time may have dropped it first.
+    for (const old of ['email_unique', 'email_key_unique']) if (existing.has(old)) await this.collection.dropIndex(old).catch(() => undefined);
     await this.collection.createIndex({ account_id: 1, role: 1 }, { name: 'account_role' });
   }
 
   async insert(doc: UserDoc): Promise<void> {
-    await this.collection.insertOne({ ...doc, email_key: doc.email_key ?? doc.email });
+    await this.collection.insertOne(doc);
   }
 
   /** Whether the account has a user (or invitation) with this e-mail. */
@@ -84,10 +94,22 @@ export class UserRepository {
     return await this.#cache.get(id);
   }
 
-  /** The user who signs in with this e-mail (never an invitation: see `email_key`). */
-  async findByEmail(email: string): Promise<UserDoc | null> {
-    if (typeof email !== 'string') return null;
-    return await this.collection.findOne({ email_key: email.trim().toLowerCase() });
+  /** A person's active memberships, oldest first. */
+  async activeForIdentity(identityId: string): Promise<UserDoc[]> {
+    if (typeof identityId !== 'string') return [];
+    return await this.collection.find({ identity_id: identityId, status: 'active' }).sort({ _id: 1 }).toArray();
+  }
+
+  /** A page of a person's active memberships, oldest first. */
+  async pageForIdentity(identityId: string, page: PageRequest): Promise<PageResult<UserDoc>> {
+    return await findPage(this.collection, { identity_id: String(identityId), status: 'active' }, { _id: 1 }, page);
+  }
+
+  /** An invited membership becomes the person's (`identity_id`) and active. Run by the one holder of the invitation's claim. */
+  async activate(id: string, identityId: string, at: Date): Promise<UserDoc | null> {
+    return await this.#changing(id, () =>
+      this.collection.findOneAndUpdate({ _id: String(id), status: 'invited' }, { $set: { status: 'active', identity_id: identityId, updated_at: at } }, { returnDocument: 'after' }),
+    );
   }
 
   async recordLogin(id: string, at = new Date()): Promise<void> {
@@ -105,7 +127,7 @@ export class UserRepository {
   }
 
   async countOwners(accountId: string): Promise<number> {
-    return await this.collection.countDocuments({ account_id: String(accountId), role: 'owner' });
+    return await this.collection.countDocuments({ account_id: String(accountId), role: 'owner', ...MEMBERS });
   }
 
   /**
@@ -118,20 +140,12 @@ export class UserRepository {
     );
   }
 
+  /** Removes a membership that is still an invitation (declined). */
+  async deleteInvited(id: string): Promise<UserDoc | null> {
+    return await this.#changing(id, () => this.collection.findOneAndDelete({ _id: String(id), status: 'invited' }));
+  }
+
   async deleteIfRole(accountId: string, id: string, role: Role): Promise<UserDoc | null> {
     return await this.#changing(id, () => this.collection.findOneAndDelete({ _id: String(id), account_id: String(accountId), role }));
-  }
-
-  /** Sets the password only if the stored hash is still `expected` (null: no password yet). */
-  async replacePasswordHash(id: string, expected: string | null, next: string, at = new Date()): Promise<boolean> {
-    const { modifiedCount } = await this.#changing(id, () =>
-      this.collection.updateOne({ _id: String(id), password_hash: expected === null ? null : String(expected) }, { $set: { password_hash: next, updated_at: at } }),
-    );
-    return modifiedCount === 1;
-  }
-
-  async setPasswordHash(id: string, next: string, at = new Date()): Promise<boolean> {
-    const { modifiedCount } = await this.#changing(id, () => this.collection.updateOne({ _id: String(id) }, { $set: { password_hash: next, updated_at: at } }));
-    return modifiedCount === 1;
   }
 }

@@ -39,7 +39,10 @@ export const CreateUserBody = z
     email: Email,
     name: Name,
     role: Role,
-    password: Password.optional().meta({ description: 'The initial password. Without it, the response carries a one-time setup link (24 h) instead.' }),
+    password: Password.optional().meta({
+      description:
+        'A first password for a person new to Slipway: if the address has no sign-in when the invitation is accepted, this is its password (the person types it on the invitation page). Never applied to an address that already signs in.',
+    }),
   })
   .strict()
   .meta({ id: 'CreateUser' });
@@ -81,6 +84,7 @@ export const User = z
     email: z.string().meta({ example: 'ada@example.com' }),
     name: z.string().meta({ example: 'Ada Lovelace' }),
     role: Role,
+    status: z.enum(['invited', 'active']).meta({ description: '`invited`: added, the invitation not yet accepted (no sign-in acts as this user); `active`: a member.', example: 'active' }),
     created_at: Timestamp,
     updated_at: Timestamp,
     last_login_at: Timestamp.nullable(),
@@ -89,12 +93,17 @@ export const User = z
 export type User = z.output<typeof User>;
 
 export const CreatedUser = User.extend({
-  setup_url: z.string().nullable().meta({
+  invitation_url: z.string().nullable().meta({
     description:
-      'Without an initial password: the one-time link (24 h) where the user chooses one, shown in this response only. `null` when a password was given, and in an `Idempotency-Key` replay.',
-    example: 'https://slipway.example.com/dashboard/setup?token=slwsu_Jb3…',
+      'The one-time invitation link (7 days), shown in this response only: the person opens it, signs in (or, new to Slipway, chooses a password) and accepts or declines. Slipway sends no e-mail. `null` in an `Idempotency-Key` replay.',
+    example: 'https://slipway.example.com/dashboard/invitation?token=slwin_Jb3…',
   }),
-  setup_expires_at: Timestamp.nullable().meta({ description: 'When the setup link stops working.' }),
+  invitation_expires_at: Timestamp.nullable().meta({ description: 'When the invitation expires.' }),
+  setup_url: z.string().nullable().meta({
+    description: 'Deprecated: the same link as `invitation_url` (a new person chooses their password there).',
+    example: 'https://slipway.example.com/dashboard/invitation?token=slwin_Jb3…',
+  }),
+  setup_expires_at: Timestamp.nullable().meta({ description: 'Deprecated: the same as `invitation_expires_at`.' }),
 }).meta({ id: 'CreatedUser' });
 export type CreatedUser = z.output<typeof CreatedUser>;
 

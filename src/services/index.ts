@@ -19,6 +19,7 @@ import { ProjectService } from './projects.ts';
 import { QuotaService } from './quotas.ts';
 import { SessionService } from './sessions.ts';
 import { UserService } from './users.ts';
+import { InvitationService } from './invitations.ts';
 import { WebhookDispatcher, type DeliveryMetrics } from './webhookDispatcher.ts';
 import { WebhookFanOut } from './webhookFanOut.ts';
 import { WebhookService } from './webhooks.ts';
@@ -33,6 +34,7 @@ export interface Services {
   configurations: ConfigurationService;
   apiKeys: ApiKeyService;
   users: UserService;
+  invitations: InvitationService;
   accounts: AccountService;
   oauthClients: OAuthClientService;
   webhooks: WebhookService;
@@ -88,9 +90,16 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   });
   // What ends a user's or a client's access: their grants, consents and authorization-server sessions.
   const access = { consents: repos.consents, revokedGrants: repos.revokedGrants, oidcArtifacts: repos.oidcArtifacts };
+  const login = new LoginService({
+    ...{ users: repos.users, identities: repos.identities, rateLimits: repos.rateLimits, oauthClients: repos.oauthClients, accounts: repos.accounts, consents: repos.consents },
+    limits: config,
+    clock,
+  });
+  const people = { users: repos.users, identities: repos.identities, accounts: repos.accounts };
+  const invitations = new InvitationService({ ...people, invitations: repos.invitations, locks, clock, eventLog, quotas, login });
   const users = new UserService({
-    ...{ users: repos.users, accounts: repos.accounts, userSetupTokens: repos.userSetupTokens, sessions: repos.sessions, ...access },
-    ...{ eventLog, locks, grants, quotas, changes, clock },
+    ...{ ...people, userSetupTokens: repos.userSetupTokens, sessions: repos.sessions, ...access },
+    ...{ invitations, eventLog, locks, grants, quotas, changes, clock },
   });
   const oauthClients = new OAuthClientService({ oauthClients: repos.oauthClients, accounts: repos.accounts, ...access, eventLog, grants, quotas, changes });
   const accounts = new AccountService({ accounts: repos.accounts, projects, users, oauthClients, quotas });
@@ -100,10 +109,5 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const events = new EventService({ events: repos.events });
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users, clock });
   const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
-  const login = new LoginService({
-    ...{ users: repos.users, rateLimits: repos.rateLimits, oauthClients: repos.oauthClients, accounts: repos.accounts, consents: repos.consents },
-    limits: config,
-    clock,
-  });
-  return { projects, deployments, configurations, apiKeys, users, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient };
+  return { projects, deployments, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient };
 }

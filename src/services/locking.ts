@@ -45,4 +45,16 @@ export class LockService extends Service<Pick<Repositories, 'locks'>> {
   async claim(name: string, ttlMs: number): Promise<boolean> {
     return (await this.deps.locks.tryAcquire(name, ttlMs)) !== null;
   }
+
+  /**
+   * `claim` for a link valid until `until` (by the caller's clock, whose time is `now`): the lease
+   * outlives it by a margin, so a request that read the link just before it ended and claims only after
+   * the lease ended finds it expired (or gone) when it reads it again, as every holder does once claimed.
+   */
+  async claimUntil(name: string, until: Date, now: number): Promise<boolean> {
+    return await this.claim(name, Math.max(0, until.getTime() - now) + LINK_CLAIM_MARGIN_MS);
+  }
 }
+
+/** How long a claim outlives its link (see `claimUntil`). */
+const LINK_CLAIM_MARGIN_MS = 3600 * 1000;

@@ -8,9 +8,12 @@ import { Service } from './service.ts';
 
 export type LoginLimits = Pick<Config, 'loginPerEmailAndSourcePerMinute' | 'loginPerSourcePerMinute' | 'loginPerEmailPerMinute' | 'loginPerDevicePerMinute'>;
 
-export type LoginServiceDeps = Pick<Repositories, 'users' | 'rateLimits' | 'oauthClients' | 'accounts' | 'consents'> & { limits: LoginLimits; clock: Clock };
+export type LoginServiceDeps = Pick<Repositories, 'users' | 'identities' | 'rateLimits' | 'oauthClients' | 'accounts' | 'consents'> & { limits: LoginLimits; clock: Clock };
 
-/** A browser that signed a user in before (src/oauth/deviceCookie.ts): its attempts at that user have a budget of their own. */
+/**
+ * A browser that signed a person in before (src/oauth/deviceCookie.ts): its attempts at that person
+ * have a budget of their own. `userId` names one of the person's memberships (or the person).
+ */
 export interface KnownDevice {
   userId: string;
   deviceId: string;
@@ -30,6 +33,12 @@ export type SignInResult =
   /** `email` as compared, to fill the form in again. */
   | { outcome: 'signed-in'; userId: string; email: string }
   /** Unknown e-mail or wrong password: which one is never told. */
+  | { outcome: 'refused'; email: string }
+  | { outcome: 'throttled'; retryAfterSeconds: number; email: string };
+
+/** A person's e-mail and password checked, before any account is chosen (the invitation page). */
+export type PersonCheck =
+  | { outcome: 'signed-in'; identityId: string; email: string }
   | { outcome: 'refused'; email: string }
   | { outcome: 'throttled'; retryAfterSeconds: number; email: string };
 
@@ -87,16 +96,37 @@ export class LoginService extends Service<LoginServiceDeps> {
    * An unknown e-mail costs the time of a password check too. A success is recorded on the user.
    */
   async signIn(attempt: SignInAttempt): Promise<SignInResult> {
+    const checked = await this.checkPerson(attempt);
+    if (checked.outcome !== 'signed-in') return checked;
+    // Until the account chooser: the person's oldest membership (docs/product.md §9). Every
+    // credential made from this sign-in acts in that one account.
+    const [membership] = await this.deps.users.activeForIdentity(checked.identityId);
+    if (!membership) return { outcome: 'refused', email: checked.email };
+    await this.deps.users.recordLogin(membership._id, this.deps.clock.date());
+    return { outcome: 'signed-in', userId: membership._id, email: checked.email };
+  }
+
+  /**
+   * The person behind an e-mail and password, throttled as `signIn` is (it is the same guess): for the
+   * invitation page, where the person proves who they are before accepting.
+   */
+  async checkPerson(attempt: SignInAttempt): Promise<PersonCheck> {
     const email = attempt.email.trim().toLowerCase().slice(0, MAX_EMAIL);
     const password = attempt.password.slice(0, MAX_PASSWORD);
-    const user = email ? await this.deps.users.findByEmail(email) : null;
-    const knownDevice = user && attempt.device?.userId === user._id ? attempt.device : undefined;
+    const person = email ? await this.deps.identities.findByEmail(email) : null;
+    const knownDevice = person && attempt.device && (await this.#isTheirs(attempt.device, person._id)) ? attempt.device : undefined;
     const retryAfterSeconds = await this.#throttle(email, attempt.source, knownDevice);
     if (retryAfterSeconds !== undefined) return { outcome: 'throttled', retryAfterSeconds, email };
-    const ok = user?.password_hash ? await verifyPassword(user.password_hash, password) : await verifyAgainstDummy(password);
-    if (!user || !ok) return { outcome: 'refused', email };
-    await this.deps.users.recordLogin(user._id, this.deps.clock.date());
-    return { outcome: 'signed-in', userId: user._id, email };
+    const ok = person?.password_hash ? await verifyPassword(person.password_hash, password) : await verifyAgainstDummy(password);
+    if (!person || !ok) return { outcome: 'refused', email };
+    return { outcome: 'signed-in', identityId: person._id, email };
+  }
+
+  /** Whether a device cookie names this person or one of their memberships. */
+  async #isTheirs(device: KnownDevice, identityId: string): Promise<boolean> {
+    if (device.userId === identityId) return true;
+    const membership = await this.deps.users.findById(device.userId);
+    return membership?.identity_id === identityId;
   }
 
   /**

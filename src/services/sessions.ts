@@ -66,7 +66,7 @@ export class SessionService extends Service<SessionServiceDeps> {
     const now = this.deps.clock.now();
     if (!session || !this.#alive(session, now)) return null;
     const user = await this.deps.users.findById(session.user_id);
-    if (!user || user.account_id !== session.account_id) return null;
+    if (!user || user.account_id !== session.account_id || user.status !== 'active') return null;
     await this.deps.sessions.touch(hash, new Date(now));
     session.last_seen_at = new Date(Math.max(session.last_seen_at.getTime(), now - 60_000));
     const principal: Principal = {

@@ -8,25 +8,26 @@ import { createOnce } from './createOnce.ts';
 import type { Repositories } from '../repositories/index.ts';
 import { revokedUserKey } from '../repositories/revokedGrants.ts';
 import type { UserDoc } from '../repositories/users.ts';
+import type { IdentityDoc } from '../repositories/identities.ts';
+import type { InvitationService, IssuedInvitation } from './invitations.ts';
 import { systemPrincipal, type Principal, type Role } from '../domain/principal.ts';
 import type { EventLog } from './eventLog.ts';
 import type { GrantRevocation } from './grantRevocation.ts';
 import type { LockService } from './locking.ts';
-import { authorize, can } from '../domain/policy.ts';
+import { authorize } from '../domain/policy.ts';
 import type { QuotaService } from './quotas.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import type { ChangePasswordBody, CreateUserBody, OperatorCreateUserInput, SetPasswordInput, UpdateUserBody } from '../schemas/users.ts';
 import { sha256Hex } from '../lib/hash.ts';
+import type { PageRequest, PageResult } from '../domain/page.ts';
+import type { AccountDoc } from '../repositories/accounts.ts';
 import { AccountRecordService, AccountRecords } from './accountRecords.ts';
-export type { UserDoc } from '../repositories/users.ts';
+export type { UserDoc, MembershipStatus } from '../repositories/users.ts';
 
 const SETUP_TOKEN_TTL_SECONDS = 24 * 3600;
 const SETUP_TOKEN_PREFIX = 'slwsu_';
 const LAST_OWNER = 'The last owner of an account can be neither removed nor demoted.';
 const hashToken = sha256Hex;
-
-/** How long a claim outlives its token: a request that read the token just before expiry cannot claim it again. */
-const SETUP_CLAIM_MARGIN_MS = 3600 * 1000;
 
 /**
  * Every change of a role and every removal in an account runs under the account's users lease, one
@@ -50,7 +51,9 @@ export interface IssuedSetupToken {
   expiresAt: Date;
 }
 
-export interface UserServiceDeps extends Pick<Repositories, 'users' | 'accounts' | 'userSetupTokens' | 'consents' | 'sessions' | 'revokedGrants' | 'oidcArtifacts'> {
+export interface UserServiceDeps extends Pick<Repositories, 'users' | 'identities' | 'accounts' | 'userSetupTokens' | 'consents' | 'sessions' | 'revokedGrants' | 'oidcArtifacts'> {
+  /** Invitations' links (made with every user an admin adds) and their end when the user goes. */
+  invitations: InvitationService;
   eventLog: EventLog;
   locks: LockService;
   /** Setup links expire by it (src/lib/clock.ts). */
@@ -63,102 +66,110 @@ export interface UserServiceDeps extends Pick<Repositories, 'users' | 'accounts'
 }
 
 /**
- * The users of an account (/v1/users, Settings > Users, `slipway users`): list, read, add (with a
- * password or a one-time setup link), change name and role, remove, and passwords (a user's own change,
- * a setup link's, an operator's). The owner rules and "never without an owner" live here.
+ * The users of an account, its members (/v1/users, Settings > Users, `slipway users`): list, read,
+ * invite (the answer is InvitationService's), change name and role, remove, and the person's password
+ * (their own change, a setup link's, an operator's). The owner rules and "never without an owner" live
+ * here; a person's memberships (GET /v1/accounts) too.
  */
 export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 'user'> {
   protected readonly records = new AccountRecords(this.deps.users, 'user');
 
   /**
-   * Adds a user to the principal's account: with `password`, or without one, in which case a one-time
-   * setup token (24 h) is returned for the user to choose a password. `id` is the id reserved for this
-   * request (Idempotency-Key; see createOnce). Counts against the account's user quota (403
-   * `quota_exceeded`).
+   * Invites someone to the principal's account (docs/product.md §9): a user with status `invited` and a
+   * one-time invitation link (7 days) that the person opens to accept or decline. The same for every
+   * address that is not yet a member of the account, whether or not it signs in anywhere: nothing is
+   * looked up (docs/tenant-isolation.md). `password`, when given, becomes the person's password if the
+   * address has no sign-in when they accept; it never touches an existing one. `id` is the id reserved
+   * for this request (Idempotency-Key; see createOnce). Counts against the account's user quota (403
+   * `quota_exceeded`); an address already in the account is 409 `conflict`.
    */
-  async create(principal: Principal, input: CreateUserBody, id?: string): Promise<{ user: UserDoc; setup: IssuedSetupToken | null }> {
+  async create(principal: Principal, input: CreateUserBody, id?: string): Promise<{ user: UserDoc; invitation: IssuedInvitation | null }> {
     authorize(principal, 'create', 'user', { account_id: principal.accountId, role: input.role });
     const userId = id ?? newId('user');
     // An earlier run of the same request (Idempotency-Key) added the user already: that one is the
-    // answer, without a setup link (shown once; an admin can issue a new one).
-    const { doc } = await createOnce(
+    // answer, without the link (shown once).
+    const { doc } = await createOnce<{ user: UserDoc; invitation: IssuedInvitation | null }>(
       id,
       async (existing) => {
         const user = await this.deps.users.findInAccount(principal.accountId, existing);
-        return user ? { user, setup: null } : null;
+        return user ? { user, invitation: null } : null;
       },
       async () => {
-        const passwordHash = input.password ? await hashPassword(input.password) : null;
-        const invite = !can(principal, 'see_email_elsewhere', 'user');
-        const user = await this.deps.quotas.withSlot(principal, 'users', userId, () => this.#insert({ ...input, account_id: principal.accountId }, passwordHash, userId, invite));
-        const setup = input.password ? null : await this.#issueSetupToken(user);
-        await this.deps.eventLog.record('user.created', principal, user, { ...eventData(user), setup_link: setup !== null }, user.created_at);
-        return { user, setup };
+        const presetHash = input.password ? await hashPassword(input.password) : null;
+        const user = await this.deps.quotas.withSlot(principal, 'users', userId, () =>
+          this.#insertMember({ ...input, account_id: principal.accountId }, userId, { identity_id: null, status: 'invited' }),
+        );
+        const invitation = await this.deps.invitations.issue(user, presetHash);
+        await this.deps.eventLog.record('user.created', principal, user, { ...eventData(user), invited: true }, user.created_at);
+        return { user, invitation };
       },
     );
     return doc;
   }
 
   /**
-   * The operator creates a user (`slipway users create`; test and benchmark seeds): in an existing
-   * account, or, without `account_id`, in a new account of their own, which no principal can act in
-   * yet: hence no principal here. Always with a password; no owner rules.
+   * The operator creates a user (`slipway users create`; test and benchmark seeds): a new person with a
+   * password and their active membership, in an existing account or, without `account_id`, in a new
+   * account of their own, which no principal can act in yet: hence no principal here. No owner rules.
+   * An address that already signs in is 409 `conflict` (the operator sees every account).
    */
   async createByOperator(input: OperatorCreateUserInput): Promise<UserDoc> {
     let accountId = input.account_id;
     if (accountId) {
       if (!(await this.deps.accounts.findById(accountId))) throw validationFailed([{ field: 'account_id', message: 'no such account' }]);
-    } else {
-      accountId = (await this.deps.accounts.create(`${input.name}'s account`))._id;
     }
     const passwordHash = await hashPassword(input.password);
+    const signsIn = () => conflict('A user with this email already exists.');
+    if (await this.deps.identities.findByEmail(input.email)) throw signsIn();
+    accountId ??= (await this.deps.accounts.create(`${input.name}'s account`))._id;
+    const now = this.deps.clock.date();
+    const person: IdentityDoc = { _id: newId('identity'), email: input.email, password_hash: passwordHash, created_at: now, updated_at: now };
+    if (!(await writeUnique(() => this.deps.identities.insert(person).then(() => true), () => false))) throw signsIn();
     const userId = newId('user');
-    return await this.deps.quotas.withSlot(systemPrincipal(accountId), 'users', userId, () => this.#insert({ ...input, account_id: accountId! }, passwordHash, userId, false));
+    try {
+      return await this.deps.quotas.withSlot(systemPrincipal(accountId), 'users', userId, () =>
+        this.#insertMember({ ...input, account_id: accountId }, userId, { identity_id: person._id, status: 'active' }),
+      );
+    } catch (err) {
+      await this.deps.identities.collection.deleteOne({ _id: person._id });
+      throw err;
+    }
   }
 
   /**
-   * Inserts a user. An e-mail already in the account is 409 `conflict`. An e-mail that signs in to
-   * another account is, for an account's admin (`invite`), answered exactly as a free one: the user is
-   * added all the same, as an invitation whose sign-in identity is its own id (`email_key`), so nothing
-   * tells the admin the address is known elsewhere (docs/tenant-isolation.md). The operator (`invite`
-   * false) gets 409 instead. Both paths make the same reads and writes: the sign-in holder is looked up
-   * either way.
+   * The signed-in person's memberships (GET /v1/accounts): every account they are an active member of,
+   * with their role there, oldest first. Users only (a client or an API key is no person). Listing
+   * them widens nothing: the credential still acts in its own account alone.
    */
-  async #insert(data: { email: string; name: string; role: Role; account_id: string }, passwordHash: string | null, id: string, invite: boolean): Promise<UserDoc> {
-    const now = new Date();
-    const { users } = this.deps;
-    const doc: UserDoc = {
-      _id: id,
-      account_id: data.account_id,
-      email: data.email,
-      name: data.name,
-      role: data.role,
-      password_hash: passwordHash,
-      created_at: now,
-      updated_at: now,
-      last_login_at: null };
-    const taken = () => conflict('A user with this email already exists in the account.');
-    // Two rounds: the address may be taken elsewhere between the look-up and the insert.
-    for (let round = 0; round < 2; round++) {
-      const holder = await users.findByEmail(data.email);
-      if (holder?.account_id === data.account_id) throw taken();
-      if (holder && !invite) throw conflict('A user with this email already exists.');
-      doc.email_key = holder ? `invited:${id}` : data.email;
-      const inserted = await writeUnique(
-        () => users.insert(doc).then(() => true),
-        () => false,
-      );
-      if (inserted) return doc;
-      // The account has it (an invitation, or a concurrent add), or someone signs in with it now.
-      if (await users.emailInAccount(data.account_id, data.email)) throw taken();
-    }
-    throw taken();
+  async memberships(principal: Principal, page: PageRequest): Promise<PageResult<{ user: UserDoc; account: AccountDoc }>> {
+    authorize(principal, 'list_memberships', 'account');
+    const me = await this.get(principal, principal.id);
+    const { items, total } = me.identity_id ? await this.deps.users.pageForIdentity(me.identity_id, page) : { items: [], total: 0 };
+    const accounts = await Promise.all(items.map((user) => this.deps.accounts.findById(user.account_id)));
+    return {
+      items: items.flatMap((user, i) => {
+        const account = accounts[i];
+        return account ? [{ user, account }] : [];
+      }),
+      total,
+    };
+  }
+
+  /** Inserts a membership. An e-mail already in the account (a member or an invitation) is 409 `conflict`. */
+  async #insertMember(data: { email: string; name: string; role: Role; account_id: string }, id: string, who: Pick<UserDoc, 'identity_id' | 'status'>): Promise<UserDoc> {
+    const now = this.deps.clock.date();
+    const doc: UserDoc = { _id: id, account_id: data.account_id, email: data.email, ...who, name: data.name, role: data.role, created_at: now, updated_at: now, last_login_at: null };
+    const inserted = await writeUnique(() => this.deps.users.insert(doc).then(() => true), () => false);
+    if (!inserted) throw conflict('A user with this email already exists in the account.');
+    return doc;
   }
 
   /** A new one-time setup token for a user of the account; earlier ones stop working. Also serves as a password reset. */
   async issueSetupToken(principal: Principal, id: string): Promise<IssuedSetupToken> {
     const user = await this.get(principal, id);
     authorize(principal, 'issue_setup_link', 'user', user);
+    // An invitation has no password to set: its own link is how the person comes in.
+    if (user.status === 'invited') throw conflict('This user has not accepted their invitation yet; remove them and invite them again for a new link.');
     return await this.#issueSetupToken(user);
   }
 
@@ -201,15 +212,16 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
     // The lease outlives the token by a margin, and the token is read again once claimed: a request that
     // read it before expiry (or before the winner deleted it) and claims only after the lease ended
     // finds it expired or gone.
-    const claimed = await locks.claim(`setup-token:${hash}`, Math.max(0, found.expires_at.getTime() - this.deps.clock.now()) + SETUP_CLAIM_MARGIN_MS);
+    const claimed = await locks.claimUntil(`setup-token:${hash}`, found.expires_at, this.deps.clock.now());
     if (!claimed || !(await userSetupTokens.findValid(hash, this.deps.clock.date()))) throw invalid();
     await userSetupTokens.deleteByHash(hash);
-    if (!(await users.setPasswordHash(found.user_id, passwordHash))) throw invalid();
-    // A setup link also serves as a password reset: whatever was signed in with the old password ends
-    // (dashboard and authorization-server sessions, OAuth grants with their tokens), as with the
-    // operator's set-password.
-    const revokedGrants = await this.#endSignIns(found.user_id);
-    const user = (await users.findById(found.user_id))!;
+    const member = await users.findById(found.user_id);
+    if (!member?.identity_id || !(await this.deps.identities.setPasswordHash(member.identity_id, passwordHash, this.deps.clock.date()))) throw invalid();
+    // A setup link also serves as a password reset: whatever the person was signed in with, in every
+    // account, ends (dashboard and authorization-server sessions, OAuth grants with their tokens), as
+    // with the operator's set-password.
+    const revokedGrants = await this.#endSignIns(member.identity_id);
+    const user = (await users.findById(found.user_id)) ?? member;
     await this.deps.eventLog.record('user.password_set', { type: 'user', id: user._id }, user, { user_id: user._id, revoked_grants: revokedGrants });
     return user;
   }
@@ -286,6 +298,7 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
     });
     // The user is gone first: from here no login, code exchange or refresh can create anything new.
     const revokedGrants = await this.#revokeAccess(deleted._id);
+    await this.deps.invitations.revokeFor(deleted._id);
     await this.deps.quotas.release('users', deleted._id);
     await this.deps.eventLog.record('user.deleted', principal, { account_id: accountId }, { ...eventData(deleted), revoked_grants: revokedGrants });
     return { user: deleted, revokedGrants };
@@ -314,59 +327,73 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
   }
 
   /**
-   * Ends a user's sign-ins after a password change: their OAuth grants (refresh tokens, codes; access
-   * JWTs refused through `revoked_grants`), consents, authorization-server sessions and dashboard
-   * sessions, but not the credential making the change (`keep`: a dashboard session or an OAuth grant,
-   * as GitHub keeps the session that changed the password). Returns the number of grants revoked.
+   * Ends a person's sign-ins after a password change, in every account they are a member of: their
+   * OAuth grants (refresh tokens, codes; access JWTs refused through `revoked_grants`), consents,
+   * authorization-server sessions and dashboard sessions, but not the credential making the change
+   * (`keep`: a dashboard session or an OAuth grant, as GitHub keeps the session that changed the
+   * password). Returns the number of grants revoked.
    */
-  async #endSignIns(userId: string, keep: { sessionPrefix?: string; grantId?: string } = {}): Promise<number> {
+  async #endSignIns(identityId: string, keep: { sessionPrefix?: string; grantId?: string } = {}): Promise<number> {
     const { consents, oidcArtifacts, sessions, changes } = this.deps;
-    const grantIds = [...(await consents.grantIdsForUser(userId)), ...(await oidcArtifacts.grantIdsForAccount(userId))].filter((g) => g !== keep.grantId);
-    const count = await this.deps.grants.revoke(grantIds);
-    await consents.deleteForUser(userId);
-    await oidcArtifacts.deleteSessionsForAccount(userId);
-    if (keep.sessionPrefix) await sessions.deleteForUserExcept(userId, keep.sessionPrefix);
-    else await sessions.deleteForUser(userId);
-    changes.emit('userAccessRevoked', userId);
+    let count = 0;
+    for (const { _id: userId } of await this.deps.users.activeForIdentity(identityId)) {
+      const grantIds = [...(await consents.grantIdsForUser(userId)), ...(await oidcArtifacts.grantIdsForAccount(userId))].filter((g) => g !== keep.grantId);
+      count += await this.deps.grants.revoke(grantIds);
+      await consents.deleteForUser(userId);
+      await oidcArtifacts.deleteSessionsForAccount(userId);
+      if (keep.sessionPrefix) await sessions.deleteForUserExcept(userId, keep.sessionPrefix);
+      else await sessions.deleteForUser(userId);
+      changes.emit('userAccessRevoked', userId);
+    }
     return count;
   }
 
+  /** The person a member of the account is (404 for an invitation: nobody signs in as it yet). */
+  async #personOf(user: UserDoc): Promise<IdentityDoc> {
+    const person = user.identity_id ? await this.deps.identities.findById(user.identity_id) : null;
+    if (!person) throw notFound('user');
+    return person;
+  }
+
   /**
-   * Sets a user's password without the current one (the admin CLI: a locked-out sole owner's way back
-   * in). Everything the user was signed in with ends: dashboard and authorization-server sessions, OAuth
-   * grants (so their apps' refresh and access tokens) and any unused setup link.
+   * Sets a member's password without the current one (the admin CLI: a locked-out sole owner's way back
+   * in). It is the person's password, in every account they belong to; everything they were signed in
+   * with ends: dashboard and authorization-server sessions, OAuth grants (so their apps' refresh and
+   * access tokens) and any unused setup link.
    */
   async setPassword(principal: Principal, id: string, input: SetPasswordInput): Promise<UserDoc> {
     const { users, userSetupTokens } = this.deps;
     authorize(principal, 'set_password', 'user');
     const user = await this.get(principal, id);
-    if (!(await users.setPasswordHash(user._id, await hashPassword(input.password)))) throw notFound('user');
-    const revokedGrants = await this.#endSignIns(user._id);
+    const person = await this.#personOf(user);
+    if (!(await this.deps.identities.setPasswordHash(person._id, await hashPassword(input.password), this.deps.clock.date()))) throw notFound('user');
+    const revokedGrants = await this.#endSignIns(person._id);
     await userSetupTokens.deleteForUser(user._id);
     await this.deps.eventLog.record('user.password_set', principal, { account_id: principal.accountId }, { user_id: user._id, revoked_grants: revokedGrants });
     return (await users.findById(user._id)) ?? user;
   }
 
   /**
-   * The principal's own password change (a signed-in user). A wrong current password is 422
-   * `validation_failed` on `current_password`; so is reusing the current password. Every other sign-in
-   * of the user ends (other dashboard sessions, OAuth grants and their tokens, authorization-server
-   * sessions): the credential making the change (this dashboard session, or this app's grant) keeps
-   * working.
+   * The principal's own password change (a signed-in user): the person's password, for every account
+   * they are a member of. A wrong current password is 422 `validation_failed` on `current_password`;
+   * so is reusing the current password. Every other sign-in of the person ends, in every account
+   * (other dashboard sessions, OAuth grants and their tokens, authorization-server sessions): the
+   * credential making the change (this dashboard session, or this app's grant) keeps working.
    */
   async changeOwnPassword(principal: Principal, input: ChangePasswordBody): Promise<void> {
     authorize(principal, 'change_own_password', 'user');
     const { current_password, new_password } = input;
     const user = await this.get(principal, principal.id);
-    if (!user.password_hash || !(await verifyPassword(user.password_hash, current_password)))
+    const person = await this.#personOf(user);
+    if (!person.password_hash || !(await verifyPassword(person.password_hash, current_password)))
       throw validationFailed([{ field: 'current_password', message: 'is not correct' }]);
     if (current_password === new_password) throw validationFailed([{ field: 'new_password', message: 'must differ from the current password' }]);
     // Conditional on the hash that was verified: a concurrent change wins, this one is refused.
-    if (!(await this.deps.users.replacePasswordHash(user._id, user.password_hash, await hashPassword(new_password))))
+    if (!(await this.deps.identities.replacePasswordHash(person._id, person.password_hash, await hashPassword(new_password), this.deps.clock.date())))
       throw conflict('The password was changed by another request at the same time.');
     const keep =
       principal.credential === 'session' ? { sessionPrefix: principal.credentialId } : principal.credential === 'access_token' ? { grantId: principal.credentialId } : {};
-    const revokedGrants = await this.#endSignIns(user._id, keep);
+    const revokedGrants = await this.#endSignIns(person._id, keep);
     await this.deps.eventLog.record('user.password_changed', principal, user, { user_id: user._id, revoked_grants: revokedGrants });
   }
 }

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/services/passwords.ts';
-import { Api } from '../support/api.ts';
+import { systemPrincipal } from '../../src/domain/principal.ts';
+import { setupLinkUrl } from '../../src/presenters/users.ts';
+import { makeUser, TEST_PASSWORD } from '../support/factories.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
@@ -10,39 +12,44 @@ import { screenshots, signIn, VIEWPORTS } from './support.ts';
 
 let server: TestServer;
 let browser: Browser;
-let api: Api;
 let admin: TestUser;
-let adminToken: string;
 /** Every setup token and password these tests saw; none may reach the log or the database in plaintext. */
 const secrets: string[] = [];
 
 const INVALID = 'This setup link is invalid or has expired. Ask an administrator for a new one.';
 const SETUP_URL = /^http:\/\/127\.0\.0\.1:\d+\/dashboard\/setup\?token=(slwsu_[A-Za-z0-9_-]{43})$/;
+const INVITATION_URL = /^http:\/\/127\.0\.0\.1:\d+\/dashboard\/invitation\?token=(slwin_[A-Za-z0-9_-]{43})$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  api = await Api.connect(server.url);
   const tokens = new Tokens(server);
   admin = await tokens.user('admin');
-  adminToken = await tokens.accessToken(admin, 'admin');
   secrets.push(admin.password);
 });
 afterAll(async () => {
   await Promise.all([browser?.close(), server?.stop()]);
 });
 
-/** An admin adds a user over /v1 without a password; the response carries the one-time link. */
+/** A member of the admin's account and a setup link for them (a password reset, as Settings > Users issues). */
 async function addUserWithLink(name: string) {
   const email = `${name.toLowerCase().replace(/\W+/g, '.')}@example.com`;
-  const res = await api.post('/v1/users', { token: adminToken, body: { email, name, role: 'developer' } });
-  expect(res.status).toBe(201);
-  const url = res.body.setup_url as string;
-  const token = SETUP_URL.exec(url)?.[1];
-  expect(token, url).toBeDefined();
-  secrets.push(token!);
-  return { id: res.body.id as string, email, url, token: token! };
+  const member = await makeUser(server, { email, name, role: 'developer', account_id: admin.accountId });
+  const { token } = await server.services.users.issueSetupToken(systemPrincipal(admin.accountId), member._id);
+  const url = setupLinkUrl(server.url, token);
+  expect(SETUP_URL.exec(url)?.[1], url).toBe(token);
+  secrets.push(token);
+  return { id: member._id, email, url, token };
 }
+
+/** The person's password hash (the member's identity). */
+async function personHash(userId: string): Promise<string> {
+  const member = (await server.repos.users.findById(userId))!;
+  return (await server.repos.identities.findById(member.identity_id!))!.password_hash!;
+}
+
+/** Whether the person still has the password they were made with. */
+const stillFirstPassword = async (userId: string) => await verifyPassword(await personHash(userId), TEST_PASSWORD);
 
 /** The browser's cookies of the setup page as a Cookie header, and the form's hidden fields, over plain HTTP. */
 async function openForm(url: string) {
@@ -124,7 +131,7 @@ describe('a setup link', () => {
       'setup-password-hint',
       'setup-password-error',
     ]);
-    expect((await server.repos.users.findById(invited.id))!.password_hash).toBeNull();
+    expect(await stillFirstPassword(invited.id)).toBe(true);
 
     const chosen = 'nina chooses a long passphrase';
     secrets.push(chosen);
@@ -144,8 +151,7 @@ describe('a setup link', () => {
     expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Projects');
     expect(await page.locator('.who').innerText()).toContain(invited.email);
 
-    const user = (await server.repos.users.findById(invited.id))!;
-    expect(await verifyPassword(user.password_hash!, chosen)).toBe(true);
+    expect(await verifyPassword(await personHash(invited.id), chosen)).toBe(true);
     expect(await server.repos.userSetupTokens.collection.countDocuments({ user_id: invited.id })).toBe(0);
     expect(await server.repos.events.collection.countDocuments({ type: 'user.password_set', 'data.user_id': invited.id })).toBe(1);
 
@@ -160,7 +166,7 @@ describe('a setup link', () => {
     const replay = await postSetup({ token: invited.token, _csrf: 'x'.repeat(32), password: 'someone else entirely', confirm_password: 'someone else entirely' });
     expect(replay.status).toBe(400);
     expect(replay.text).toContain(INVALID);
-    expect(await verifyPassword((await server.repos.users.findById(invited.id))!.password_hash!, chosen)).toBe(true);
+    expect(await verifyPassword(await personHash(invited.id), chosen)).toBe(true);
     await context.close();
   });
 
@@ -182,7 +188,7 @@ describe('a setup link', () => {
     const late = await postSetup({ token: invited.token, _csrf: before.csrf, password: 'a late passphrase here', confirm_password: 'a late passphrase here' }, before.cookie);
     expect(late.status).toBe(400);
     expect(late.text).toContain(INVALID);
-    expect((await server.repos.users.findById(invited.id))!.password_hash).toBeNull();
+    expect(await stillFirstPassword(invited.id)).toBe(true);
   });
 
   it('malformed and unknown tokens get the same page, without details', async () => {
@@ -215,7 +221,7 @@ describe('a setup link', () => {
     expect(wrongField.status).toBe(403);
     const unsigned = await postSetup({ ...fields, _csrf: opened.csrf }, opened.cookie.replace(/; slipway_setup_csrf\.sig=[^;]+/, ''));
     expect(unsigned.status).toBe(403);
-    expect((await server.repos.users.findById(invited.id))!.password_hash).toBeNull();
+    expect(await stillFirstPassword(invited.id)).toBe(true);
 
     // With both, it goes through.
     const ok = await postSetup({ ...fields, _csrf: opened.csrf }, opened.cookie);
@@ -232,14 +238,14 @@ describe('a setup link', () => {
     );
     expect(results.map((r) => r.status).sort()).toEqual([303, 400, 400, 400, 400, 400]);
     const winner = passwords[results.findIndex((r) => r.status === 303)]!;
-    const hash = (await server.repos.users.findById(invited.id))!.password_hash!;
+    const hash = await personHash(invited.id);
     for (const p of passwords) expect(await verifyPassword(hash, p), p).toBe(p === winner);
     expect(await server.repos.events.collection.countDocuments({ type: 'user.password_set', 'data.user_id': invited.id })).toBe(1);
   });
 });
 
-describe('Settings > Users > Add user with a setup link', () => {
-  it('shows the link once (no-store, copy button); a reload shows nothing and adds nobody; the link works', async () => {
+describe('Settings > Users > Add user: an invitation', () => {
+  it('shows the invitation link once (no-store, copy button); a reload shows nothing and adds nobody; the link opens', async () => {
     const { context, page } = await signIn(browser, server, admin);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     await page.goto(`${server.url}/dashboard/settings/users`);
@@ -248,7 +254,7 @@ describe('Settings > Users > Add user with a setup link', () => {
     await page.getByLabel('Role', { exact: true }).selectOption('viewer');
     expect(await page.getByLabel('Initial password').isVisible()).toBe(true);
     await page.getByLabel('Send them a setup link').check();
-    // No password to type with a link.
+    // No password to type when they choose their own.
     expect(await page.getByLabel('Initial password').isVisible()).toBe(false);
     const [created] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST' && r.url() === `${server.url}/dashboard/settings/users`),
@@ -257,10 +263,10 @@ describe('Settings > Users > Add user with a setup link', () => {
     await page.waitForLoadState('load');
     expect(created.status()).toBe(200);
     expect(created.headers()['cache-control']).toBe('no-store');
-    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('User added');
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('User invited');
     expect(await page.getByText("you won't see it again").isVisible()).toBe(true);
-    const link = await page.getByLabel('Setup link for lena.link@example.com').inputValue();
-    const token = SETUP_URL.exec(link)?.[1];
+    const link = await page.getByLabel('Invitation link for lena.link@example.com').inputValue();
+    const token = INVITATION_URL.exec(link)?.[1];
     expect(token, link).toBeDefined();
     secrets.push(token!);
     const copy = page.getByRole('button', { name: 'Copy' });
@@ -268,10 +274,9 @@ describe('Settings > Users > Add user with a setup link', () => {
     await copy.click();
     await expect.poll(() => page.locator('.copy-status').innerText()).toBe('Copied to the clipboard.');
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(link);
-    await screenshots(page, 'users-setup-link');
-    const user = (await server.repos.users.findByEmail('lena.link@example.com'))!;
-    expect(user.role).toBe('viewer');
-    expect(user.password_hash).toBeNull();
+    await screenshots(page, 'users-invitation-link');
+    const user = (await server.repos.users.collection.findOne({ account_id: admin.accountId, email: 'lena.link@example.com' }))!;
+    expect(user).toMatchObject({ role: 'viewer', status: 'invited', identity_id: null });
 
     // Reloading posts the form again: no link, nobody new.
     await page.reload();
@@ -283,14 +288,15 @@ describe('Settings > Users > Add user with a setup link', () => {
     expect(await page.locator('table.list').innerText()).toContain('lena.link@example.com');
     await context.close();
 
-    // The link opens the setup form for her.
+    // The link opens the invitation page for her.
     const other = await browser.newPage();
     expect((await other.goto(link))!.status()).toBe(200);
     expect(await other.locator('main').innerText()).toContain('lena.link@example.com');
+    await screenshots(other, 'invitation');
     await other.close();
   });
 
-  it('still adds a user with an initial password; that choice needs one', async () => {
+  it('with an initial password: that choice needs one; the answer is an invitation all the same', async () => {
     const { context, page } = await signIn(browser, server, admin, '/dashboard/settings/users');
     await page.getByLabel('Email').fill('pia.password@example.com');
     await page.getByLabel('Name', { exact: true }).fill('Pia Password');
@@ -302,8 +308,10 @@ describe('Settings > Users > Add user with a setup link', () => {
     secrets.push('pia has a long password');
     await page.getByRole('button', { name: 'Add user' }).click();
     await page.waitForLoadState('load');
-    expect(await page.getByRole('status').innerText()).toContain('pia.password@example.com added as developer');
-    expect(await server.repos.userSetupTokens.collection.countDocuments({ user_id: (await server.repos.users.findByEmail('pia.password@example.com'))!._id })).toBe(0);
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('User invited');
+    secrets.push(INVITATION_URL.exec(await page.getByLabel('Invitation link for pia.password@example.com').inputValue())![1]!);
+    const pia = (await server.repos.users.collection.findOne({ account_id: admin.accountId, email: 'pia.password@example.com' }))!;
+    expect(pia.status).toBe('invited');
     await context.close();
   });
 });

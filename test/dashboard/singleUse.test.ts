@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/services/passwords.ts';
+import { systemPrincipal } from '../../src/domain/principal.ts';
+import { setupLinkUrl } from '../../src/presenters/users.ts';
+import { makeUser } from '../support/factories.ts';
 import { CookieJar } from '../support/oauthDriver.ts';
 import { useTwoInstances } from '../support/fixtures.ts';
 import { type TestServer } from '../support/server.ts';
@@ -23,14 +26,12 @@ const OVERRIDES = {
 
 let a: TestServer, b: TestServer;
 let owner: TestUser;
-let adminToken: string;
 
 const two = useTwoInstances({ overrides: OVERRIDES });
 beforeAll(async () => {
   ({ first: a, second: b } = two);
   const tokens = new Tokens(a);
   owner = await tokens.user('owner');
-  adminToken = await tokens.accessToken(owner, 'admin');
 }, 120_000);
 
 /** `url` on `server` (both instances serve the same public URL on ports of their own). */
@@ -107,21 +108,18 @@ describe.each([
     const winners: number[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       const email = `setup.race.${servers().length}.${round}.${Date.now()}@example.com`;
-      const created = await fetch(`${a.url}/v1/users`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ email, name: 'Setup Race', role: 'developer' }),
-      });
-      expect(created.status).toBe(201);
-      const user = (await created.json()) as { id: string; setup_url: string };
+      // A member of the owner's account, and a setup link (a password reset) for them.
+      const member = await makeUser(a, { email, name: 'Setup Race', role: 'developer', account_id: owner.accountId });
+      const user = { id: member._id };
+      const { token } = await a.services.users.issueSetupToken(systemPrincipal(owner.accountId), member._id);
       // The form, opened once: its signed double-submit cookie and field.
-      const form = await fetch(user.setup_url, { redirect: 'manual' });
+      const form = await fetch(setupLinkUrl(a.url, token), { redirect: 'manual' });
+      expect(form.status).toBe(200);
       const cookie = form.headers
         .getSetCookie()
         .map((c) => c.split(';')[0]!)
         .join('; ');
       const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-      const token = new URL(user.setup_url).searchParams.get('token')!;
       const passwords = Array.from({ length: PARALLEL }, (_, i) => `racing passphrase ${round}-${i}`);
       const answers = await Promise.all(
         passwords.map(async (password, i) => {
@@ -138,7 +136,7 @@ describe.each([
       winners.push(answers.filter((s) => s === 303).length);
       expect(answers.filter((s) => s === 303).length, JSON.stringify(answers)).toBe(1);
       expect(answers.filter((s) => s !== 303).every((s) => s === 400), JSON.stringify(answers)).toBe(true);
-      const hash = (await a.repos.users.findById(user.id))!.password_hash!;
+      const hash = (await a.repos.identities.findById(member.identity_id!))!.password_hash!;
       const winner = passwords[answers.indexOf(303)]!;
       expect(await verifyPassword(hash, winner)).toBe(true);
       expect(await a.repos.events.collection.countDocuments({ type: 'user.password_set', 'data.user_id': user.id })).toBe(1);

@@ -52,9 +52,11 @@ describe('slipway users create', () => {
     expect(result.stdout).not.toContain('argon2');
 
     const stored = await mongo.db(db).collection('users').findOne({ _id: user.id as never });
-    expect(stored).toMatchObject({ email: 'ops.admin@example.com', account_id: user.account_id, role: 'owner' });
-    expect(stored!.password_hash).toMatch(/^\$argon2id\$/);
-    expect(JSON.stringify(stored)).not.toContain(PASSWORD);
+    expect(stored).toMatchObject({ email: 'ops.admin@example.com', account_id: user.account_id, role: 'owner', status: 'active' });
+    // The password is the person's, stored hashed.
+    const person = await mongo.db(db).collection('identities').findOne({ _id: stored!.identity_id });
+    expect(person!.password_hash).toMatch(/^\$argon2id\$/);
+    expect(JSON.stringify([stored, person])).not.toContain(PASSWORD);
     expect(await mongo.db(db).collection('accounts').countDocuments({ _id: user.account_id as never })).toBe(1);
 
     const again = await slipwayWithInput(PASSWORD, db, 'users', 'create', '--email', 'ops.admin@example.com', '--name', 'Twin', '--role', 'viewer', '--json');
@@ -195,8 +197,10 @@ describe('slipway db migrate and usage errors', () => {
     expect(a.collections).toEqual(expect.arrayContaining(['users', 'oauth_clients', 'rate_limits', 'oidc_grant']));
     expect(b).toEqual(a);
     const indexes = await mongo.db(db).collection('users').indexes();
-    // Sign-in identities are unique across the service; e-mails are unique within an account.
-    expect(indexes.filter((i) => i.name === 'email_key_unique' || i.name === 'account_email_unique')).toHaveLength(2);
+    // E-mails are unique within an account; a person's sign-in (identities) across the service.
+    expect(indexes.map((i) => i.name)).toContain('account_email_unique');
+    expect(indexes.map((i) => i.name)).not.toContain('email_key_unique');
+    expect((await mongo.db(db).collection('identities').indexes()).map((i) => i.name)).toContain('email_unique');
   });
 
   it('an unknown command exits 2 with the usage text', async () => {

@@ -8,6 +8,7 @@ import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDat
 import { sweepExpired } from '../../src/repositories/index.ts';
 import { Api } from '../support/api.ts';
 import { TEST_PASSWORD, makeClient } from '../support/factories.ts';
+import { openInvitationPage, pressAccept } from '../support/invitationPage.ts';
 import { createProject } from '../support/fixtures.ts';
 import { obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
@@ -29,12 +30,12 @@ const FULL_READS: Record<string, string> = {
   oauth_clients: 'allRedirectUris: every client, for the CORS allow-list (at most every few seconds)',
   accounts: "the operator's list of every account (CLI)",
   // Migrations at start, once: each quota kind's backfill reads its resources until its marker is
-  // written (src/repositories/index.ts, quotaSlots.backfill); users without a sign-in key get one
-  // (`email_key: {$exists: false}`, src/repositories/users.ts).
+  // written (src/repositories/index.ts, quotaSlots.backfill); users stored before people and
+  // memberships were apart become both (`identity_id: {$exists: false}`, src/repositories/identityMigration.ts).
   projects: 'quota backfill at the first start with quotas (once, then a marker)',
   api_keys: 'quota backfill at the first start with quotas (once, then a marker)',
   webhooks: 'quota backfill at the first start with quotas (once, then a marker)',
-  users: 'quota backfill, and users stored before sign-in keys (`email_key: {$exists: false}`), at start',
+  users: 'quota backfill, and users stored before people and memberships were apart (`identity_id: {$exists: false}`), at start',
   configurations: 'the data keys that seal secret values, at the first start with the data key registry (once; src/services/dataKeyCheck.ts)',
   data_key_registry: 'every data key id the database has seen, at start (a handful of rows)',
 };
@@ -146,6 +147,10 @@ async function workload(): Promise<void> {
   await ok(api.get(`/v1/users/${dev.id}`, { token: admin }));
   await ok(api.get('/v1/users/me', { token: admin }));
   await ok(api.patch(`/v1/users/${dev.id}`, { token: admin, body: { name: 'Developer' } }));
+  await ok(api.get('/v1/accounts', { token: admin }));
+  const invitation = await openInvitationPage(dev.invitation_url);
+  expect(invitation.status).toBe(200);
+  expect((await pressAccept(invitation, TEST_PASSWORD)).status).toBe(303);
   const devUser: TestUser = { id: dev.id, email: dev.email, password: TEST_PASSWORD, role: 'developer', accountId: owner.accountId };
   const devToken = await tokens.accessToken(devUser, 'read write');
   await ok(api.post('/v1/users/me/password', { token: devToken, body: { current_password: TEST_PASSWORD, new_password: 'a long new password' } }), 204);

@@ -80,7 +80,7 @@ const TABLE: Row[] = [
   row('user', ['change_role'], 'FFFYFFY', user('admin', { to: 'owner' })),
   row('user', ['change_role', 'delete'], 'NNNNNFN', user('owner', { account_id: B, to: 'viewer' })),
   row('user', ['read_self', 'change_own_password'], 'YYYYFFF'),
-  row('user', ['set_password', 'see_email_elsewhere'], 'FFFFFFY'),
+  row('user', ['set_password'], 'FFFFFFY'),
   // OAuth clients: never an API key; operator registration (first-party) is the operator's.
   row('oauth_client', ['list', 'read', 'create', 'rotate_secret', 'delete'], 'YYYYYFY'),
   row('oauth_client', ['read', 'delete'], 'NNNNNFN', { account_id: B }),
@@ -94,6 +94,8 @@ const TABLE: Row[] = [
   row('event', ['list_project'], 'YYYYYNY', { account_id: A, project_id: Q }),
   // Accounts are the operator's; quotas are read by everyone, exceeded by the operator alone.
   row('account', ['list', 'read', 'delete'], 'FFFFFFY'),
+  // A person's own memberships: users only.
+  row('account', ['list_memberships'], 'YYYYFFF'),
   row('quota', ['read'], 'YYYYYYY'),
   row('quota', ['exceed'], 'FFFFFFY'),
 ];

@@ -10,7 +10,7 @@ import { createAdapterClass } from '../../src/repositories/oidc/index.ts';
 import { systemPrincipal, type Principal, type Role } from '../../src/domain/principal.ts';
 import { presentUser } from '../../src/presenters/users.ts';
 import { parseInput } from '../../src/schemas/parse.ts';
-import { ChangePasswordBody, CreateUserBody, SetPasswordInput, UpdateUserBody } from '../../src/schemas/users.ts';
+import { ChangePasswordBody, CreateUserBody, UpdateUserBody } from '../../src/schemas/users.ts';
 import { verifyPassword } from '../../src/services/passwords.ts';
 import type { UserService } from '../../src/services/users.ts';
 import { dumpDatabase } from '../support/database.ts';
@@ -69,29 +69,28 @@ describe('users: listing and reading', () => {
 });
 
 describe('users: adding', () => {
-  it('adds with a password, or with a one-time setup link stored only hashed', async () => {
+  it('invites, with or without a first password; the link is stored only hashed; accepting makes the person', async () => {
     const { ctx } = await account();
     const withPassword = await users.create(ctx, parseInput(CreateUserBody, { email: `Dev-${randomBytes(3).toString('hex')}@Example.com `, name: 'Dev', role: 'developer', password: TEST_PASSWORD }));
-    expect(withPassword.setup).toBeNull();
-    expect(withPassword.user.account_id).toBe(ctx.accountId);
+    expect(withPassword.user).toMatchObject({ account_id: ctx.accountId, status: 'invited', identity_id: null });
     expect(withPassword.user.email).toMatch(/^dev-[0-9a-f]{6}@example\.com$/);
-    expect(await verifyPassword(withPassword.user.password_hash!, TEST_PASSWORD)).toBe(true);
+    const preset = await repos.invitations.collection.findOne({ user_id: withPassword.user._id });
+    expect(await verifyPassword(preset!.password_hash!, TEST_PASSWORD)).toBe(true);
 
     const invited = await users.create(ctx, parseInput(CreateUserBody, { email: `new-${randomBytes(3).toString('hex')}@example.com`, name: 'New', role: 'viewer' }));
-    expect(invited.user.password_hash).toBeNull();
-    const { token, expiresAt } = invited.setup!;
-    expect(token).toMatch(/^slwsu_[A-Za-z0-9_-]{43}$/);
-    expect(Math.abs(expiresAt.getTime() - Date.now() - 24 * 3600 * 1000)).toBeLessThan(5000);
+    const { token, expiresAt } = invited.invitation!;
+    expect(token).toMatch(/^slwin_[A-Za-z0-9_-]{43}$/);
+    expect(Math.abs(expiresAt.getTime() - server.clock.now() - 7 * 24 * 3600 * 1000)).toBeLessThan(5000);
     expect(await dumpDatabase(db)).not.toContain(token);
 
-    const weak = await refusedInput(SetPasswordInput, { password: 'short' });
-    expect(weak.code).toBe('validation_failed');
-    const user = await users.completeSetup(token, parseInput(SetPasswordInput, { password: 'a brand new passphrase' }));
-    expect(await verifyPassword(user.password_hash!, 'a brand new passphrase')).toBe(true);
-    expect((await rejection(users.completeSetup(token, { password: 'another passphrase!' }))).code).toBe('invalid_request');
+    const accepted = await server.services.invitations.accept(token, { password: 'a brand new passphrase', source: 'test' });
+    expect(accepted).toMatchObject({ _id: invited.user._id, status: 'active' });
+    const person = (await repos.identities.findById(accepted.identity_id!))!;
+    expect(await verifyPassword(person.password_hash!, 'a brand new passphrase')).toBe(true);
+    expect((await rejection(server.services.invitations.accept(token, { password: 'another passphrase!', source: 'test' }))).code).toBe('invalid_request');
 
     const events = await repos.events.page(ctx.accountId, { type: 'user.created' }, { page: 1, per_page: 10 });
-    expect(events.items.map((e) => e.data.setup_link)).toEqual([true, false]);
+    expect(events.items.map((e) => e.data.invited)).toEqual([true, true]);
     expect(JSON.stringify(events.items)).not.toContain(token);
 
     const dup = await rejection(users.create(ctx, { email: withPassword.user.email, name: 'Again', role: 'viewer' }));
@@ -100,10 +99,11 @@ describe('users: adding', () => {
     expect(sneaky.code).toBe('validation_failed');
   });
 
-  it('a setup token works once even under concurrent use, expires, and is replaced by a newer one', async () => {
+  it('a setup link (a password reset) works once even under concurrent use, expires, and is replaced by a newer one', async () => {
     const { ctx } = await account();
-    const { user, setup } = await users.create(ctx, { email: `c-${randomBytes(3).toString('hex')}@example.com`, name: 'C', role: 'viewer' });
-    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => users.completeSetup(setup!.token, { password: `concurrent passphrase ${i}` })));
+    const user = await member(ctx.accountId, 'viewer');
+    const first = await users.issueSetupToken(ctx, user._id);
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => users.completeSetup(first.token, { password: `concurrent passphrase ${i}` })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
 
     const again = await users.issueSetupToken(ctx, user._id);
@@ -112,6 +112,9 @@ describe('users: adding', () => {
     await repos.userSetupTokens.collection.updateMany({ user_id: user._id }, { $set: { expires_at: new Date(Date.now() - 1000) } });
     expect((await rejection(users.completeSetup(newer.token, { password: 'expired link passphrase' }))).code).toBe('invalid_request');
     expect((await rejection(users.completeSetup('slwsu_nope', { password: 'whatever passphrase' }))).code).toBe('invalid_request');
+    // An invitation has no password to reset: its own link is the way in.
+    const { user: invited } = await users.create(ctx, { email: `i-${randomBytes(3).toString('hex')}@example.com`, name: 'I', role: 'viewer' });
+    expect((await rejection(users.issueSetupToken(ctx, invited._id))).code).toBe('conflict');
   });
 
   it('only an owner may add an owner', async () => {
@@ -267,7 +270,7 @@ describe('users: own password', () => {
     expect((await refusedInput(ChangePasswordBody, { current_password: TEST_PASSWORD, new_password: 'short' })).code).toBe('validation_failed');
 
     await users.changeOwnPassword(ctx, parseInput(ChangePasswordBody, { current_password: TEST_PASSWORD, new_password: 'a new long passphrase' }));
-    const stored = (await repos.users.findById(owner._id))!.password_hash!;
+    const stored = (await repos.identities.findById(owner.identity_id!))!.password_hash!;
     expect(await verifyPassword(stored, 'a new long passphrase')).toBe(true);
     expect(await verifyPassword(stored, TEST_PASSWORD)).toBe(false);
     const dump = await dumpDatabase(db);

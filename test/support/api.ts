@@ -128,3 +128,13 @@ export class Api {
   patch = <T = any>(path: string, options?: RequestOptions) => this.request<T>('PATCH', path, options);
   delete = <T = any>(path: string, options?: RequestOptions) => this.request<T>('DELETE', path, options);
 }
+
+/**
+ * What a caller can compare between two answers, to show they tell nothing apart: status, header names,
+ * body keys and value types, the Location with its id masked.
+ */
+export function answerShape(res: ApiResponse) {
+  const headers = [...res.headers.keys()].filter((h) => !['date', 'x-request-id', 'content-length', 'etag', 'location'].includes(h)).sort();
+  const body = Object.fromEntries(Object.entries(res.body as Record<string, unknown>).map(([k, v]) => [k, v === null ? 'null' : typeof v]));
+  return { status: res.status, headers, body, location: res.headers.get('location')?.replace(/[a-z]+_[A-Za-z0-9]+$/, '…') };
+}

@@ -27,3 +27,12 @@ export async function makeClient(server: TestServer, overrides: Partial<z.input<
   const input = parseInput(OperatorClientInput, { client_name: 'Test App', redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', ...fields });
   return await server.services.oauthClients.registerAsOperator(systemPrincipal(account_id), input);
 }
+
+/**
+ * The invited person accepts through the service, as the invitation page does (its own tests drive the
+ * page): with their password, or, new to Slipway, the one they choose. `created` is the POST /v1/users answer.
+ */
+export async function acceptInvitation(server: TestServer, created: { invitation_url: string }, password: string) {
+  const token = new URL(created.invitation_url).searchParams.get('token')!;
+  return await server.services.invitations.accept(token, { password, source: 'test' });
+}

@@ -20,14 +20,17 @@ const env = useApiServer({ overrides: { apiRateLimitPerHour: 1_000_000 } });
 let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, ownerToken: string;
 const users = {} as Record<Role, TestUser>;
 
-/** Each user's password hash at the start, restored after a cell changes it through /users/me/password. */
+/** Each person's password hash at the start (by identity), restored after a cell changes it through /users/me/password. */
 const passwordHashes = new Map<string, string>();
 
 beforeAll(async () => {
   ({ server, api, tokens, owner, adminToken: ownerToken } = env);
   users.owner = owner;
   for (const role of ['viewer', 'developer', 'admin'] as const) users[role] = await tokens.user(role, owner.accountId);
-  for (const user of Object.values(users)) passwordHashes.set(user.id, (await server.repos.users.findById(user.id))!.password_hash!);
+  for (const user of Object.values(users)) {
+    const person = (await server.repos.users.findById(user.id))!.identity_id!;
+    passwordHashes.set(person, (await server.repos.identities.findById(person))!.password_hash!);
+  }
 });
 
 let counter = 0;
@@ -50,11 +53,12 @@ async function newApiKeyId(projectId: string): Promise<string> {
   expect(res.status).toBe(201);
   return res.body.id;
 }
-/** A viewer in the owner's account, written directly (no password: it is only changed or removed). */
+/** A viewer in the owner's account, written directly (an active member nobody signs in as: it is only changed or removed). */
 async function newMember(): Promise<string> {
   const now = new Date();
   const id = newId('user', now.getTime());
-  await server.repos.users.insert({ _id: id, account_id: owner.accountId, email: `${unique('member')}@example.com`, name: 'Member', role: 'viewer', password_hash: null, created_at: now, updated_at: now, last_login_at: null });
+  const email = `${unique('member')}@example.com`;
+  await server.repos.users.insert({ _id: id, account_id: owner.accountId, email, identity_id: newId('identity'), status: 'active', name: 'Member', role: 'viewer', created_at: now, updated_at: now, last_login_at: null });
   return id;
 }
 async function newClientId(confidential = false): Promise<string> {
@@ -71,7 +75,7 @@ async function apiKeyFor(projectId: string, scope: Scope): Promise<string> {
   return key;
 }
 async function restorePasswords(): Promise<void> {
-  for (const [id, hash] of passwordHashes) await server.repos.users.collection.updateOne({ _id: id }, { $set: { password_hash: hash } });
+  for (const [id, hash] of passwordHashes) await server.repos.identities.collection.updateOne({ _id: id }, { $set: { password_hash: hash } });
 }
 
 interface CellRequest {
@@ -211,6 +215,8 @@ const ROUTES: RouteCase[] = [
     request: async () => ({ method: 'POST', path: '/v1/users/me/password', body: { current_password: owner.password, new_password: 'a different password' } }),
     after: restorePasswords,
   },
+  // A person's accounts
+  { name: 'GET /v1/accounts', needs: 'read', success: 200, for: 'users', request: async () => ({ method: 'GET', path: '/v1/accounts' }) },
   // OAuth clients
   { name: 'GET /v1/oauth_clients', needs: 'admin', success: 200, for: 'not api keys', request: async () => ({ method: 'GET', path: '/v1/oauth_clients' }) },
   {

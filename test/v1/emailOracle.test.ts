@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ApiResponse } from '../support/api.ts';
+import { answerShape } from '../support/api.ts';
 import { expectRefused, useApiServer } from '../support/fixtures.ts';
 import type { TestUser } from '../support/tokens.ts';
 import { race } from '../support/concurrency.ts';
 
 /*
  * Admin A cannot learn whether an e-mail is registered in account B: adding it answers as adding a
- * free address does (status, body shape, headers), the added user behaves the same on every /v1 route
- * and through the setup link, and B's user keeps signing in. 409 stays for an e-mail in A itself.
+ * free address does (status, body shape, headers): both are invitations (docs/product.md §9), the
+ * added user behaves the same on every /v1 route, and B's user keeps signing in. 409 stays for an
+ * e-mail in A itself.
  */
 const env = useApiServer();
 let adminA: string;
@@ -22,33 +23,21 @@ beforeAll(async () => {
 
 const fresh = () => `free-${randomBytes(5).toString('hex')}@example.com`;
 
-/** What a caller can compare between two responses: status, header names, body keys and value types. */
-function shape(res: ApiResponse) {
-  const headers = [...res.headers.keys()].filter((h) => !['date', 'x-request-id', 'content-length', 'etag', 'location'].includes(h)).sort();
-  const body = Object.fromEntries(Object.entries(res.body as Record<string, unknown>).map(([k, v]) => [k, v === null ? 'null' : typeof v]));
-  return { status: res.status, headers, body, location: res.headers.get('location')?.replace(/usr_[A-Za-z0-9]+$/, 'usr_…') };
-}
-
 describe('adding a user whose e-mail signs in to another account', () => {
   for (const withPassword of [true, false]) {
-    it(`answers as for a free e-mail, ${withPassword ? 'with a password' : 'with a setup link'}, and the user then behaves the same`, async () => {
+    it(`answers as for a free e-mail, ${withPassword ? 'with a first password' : 'without one'}, and the user then behaves the same`, async () => {
       const body = (email: string) => ({ email, name: 'New Person', role: 'developer', ...(withPassword ? { password: 'a long enough password' } : {}) });
       const free = await env.api.post('/v1/users', { token: adminA, body: body(fresh()) });
       const known = await env.api.post('/v1/users', { token: adminA, body: body(userB.email) });
       expect(free.status).toBe(201);
-      expect(shape(known)).toEqual(shape(free));
+      expect(answerShape(known)).toEqual(answerShape(free));
       expect(known.body.email).toBe(userB.email);
       expect(known.body.role).toBe('developer');
       expect(known.body.last_login_at).toBeNull();
-      if (!withPassword) {
-        expect(typeof known.body.setup_url).toBe('string');
-        // The setup link: the page opens and the password is set, as for any new user.
-        for (const created of [free, known]) {
-          const token = new URL(created.body.setup_url).searchParams.get('token')!;
-          expect((await env.server.services.users.findBySetupToken(token))?.user._id).toBe(created.body.id);
-          const done = await env.server.services.users.completeSetup(token, { password: 'chosen by the person' });
-          expect(done._id).toBe(created.body.id);
-        }
+      // Both are invitations, each with its one-time link; nothing was looked up about the address.
+      for (const created of [free, known]) {
+        expect(created.body.status).toBe('invited');
+        expect(typeof created.body.invitation_url).toBe('string');
       }
 
       // Every route: listed, read, renamed, role changed, removed alike.

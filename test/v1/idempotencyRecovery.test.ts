@@ -64,7 +64,7 @@ const routes: CreateRoute[] = [
     path: async () => '/v1/users',
     body: () => ({ email: `${unique('u')}@example.com`, name: 'U', role: 'viewer' }),
     collection: () => server.repos.users.collection as never,
-    shownOnce: 'setup_url',
+    shownOnce: 'invitation_url',
   },
   {
     name: 'OAuth clients',

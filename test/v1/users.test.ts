@@ -3,7 +3,7 @@ import { CookieJar, obtainTokens, tokenRequest } from '../support/oauthDriver.ts
 import { SessionService } from '../../src/services/sessions.ts';
 import type { Api } from '../support/api.ts';
 import { dumpDatabase } from '../support/database.ts';
-import { TEST_PASSWORD } from '../support/factories.ts';
+import { acceptInvitation, TEST_PASSWORD } from '../support/factories.ts';
 import { expectRefused, useApiServer } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
@@ -48,6 +48,7 @@ describe('reading users', () => {
       email: owner.email,
       name: expect.any(String),
       role: 'owner',
+      status: 'active',
       created_at: expect.any(String),
       updated_at: expect.any(String),
       last_login_at: expect.any(String),
@@ -68,33 +69,34 @@ describe('reading users', () => {
 });
 
 describe('adding, changing and removing users (admin)', () => {
-  it('adds a user with a password, who can sign in at once; the email is unique (409)', async () => {
+  it('invites a user with a first password, who signs in with it once they accepted; the email is unique (409)', async () => {
     const address = email();
     const res = await api.post('/v1/users', { token: ownerToken, body: { email: `  ${address.toUpperCase()} `, name: 'New Dev', role: 'developer', password: TEST_PASSWORD } });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ email: address, name: 'New Dev', role: 'developer', account_id: owner.accountId, setup_url: null, setup_expires_at: null, last_login_at: null });
+    expect(res.body).toMatchObject({ email: address, name: 'New Dev', role: 'developer', status: 'invited', account_id: owner.accountId, last_login_at: null });
     expect(res.headers.get('location')).toBe(`${server.url}/v1/users/${res.body.id}`);
     const added: TestUser = { id: res.body.id, email: address, password: TEST_PASSWORD, role: 'developer', accountId: owner.accountId };
+    await acceptInvitation(server, res.body, TEST_PASSWORD);
     const me = await api.get('/v1/users/me', { token: await tokens.accessToken(added, 'write') });
-    expect(me.body).toMatchObject({ id: added.id, role: 'developer' });
+    expect(me.body).toMatchObject({ id: added.id, role: 'developer', status: 'active' });
     expectRefused(await api.post('/v1/users', { token: ownerToken, body: { email: address, name: 'Again', role: 'viewer' } }), 409, 'conflict');
-    // The password is stored only as a memory-hard hash.
-    const stored = await server.repos.users.collection.findOne({ _id: added.id });
+    // The password is stored only as a memory-hard hash, on the person.
+    const stored = await server.repos.identities.findByEmail(address);
     expect(stored!.password_hash).toMatch(/^\$argon2id\$|^\$scrypt/);
     expect(JSON.stringify(await dumpDatabase(server.running.container.database.db))).not.toContain(TEST_PASSWORD);
   });
 
-  it('without a password: a one-time setup link, shown once and stored only hashed', async () => {
+  it('without a password: a one-time invitation link, shown once and stored only hashed', async () => {
     const headers = { 'idempotency-key': `user-${Date.now()}` };
     const body = { email: email(), name: 'Invited', role: 'viewer' };
     const res = await api.post('/v1/users', { token: ownerToken, body, headers });
     expect(res.status).toBe(201);
-    expect(res.body.setup_url).toMatch(new RegExp(`^${server.url}/dashboard/setup\\?token=slwsu_[A-Za-z0-9_-]{43}$`));
-    expect(Date.parse(res.body.setup_expires_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
-    const token = new URL(res.body.setup_url).searchParams.get('token')!;
+    expect(res.body.invitation_url).toMatch(new RegExp(`^${server.url}/dashboard/invitation\\?token=slwin_[A-Za-z0-9_-]{43}$`));
+    expect(Date.parse(res.body.invitation_expires_at) - Date.now()).toBeGreaterThan(7 * 24 * 3600_000 - 60_000);
+    const token = new URL(res.body.invitation_url).searchParams.get('token')!;
     const replay = await api.post('/v1/users', { token: ownerToken, body, headers });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.body).toEqual({ ...res.body, setup_url: null });
+    expect(replay.body).toEqual({ ...res.body, invitation_url: null, setup_url: null });
     expect((await api.get(`/v1/users/${res.body.id}`, { token: ownerToken })).text).not.toContain(token);
     expect(await dumpDatabase(server.running.container.database.db)).not.toContain(token);
     expect(server.logs.join('\n')).not.toContain(token);
@@ -139,6 +141,9 @@ describe('adding, changing and removing users (admin)', () => {
     // With a second owner, the first may step down.
     const second = await api.post('/v1/users', { token: bossToken, body: { email: email(), name: 'Second Owner', role: 'owner' } });
     expect(second.status).toBe(201);
+    // An invited owner is nobody's access yet: it does not count as another owner until accepted.
+    expectRefused(await api.patch(`/v1/users/${boss.id}`, { token: bossToken, body: { role: 'admin' } }), 409, 'conflict');
+    await acceptInvitation(server, second.body, 'the second owner chose this');
     expect((await api.patch(`/v1/users/${boss.id}`, { token: bossToken, body: { role: 'admin' } })).body.role).toBe('admin');
     // The demotion reaches the boss's own token within the bound: then it no longer acts as an owner.
     server.clock.advance(BOUND_SECONDS * 1000 + 1);

@@ -4,18 +4,18 @@ import { ROLES, type Role } from '../../domain/principal.ts';
 import { validationFailed } from '../../errors.ts';
 import { hasScope } from '../../http/requireScope.ts';
 import { html } from '../../lib/html.ts';
-import { setupLinkUrl } from '../../presenters/users.ts';
+import { invitationLinkUrl } from '../../presenters/users.ts';
 import { CreateUserBody, UpdateUserBody } from '../../schemas/users.ts';
 import type { UserDoc } from '../../services/users.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { listPage, str, type FormState, type FormValues } from '../forms.ts';
 import { success, type PageRouter } from '../pageRouter.ts';
-import { IF_LINK_LOST, setupLinkView, USERS_PATH, usersView } from '../views/users.ts';
+import { IF_LINK_LOST, invitationLinkView, USERS_PATH, usersView } from '../views/users.ts';
 
-const ALREADY_SUBMITTED = `That form was already submitted. A setup link is shown only once; ${IF_LINK_LOST}`;
+const ALREADY_SUBMITTED = `That form was already submitted. An invitation link is shown only once; ${IF_LINK_LOST}`;
 const back = () => USERS_PATH;
 
-/** The Add form as CreateUserBody: with a password, or (a setup link) without one. */
+/** The Add form as CreateUserBody: with a first password for a new person, or without one (they choose it). */
 function addUserFields(form: FormValues) {
   const withLink = str(form, 'credential') === 'link';
   if (!withLink && !str(form, 'password')) throw validationFailed([{ field: 'password', message: 'enter an initial password, or choose a setup link' }]);
@@ -24,9 +24,9 @@ function addUserFields(form: FormValues) {
 }
 
 /**
- * Settings > Users: the account's people (anyone may see them, as with GET /v1/users); admins add one
- * (with an initial password, or a one-time setup link shown once in the POST response, as new API keys
- * are), change a role, remove someone. The rules (owners only for owner changes, never without an
+ * Settings > Users: the account's people (anyone may see them, as with GET /v1/users); admins invite one
+ * (the invitation link shown once in the POST response, as new API keys are; optionally with a first
+ * password for a person new to Slipway), change a role, remove someone. The rules (owners only for owner changes, never without an
  * owner) are the service's.
  */
 export function registerUserPages(pages: PageRouter, deps: DashboardDeps): void {
@@ -50,15 +50,15 @@ export function registerUserPages(pages: PageRouter, deps: DashboardDeps): void 
 
   pages.form('/settings/users', {
     scope: 'admin',
-    // The answer may show a setup link: a re-post (reload, double click) adds nobody and shows nothing.
+    // The answer shows the invitation link: a re-post (reload, double click) adds nobody and shows nothing.
     once: { back, message: ALREADY_SUBMITTED },
     schema: CreateUserBody,
     fields: addUserFields,
     run: (_ctx, input, { principal }) => users.create(principal, input),
-    answer: ({ user, setup }, ctx) => {
-      if (!setup) return success(USERS_PATH, `${user.email} added as ${user.role}.`);
-      ctx.state.log?.info({ user_id: user._id }, 'user added in the dashboard with a setup link');
-      sendPage(ctx, config, { title: 'User added', body: setupLinkView(user, setupLinkUrl(config.publicUrl, setup.token), setup.expiresAt) });
+    answer: ({ user, invitation }, ctx) => {
+      if (!invitation) return success(USERS_PATH, `${user.email} invited as ${user.role}.`);
+      ctx.state.log?.info({ user_id: user._id }, 'user invited in the dashboard');
+      sendPage(ctx, config, { title: 'User invited', body: invitationLinkView(user, invitationLinkUrl(config.publicUrl, invitation.token), invitation.expiresAt) });
     },
     refused: { fields: ['email', 'name', 'role', 'password'], conflictField: 'email', keep: (form) => ({ ...form, password: '' }), rerender: showList },
   });

@@ -50,7 +50,7 @@ ${choiceGroup({
   type: 'radio',
   state,
   options: CREDENTIAL_OPTIONS,
-  hint: 'A setup link works once, for 24 hours: you get it on the next page, send it to them, and they choose their own password.',
+  hint: 'Either way you get an invitation link on the next page (it works once, for 7 days); they open it to accept. A password set here is used only if they are new to Slipway.',
 })}
 <div class="form-grid"><div class="password-only">
 ${textField({ form: 'user', name: 'password', label: 'Initial password', type: 'password', state, autocomplete: 'new-password', hint: `At least ${PASSWORD_MIN_LENGTH} characters. Give it to them in person; they can change it under Account. Not used with a setup link.` })}
@@ -79,7 +79,7 @@ ${v.items.map(
   (u) => html`<tr>
 <td data-label="Name">${u.name}${u._id === v.me ? html` <span class="muted">(you)</span>` : ''}</td>
 <td data-label="Email">${u.email}</td>
-<td data-label="Role">${roleCell(v, u)}</td>
+<td data-label="Role">${roleCell(v, u)}${u.status === 'invited' ? html` <span class="muted">(invited)</span>` : ''}</td>
 <td data-label="Last sign-in">${dateTime(u.last_login_at)}</td>
 ${v.isAdmin ? html`<td data-label="Actions">${v.removable.has(u._id) ? html`<a href="${USERS_PATH}/${u._id}/remove" aria-label="Remove ${u.email}…">Remove…</a>` : ''}</td>` : ''}
 </tr>`,
@@ -99,11 +99,11 @@ ${pagination(v.page, 20, v.total, (n) => `${USERS_PATH}?page=${n}`)}
 </section>`;
 }
 
-/** The page that shows a new user's setup link, once. */
-export function setupLinkView(user: UserDoc, link: string, expiresAt: Date): Html {
+/** The page that shows a new user's invitation link, once. */
+export function invitationLinkView(user: UserDoc, link: string, expiresAt: Date): Html {
   return html`<p class="crumb">Settings › Users</p>
-<h1>User added</h1>
-<p><strong>${user.email}</strong> was added as ${user.role}. Send them this link: with it they choose their password, then sign in. It works once, until ${dateTime(expiresAt)}.</p>
-${secretReveal('setup-link', `Setup link for ${user.email}`, link, IF_LINK_LOST)}
+<h1>User invited</h1>
+<p><strong>${user.email}</strong> is invited as ${user.role}. Send them this link: with it they sign in (or, new to Slipway, choose a password) and accept. It works once, until ${dateTime(expiresAt)}.</p>
+${secretReveal('invitation-link', `Invitation link for ${user.email}`, link, IF_LINK_LOST)}
 <p><a href="${USERS_PATH}">Back to users</a></p>`;
 }

@@ -10,8 +10,9 @@ type Lookups = Pick<ProviderStorage, 'users' | 'oauthClients'>;
  */
 export function findAccount(repos: Lookups): Configuration['findAccount'] {
   return async (_ctx, sub) => {
+    // `sub` is a membership (usr_…): one account of the person, the one every token of this grant acts in.
     const user = await repos.users.findByIdCached(sub);
-    if (!user) return undefined;
+    if (!user || user.status !== 'active') return undefined;
     // email_verified: Slipway does not verify addresses (an admin types them in), so it says false.
     return { accountId: user._id, tenant: user.account_id, claims: () => ({ sub: user._id, name: user.name, email: user.email, email_verified: false }) };
   };

@@ -36,4 +36,4 @@ export { AlreadyConsumed, createAdapterClass, type AdapterHooks } from './adapte
 export { CONSUMED_REFRESH_TOKENS, OIDC_CLAIMS, OIDC_MODELS, collectionName, storedArtifact, type StoredArtifact } from './artifacts.ts';
 export { clientMetadata } from './clients.ts';
 export { OidcArtifactRepository } from './grants.ts';
-export { ensureOidcIndexes, migrateOidcArtifacts, sweepOidc, type MigrationOptions } from './maintenance.ts';
+export { ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from './maintenance.ts';

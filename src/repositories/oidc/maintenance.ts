@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import type { AdapterPayload } from 'oidc-provider';
 import { deleteInBatches } from '../../db/deleteInBatches.ts';
 import { claimOnce, sweepEnded } from '../../db/claims.ts';
+import { oneTimePass, type MigrationOptions } from '../migrations.ts';
 import {
   CONSUMED_REFRESH_TOKENS,
   GRANT_BOUND_MODELS,
@@ -45,32 +46,17 @@ export async function sweepOidc(db: Db, now = new Date()): Promise<number> {
   return removed;
 }
 
-/** Where a database records the one-time migrations it has had (`{_id: name, at}`). */
-const MIGRATIONS = 'migrations';
 const REKEYED = 'oidc-ids-hashed';
-
-export interface MigrationOptions {
-  /**
-   * At start (true): skip the pass once it has run on this database. The pass reads every artifact
-   * collection whole (no index answers `payload: {$exists: true}`): about 3 s per 100,000 artifacts on
-   * the embedded database, at every start. `slipway db migrate` (false) always runs it.
-   */
-  once?: boolean;
-}
 
 /**
  * Re-keys records stored before ids were hashed (raw `_id`, clear `payload`): each is written in the
  * stored form under the hash of its id, then the old one is deleted, so sessions, refresh tokens and
  * grants issued before the upgrade keep working. Idempotent. Run by `slipway db migrate`, and at the
- * first start of a database (then marked done in `migrations`).
+ * first start of a database (then marked done; the pass reads every artifact collection whole, no index
+ * answers `payload: {$exists: true}`: about 3 s per 100,000 artifacts on the embedded database).
  */
-export async function migrateOidcArtifacts(db: Db, { once = false }: MigrationOptions = {}): Promise<number> {
-  const markers = db.collection<{ _id: string; at: Date }>(MIGRATIONS);
-  if (once && (await markers.countDocuments({ _id: REKEYED }, { limit: 1 })) > 0) return 0;
-  const migrated = await rekeyLegacyArtifacts(db);
-  // Marked already, or not: by an earlier run, or another instance starting at the same time.
-  await claimOnce(markers, { _id: REKEYED, at: new Date() });
-  return migrated;
+export async function migrateOidcArtifacts(db: Db, options: MigrationOptions = {}): Promise<number> {
+  return await oneTimePass(db, REKEYED, options, () => rekeyLegacyArtifacts(db));
 }
 
 async function rekeyLegacyArtifacts(db: Db): Promise<number> {

@@ -10,6 +10,7 @@ import type { IdempotentFactory } from '../../http/idempotency.ts';
 import { addExamples } from '../../http/docsExamples.ts';
 import { createApiRegistry, generateDocument } from '../../http/openapi.ts';
 import { anonymousBucket, type ApiRateLimiter } from '../../http/rateLimit.ts';
+import { registerAccountRoutes } from './accounts/index.ts';
 import { registerApiKeyRoutes } from './apiKeys/index.ts';
 import { registerConfigurationRoutes } from './configurations/index.ts';
 import type { Services } from '../../services/index.ts';
@@ -57,6 +58,7 @@ export function createV1Api({ config, services, authenticators, rateLimit, accou
   registerConfigurationRoutes(api, deps);
   registerApiKeyRoutes(api, deps);
   registerUserRoutes(api, deps);
+  registerAccountRoutes(api, deps);
   registerOAuthClientRoutes(api, deps);
   registerEventRoutes(api, deps);
   registerWebhookRoutes(api, deps);

@@ -88,13 +88,13 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     '/users',
     {
       operationId: 'createUser',
-      summary: 'Add a user to the account',
+      summary: 'Invite someone to the account',
       description:
-        'With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see docs/security.md, "Quotas and tenant isolation").',
+        'Adds a user with `status: invited` and answers, once, `invitation_url`: the person opens it, signs in (or, new to Slipway, chooses a password; `password` here sets one for them instead) and accepts or declines; it expires after 7 days, and removing the user revokes it. Slipway sends no e-mail. The answer is the same whether or not the address signs in anywhere (docs/tenant-isolation.md). Only an owner may invite an owner. An e-mail already in the account is `conflict`.',
       tags,
       success: {
         status: 201,
-        description: 'The new user (with the setup link when no password was given).',
+        description: 'The invited user, with the invitation link.',
         schema: CreatedUser,
         headers: { Location: { description: 'URL of the new user.', schema: { type: 'string' } } },
       },
@@ -104,10 +104,10 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
     authorizeFor('create', 'user'),
     requireScope('admin'),
     validate({ body: CreateUserBody }),
-    idempotent({ secretRequestFields: ['password'], shownOnceResponseFields: ['setup_url'], newResourceId: () => newId('user') }),
+    idempotent({ secretRequestFields: ['password'], shownOnceResponseFields: ['invitation_url', 'setup_url'], newResourceId: () => newId('user') }),
     async (ctx: ApiContext<{ body: CreateUserBody }>) => {
-      const { user, setup } = await users.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
-      sendCreated(ctx, config.publicUrl, `/v1/users/${user._id}`, presentCreatedUser(user, setup, config.publicUrl));
+      const { user, invitation } = await users.create(ctx.state.principal, ctx.input.body, ctx.state.resourceId);
+      sendCreated(ctx, config.publicUrl, `/v1/users/${user._id}`, presentCreatedUser(user, invitation, config.publicUrl));
     },
   );
 
@@ -136,7 +136,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       operationId: 'deleteUser',
       summary: 'Remove a user',
       description:
-        'Revokes everything that lets the user act: OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).',
+        'For an invited user, revokes the invitation. Otherwise revokes everything that lets the user act in this account (and nothing in the person’s other accounts): OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).',
       tags,
       success: { status: 204, description: 'Removed.' },
       errors: ['conflict'],
