@@ -1,16 +1,11 @@
-import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { koaBody } from 'koa-body';
-import { AppError } from '../errors.ts';
 import { setLoginNotice } from '../oauth/loginNotice.ts';
-import type { UserDoc } from '../services/users.ts';
 import { parseInput } from '../schemas/parse.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, SetPasswordInput } from '../schemas/users.ts';
 import type { DashboardDeps } from './context.ts';
-import { mountLinkPage, sendLinkPage } from './linkPage.ts';
-import { formIsOurs, SetupCsrfCookie } from './csrf.ts';
-import { formBody, queryValue, refusal, str, type FieldErrors, type FormValues } from './forms.ts';
-import { invalidLinkView, SETUP_PATH, setupFormView, type SetupFormView } from './views/setup.ts';
+import { createLinkPage, sendLinkPage } from './linkPage.ts';
+import { str, type FieldErrors, type FormValues } from './forms.ts';
+import { invalidLinkView, SETUP_PATH, setupFormView } from './views/setup.ts';
 
 const invalidPage = (ctx: Context) => sendLinkPage(ctx, 400, 'Setup link not valid', invalidLinkView());
 
@@ -46,50 +41,26 @@ export function createSetupPages(deps: Pick<DashboardDeps, 'config' | 'services'
   const { config, logger } = deps;
   const { users } = deps.services;
   const secure = config.publicUrl.startsWith('https:');
-  const csrf = new SetupCsrfCookie(SETUP_PATH, secure);
-  const parseForm = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
-  const router = new Router({ prefix: '/dashboard' });
-
-  const renderForm = (ctx: Context, o: Omit<SetupFormView, 'csrf'>, status = 200) =>
-    sendLinkPage(ctx, status, 'Set your password', setupFormView({ ...o, csrf: csrf.issue(ctx) }));
-
-  router.get('/setup', async (ctx) => {
-    const token = queryValue(ctx.query.token);
-    const found = await users.findBySetupToken(token);
-    if (!found) return invalidPage(ctx);
-    renderForm(ctx, { token, ...found });
-  });
-
-  router.post('/setup', parseForm, async (ctx) => {
-    const form = formBody(ctx.request.body);
-    const token = str(form, 'token');
-    const found = await users.findBySetupToken(token);
-    if (!found) return invalidPage(ctx);
-    if (!formIsOurs(ctx, form, csrf.expected(ctx))) {
-      const message = 'This form could not be verified (it may be out of date, or cookies are blocked for this site). Enter your new password again.';
-      return renderForm(ctx, { token, ...found, form: { values: {}, errors: {}, message } }, 403);
-    }
-
-    const errors = passwordErrors(form);
-    if (Object.keys(errors).length > 0) return renderForm(ctx, { token, ...found, form: { values: {}, errors } }, 422);
-
-    let user: UserDoc;
-    try {
+  return createLinkPage({
+    path: SETUP_PATH,
+    secure,
+    logger,
+    find: (token) => users.findBySetupToken(token),
+    invalid: invalidPage,
+    render: (ctx, { token, found, csrf, form }, status) => sendLinkPage(ctx, status, 'Set your password', setupFormView({ token, ...found, csrf, form })),
+    notVerified: 'This form could not be verified (it may be out of date, or cookies are blocked for this site). Enter your new password again.',
+    fields: ['password'],
+    async submit(ctx, form, { token }, answer) {
+      const errors = passwordErrors(form);
+      if (Object.keys(errors).length > 0) return answer.again({ values: {}, errors }, 422);
       // Consumes the token exactly once, also against concurrent posts (see UserService.completeSetup).
-      user = await users.completeSetup(token, parseInput(SetPasswordInput, { password: str(form, 'password') }));
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'invalid_request') return invalidPage(ctx);
-      const refused = refusal(err, { fields: ['password'] });
-      if (!refused) throw err;
-      return renderForm(ctx, { token, ...found, form: { values: {}, ...refused } }, refused.status);
-    }
-    // The service ended every sign-in made with the old password (a setup link also serves as a reset).
-    csrf.clear(ctx);
-    setLoginNotice(ctx, secure, 'password-set', user.email);
-    (ctx.state.log ?? logger).info({ user_id: user._id }, 'password set with a setup link');
-    ctx.status = 303;
-    ctx.redirect('/dashboard/login');
+      const user = await users.completeSetup(token, parseInput(SetPasswordInput, { password: str(form, 'password') }));
+      // The service ended every sign-in made with the old password (a setup link also serves as a reset).
+      answer.done();
+      setLoginNotice(ctx, secure, 'password-set', user.email);
+      (ctx.state.log ?? logger).info({ user_id: user._id }, 'password set with a setup link');
+      ctx.status = 303;
+      ctx.redirect('/dashboard/login');
+    },
   });
-
-  return mountLinkPage(SETUP_PATH, router, logger);
 }

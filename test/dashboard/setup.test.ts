@@ -5,6 +5,7 @@ import { verifyPassword } from '../../src/services/passwords.ts';
 import { systemPrincipal } from '../../src/domain/principal.ts';
 import { setupLinkUrl } from '../../src/presenters/users.ts';
 import { makeUser, TEST_PASSWORD } from '../support/factories.ts';
+import { openLinkPage } from '../support/linkPages.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
@@ -50,18 +51,6 @@ async function personHash(userId: string): Promise<string> {
 
 /** Whether the person still has the password they were made with. */
 const stillFirstPassword = async (userId: string) => await verifyPassword(await personHash(userId), TEST_PASSWORD);
-
-/** The browser's cookies of the setup page as a Cookie header, and the form's hidden fields, over plain HTTP. */
-async function openForm(url: string) {
-  const response = await fetch(url, { redirect: 'manual' });
-  const text = await response.text();
-  const cookie = response.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0]!)
-    .join('; ');
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? '';
-  return { status: response.status, text, cookie, csrf };
-}
 
 async function postSetup(fields: Record<string, string>, cookie = '') {
   const response = await fetch(`${server.url}/dashboard/setup`, {
@@ -172,7 +161,7 @@ describe('a setup link', () => {
 
   it('an expired link (expires_at in the past) shows the invalid page and sets nothing', async () => {
     const invited = await addUserWithLink('Eddie Expired');
-    const before = await openForm(invited.url);
+    const before = await openLinkPage(invited.url);
     expect(before.status).toBe(200);
     const moved = await server.repos.userSetupTokens.collection.updateOne({ _id: sha256(invited.token) }, { $set: { expires_at: new Date(Date.now() - 1000) } });
     expect(moved.modifiedCount).toBe(1);
@@ -208,7 +197,7 @@ describe('a setup link', () => {
   it('a post needs the signed cookie its form came with (double submit); a refused one consumes nothing', async () => {
     const invited = await addUserWithLink('Cora Crossite');
     const fields = { token: invited.token, password: 'a forged passphrase', confirm_password: 'a forged passphrase' };
-    const opened = await openForm(invited.url);
+    const opened = await openLinkPage(invited.url);
     expect(opened.cookie).toMatch(/slipway_setup_csrf=[^;]+; slipway_setup_csrf\.sig=/);
     expect(opened.csrf).toMatch(/^[A-Za-z0-9_-]{32}$/);
 
@@ -231,7 +220,7 @@ describe('a setup link', () => {
 
   it('concurrent posts of one link set the password exactly once', async () => {
     const invited = await addUserWithLink('Rita Race');
-    const opened = await openForm(invited.url);
+    const opened = await openLinkPage(invited.url);
     const passwords = Array.from({ length: 6 }, (_, i) => `racing passphrase number ${i}`);
     const results = await Promise.all(
       passwords.map((p) => postSetup({ token: invited.token, _csrf: opened.csrf, password: p, confirm_password: p }, opened.cookie)),

@@ -3,6 +3,7 @@ import { verifyPassword } from '../../src/services/passwords.ts';
 import { systemPrincipal } from '../../src/domain/principal.ts';
 import { setupLinkUrl } from '../../src/presenters/users.ts';
 import { makeUser } from '../support/factories.ts';
+import { openLinkPage } from '../support/linkPages.ts';
 import { CookieJar } from '../support/oauthDriver.ts';
 import { useTwoInstances } from '../support/fixtures.ts';
 import { type TestServer } from '../support/server.ts';
@@ -113,13 +114,8 @@ describe.each([
       const user = { id: member._id };
       const { token } = await a.services.users.issueSetupToken(systemPrincipal(owner.accountId), member._id);
       // The form, opened once: its signed double-submit cookie and field.
-      const form = await fetch(setupLinkUrl(a.url, token), { redirect: 'manual' });
-      expect(form.status).toBe(200);
-      const cookie = form.headers
-        .getSetCookie()
-        .map((c) => c.split(';')[0]!)
-        .join('; ');
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+      const { status, cookie, csrf } = await openLinkPage(setupLinkUrl(a.url, token));
+      expect(status).toBe(200);
       const passwords = Array.from({ length: PARALLEL }, (_, i) => `racing passphrase ${round}-${i}`);
       const answers = await Promise.all(
         passwords.map(async (password, i) => {

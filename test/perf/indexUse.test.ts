@@ -8,7 +8,7 @@ import { FERRETDB_VERSION, ensureFerretdbBinary, startFerretdb, type EmbeddedDat
 import { sweepExpired } from '../../src/repositories/index.ts';
 import { Api } from '../support/api.ts';
 import { TEST_PASSWORD, makeClient } from '../support/factories.ts';
-import { openInvitationPage, pressAccept } from '../support/invitationPage.ts';
+import { openLinkPage, pressAccept } from '../support/linkPages.ts';
 import { createProject } from '../support/fixtures.ts';
 import { obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
 import { waitFor } from '../support/processes.ts';
@@ -148,7 +148,7 @@ async function workload(): Promise<void> {
   await ok(api.get('/v1/users/me', { token: admin }));
   await ok(api.patch(`/v1/users/${dev.id}`, { token: admin, body: { name: 'Developer' } }));
   await ok(api.get('/v1/accounts', { token: admin }));
-  const invitation = await openInvitationPage(dev.invitation_url);
+  const invitation = await openLinkPage(dev.invitation_url);
   expect(invitation.status).toBe(200);
   expect((await pressAccept(invitation, TEST_PASSWORD)).status).toBe(303);
   const devUser: TestUser = { id: dev.id, email: dev.email, password: TEST_PASSWORD, role: 'developer', accountId: owner.accountId };

@@ -6,7 +6,7 @@ import { dumpDatabase } from '../support/database.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { createProject, expectRefused, useApiServer, useTwoInstances } from '../support/fixtures.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
-import { openInvitationPage, pressAccept, pressOnInvitation } from '../support/invitationPage.ts';
+import { openLinkPage, pressAccept, pressOnInvitation } from '../support/linkPages.ts';
 
 /*
  * docs/product.md §9: one person, many accounts. An admin invites an address (POST /v1/users); the
@@ -35,7 +35,7 @@ async function invite(token: string, email: string, extra: Record<string, unknow
 }
 
 async function acceptWith(url: string, password: string) {
-  const opened = await openInvitationPage(url);
+  const opened = await openLinkPage(url);
   expect(opened.status).toBe(200);
   return await pressAccept(opened, password);
 }
@@ -63,8 +63,8 @@ describe('inviting an address', () => {
     expect(await env.server.repos.invitations.collection.countDocuments({ _id: sha256Hex(token) })).toBe(1);
 
     // The page shows the account and the role, the same form for both.
-    const knownPage = await openInvitationPage(known.body.invitation_url);
-    const freePage = await openInvitationPage(free.body.invitation_url);
+    const knownPage = await openLinkPage(known.body.invitation_url);
+    const freePage = await openLinkPage(free.body.invitation_url);
     for (const page of [knownPage, freePage]) {
       expect(page.status).toBe(200);
       expect(page.text).toContain('as <strong>developer</strong>');
@@ -106,7 +106,7 @@ describe('inviting an address', () => {
     expect(await env.server.repos.events.collection.countDocuments({ type: 'user.invitation_accepted', 'data.user_id': { $in: [known.body.id, free.body.id] } })).toBe(2);
 
     // Used: the link shows the invalid page.
-    expect((await openInvitationPage(free.body.invitation_url)).status).toBe(400);
+    expect((await openLinkPage(free.body.invitation_url)).status).toBe(400);
   });
 
   it('a first password given by the inviter is the newcomer’s password; it never touches an address that signs in', async () => {
@@ -122,7 +122,7 @@ describe('inviting an address', () => {
 
   it('a declined and a revoked invitation cannot be accepted', async () => {
     const declined = await invite(adminA, fresh());
-    const page = await openInvitationPage(declined.body.invitation_url);
+    const page = await openLinkPage(declined.body.invitation_url);
     expect(await pressOnInvitation(page, 'decline')).toMatchObject({ status: 200 });
     expect(await env.server.repos.users.findById(declined.body.id)).toBeNull();
     expect((await pressOnInvitation(page, 'accept', 'a long enough password')).status).toBe(400);
@@ -130,10 +130,10 @@ describe('inviting an address', () => {
     expect(await env.server.repos.events.collection.countDocuments({ type: 'user.invitation_declined', 'data.user_id': declined.body.id })).toBe(1);
 
     const revoked = await invite(adminA, fresh());
-    const revokedPage = await openInvitationPage(revoked.body.invitation_url);
+    const revokedPage = await openLinkPage(revoked.body.invitation_url);
     expect((await env.api.delete(`/v1/users/${revoked.body.id}`, { token: adminA })).status).toBe(204);
     expect((await pressOnInvitation(revokedPage, 'accept', 'a long enough password')).status).toBe(400);
-    expect((await openInvitationPage(revoked.body.invitation_url)).status).toBe(400);
+    expect((await openLinkPage(revoked.body.invitation_url)).status).toBe(400);
 
   });
 
@@ -141,7 +141,7 @@ describe('inviting an address', () => {
     const ownerC = await env.tokens.user('owner');
     for (const [email, password] of [[fresh(), 'racing for one membership'], [ownerC.email, ownerC.password]] as const) {
       const res = await invite(adminA, email);
-      const opened = await openInvitationPage(res.body.invitation_url);
+      const opened = await openLinkPage(res.body.invitation_url);
       const results = await race(20, () => pressOnInvitation(opened, 'accept', password));
       expect(results.filter((r) => r.status === 303)).toHaveLength(1);
       // The others: the link already answered (400), or for a sign-in, the attempts' budget spent (429).
@@ -181,10 +181,10 @@ describe('inviting an address', () => {
   // Last in the file's server: it moves the clock a week on, past the admin's token.
   it('an expired invitation (by the clock) cannot be accepted, and stays listed as invited', async () => {
     const expired = await invite(adminA, fresh());
-    const expiredPage = await openInvitationPage(expired.body.invitation_url);
+    const expiredPage = await openLinkPage(expired.body.invitation_url);
     env.server.clock.advance(7 * 24 * 3600 * 1000 + 1000);
     expect((await pressOnInvitation(expiredPage, 'accept', 'a long enough password')).status).toBe(400);
-    expect((await openInvitationPage(expired.body.invitation_url)).status).toBe(400);
+    expect((await openLinkPage(expired.body.invitation_url)).status).toBe(400);
     expect(await env.server.repos.identities.findByEmail(expired.body.email)).toBeNull();
     // Still listed as invited, until an admin removes it.
     expect((await env.server.repos.users.findById(expired.body.id))!.status).toBe('invited');
@@ -202,7 +202,7 @@ describe('on two instances', () => {
     const email = fresh();
     const res = await api.post('/v1/users', { token: admin, body: { email, name: 'Racer', role: 'viewer' } });
     expect(res.status).toBe(201);
-    const opened = await openInvitationPage(res.body.invitation_url);
+    const opened = await openLinkPage(res.body.invitation_url);
     const results = await race(20, (i) => pressOnInvitation(opened, 'accept', 'racing on two instances', two.both[i % 2]!.url));
     expect(results.filter((r) => r.status === 303)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 303)) expect(r.status).toBe(400);

@@ -2,7 +2,8 @@ import { html, type Html } from '../../lib/html.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../schemas/users.ts';
 import type { OpenInvitation } from '../../services/invitations.ts';
 import { formProblem, textField, type FormState } from '../forms.ts';
-import { csrfField, dateTime } from '../layout.ts';
+import { dateTime } from '../layout.ts';
+import { linkHiddenFields } from './setup.ts';
 
 export const INVITATION_PATH = '/dashboard/invitation';
 export const INVALID_INVITATION_LINK = 'This invitation is invalid, already answered, revoked or expired. Ask an administrator of the account for a new one.';
@@ -31,9 +32,7 @@ export function invitationFormView(o: InvitationFormView): Html {
 <div class="panel">
 ${formProblem(o.form, FIELD_LABELS)}
 <form method="post" action="${INVITATION_PATH}" novalidate>
-<input type="hidden" name="token" value="${o.token}">
-${csrfField(o.csrf)}
-<input type="text" name="username" value="${o.user.email}" autocomplete="username" hidden>
+${linkHiddenFields(o.token, o.csrf, o.user.email)}
 ${textField({
   form: 'invitation',
   name: 'password',

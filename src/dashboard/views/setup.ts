@@ -12,6 +12,15 @@ const FIELD_LABELS = { password: 'New password', confirm_password: 'Confirm new 
 export const invalidLinkView = (): Html =>
   html`<div class="narrow"><h1>Setup link not valid</h1><p class="problem">${INVALID_LINK}</p><p>Already chose your password? <a href="/dashboard/login">Sign in</a>.</p></div>`;
 
+/**
+ * The hidden fields of a one-time link's form (setup, invitation): the token (never in the URL), the
+ * CSRF value, and the address for password managers.
+ */
+export const linkHiddenFields = (token: string, csrf: string, email: string): Html =>
+  html`<input type="hidden" name="token" value="${token}">
+${csrfField(csrf)}
+<input type="text" name="username" value="${email}" autocomplete="username" hidden>`;
+
 export interface SetupFormView {
   token: string;
   user: UserDoc;
@@ -31,9 +40,7 @@ export function setupFormView(o: SetupFormView): Html {
 <div class="panel">
 ${formProblem(o.form, FIELD_LABELS)}
 <form method="post" action="${SETUP_PATH}" novalidate>
-<input type="hidden" name="token" value="${o.token}">
-${csrfField(o.csrf)}
-<input type="text" name="username" value="${o.user.email}" autocomplete="username" hidden>
+${linkHiddenFields(o.token, o.csrf, o.user.email)}
 ${textField({ form: 'setup', name: 'password', label: FIELD_LABELS.password, ...password, hint: `At least ${PASSWORD_MIN_LENGTH} characters.` })}
 ${textField({ form: 'setup', name: 'confirm_password', label: FIELD_LABELS.confirm_password, ...password })}
 <div class="form-actions"><button type="submit">Set password</button></div>

@@ -1,7 +1,10 @@
-/** The invitation page (src/dashboard/invitation.ts) driven over plain HTTP, as a browser would. */
+/**
+ * The pages behind one-time links (the setup page, src/dashboard/setup.ts; the invitation page,
+ * src/dashboard/invitation.ts) driven over plain HTTP, as a browser would.
+ */
 
-export interface OpenedInvitation {
-  /** The invitation link. */
+export interface OpenedLinkPage {
+  /** The link. */
   url: string;
   status: number;
   text: string;
@@ -11,7 +14,8 @@ export interface OpenedInvitation {
   csrf: string;
 }
 
-export async function openInvitationPage(url: string): Promise<OpenedInvitation> {
+/** Opens a link's page: its answer, the cookies it set (its form's signed CSRF cookie) and the form's CSRF value. */
+export async function openLinkPage(url: string): Promise<OpenedLinkPage> {
   const response = await fetch(url, { redirect: 'manual' });
   const text = await response.text();
   const cookie = response.headers
@@ -22,10 +26,10 @@ export async function openInvitationPage(url: string): Promise<OpenedInvitation>
 }
 
 /**
- * Presses Accept (with `password`) or Decline on an opened page: the form posted to `origin` (default
+ * On the invitation page: presses Accept (with `password`) or Decline on an opened page: the form posted to `origin` (default
  * the link's own, another instance's for races).
  */
-export async function pressOnInvitation(opened: OpenedInvitation, decision: 'accept' | 'decline', password = '', origin = new URL(opened.url).origin) {
+export async function pressOnInvitation(opened: OpenedLinkPage, decision: 'accept' | 'decline', password = '', origin = new URL(opened.url).origin) {
   const token = new URL(opened.url).searchParams.get('token')!;
   const response = await fetch(`${origin}/dashboard/invitation`, {
     method: 'POST',
@@ -36,4 +40,4 @@ export async function pressOnInvitation(opened: OpenedInvitation, decision: 'acc
   return { status: response.status, location: response.headers.get('location'), text: await response.text() };
 }
 
-export const pressAccept = (opened: OpenedInvitation, password: string) => pressOnInvitation(opened, 'accept', password);
+export const pressAccept = (opened: OpenedLinkPage, password: string) => pressOnInvitation(opened, 'accept', password);
