@@ -10,7 +10,8 @@ import type { Logger } from '../logger.ts';
 import type { InteractionClient, LoginService } from '../services/login.ts';
 import { readDevice, rememberDevice } from './deviceCookie.ts';
 import { takeLoginNotice } from './loginNotice.ts';
-import { renderConsent, renderLogin, renderMessage } from './views.ts';
+import { renderChooser, renderConsent, renderLogin, renderMessage } from './views.ts';
+import { chooserOf, forgetChooser, rememberChooser } from './chooserCookie.ts';
 
 const GENERIC_LOGIN_ERROR = 'The email or password is not correct.';
 
@@ -133,12 +134,14 @@ function submitLogin(deps: InteractionDeps) {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const client = await login.client(interaction.params.client_id as string);
     const device = readDevice(ctx);
-    const result = await login.signIn({
+    const hint = interaction.params.account_hint;
+    const attempt = {
       email: typeof body.email === 'string' ? body.email : '',
       password: typeof body.password === 'string' ? body.password : '',
       source: sourceKey(ctx.ip),
       ...(device ? { device } : {}),
-    });
+    };
+    const result = await login.signIn(attempt, typeof hint === 'string' ? hint : undefined);
     const show = (status: number, error: string) => {
       ctx.status = status;
       ctx.type = 'html';
@@ -155,10 +158,37 @@ function submitLogin(deps: InteractionDeps) {
       logger.info({ request_id: ctx.state.requestId, ...clientOf(ctx) }, 'login failed');
       return show(401, GENERIC_LOGIN_ERROR);
     }
+    if (result.outcome === 'choose') {
+      // The password is proven: this browser is the person's. The login completes with their choice.
+      rememberDevice(ctx, result.identityId, device);
+      rememberChooser(ctx, interaction.uid, result.identityId);
+      ctx.type = 'html';
+      ctx.body = renderChooser({ action: `/oauth/interaction/${interaction.uid}/account`, clientName: client.name, email: result.email, accounts: result.accounts });
+      return;
+    }
     rememberDevice(ctx, result.userId, device);
     metrics.login('ok');
     logger.info({ request_id: ctx.state.requestId, user_id: result.userId, ...clientOf(ctx) }, 'login succeeded');
     await finish(provider, ctx, { login: { accountId: result.userId } }, false);
+  };
+}
+
+/** POST account: the chooser's answer, for the person who proved their password in this interaction. */
+function chooseAccount(deps: InteractionDeps) {
+  const { provider, login, logger, metrics } = deps;
+  return async (ctx: Context) => {
+    const interaction = await loadInteraction(provider, ctx);
+    if (!interaction) return;
+    const identityId = chooserOf(ctx, interaction.uid);
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    if (interaction.prompt.name !== 'login' || !identityId)
+      return showMessage(ctx, 400, 'Sign in again', 'This choice has expired. Go back to the application and start again.');
+    const userId = typeof body.account === 'string' ? await login.chooseAccount(identityId, body.account) : null;
+    if (!userId) return showMessage(ctx, 400, 'Not an account of yours', 'You are not a member of that account. Go back to the application and start again.');
+    forgetChooser(ctx, interaction.uid);
+    metrics.login('ok');
+    logger.info({ request_id: ctx.state.requestId, user_id: userId, ...clientOf(ctx) }, 'login succeeded');
+    await finish(provider, ctx, { login: { accountId: userId } }, false);
   };
 }
 
@@ -191,6 +221,7 @@ export function createInteractionRouter(deps: InteractionDeps): Router {
   const form = koaBody({ urlencoded: true, json: false, multipart: false, text: false, formLimit: '16kb' });
   router.get('/:uid', showPrompt(deps));
   router.post('/:uid/login', form, submitLogin(deps));
+  router.post('/:uid/account', form, chooseAccount(deps));
   router.post('/:uid/confirm', form, confirmConsent(deps));
   router.post('/:uid/abort', form, abort(deps));
   return router;

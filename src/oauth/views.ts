@@ -42,6 +42,31 @@ ${error ? html`<p class="error" role="alert" id="login-error">${error}</p>` : ''
   );
 }
 
+export interface ChooserView {
+  action: string;
+  clientName: string;
+  email: string;
+  accounts: { accountId: string; name: string; role: string }[];
+}
+
+/** The account chooser (docs/product.md §9): one submit button per account, `name="account"`. */
+export function renderChooser({ action, clientName, email, accounts }: ChooserView): string {
+  const buttons = join(
+    accounts.map((a) => html`<li><button type="submit" name="account" value="${a.accountId}">${a.name} <span class="muted">(${a.role})</span></button></li>`),
+    '\n',
+  );
+  return layout(
+    'Choose an account',
+    html`<h1>Choose an account</h1>
+<p><strong>${email}</strong> is a member of several accounts. Which one should <strong>${clientName}</strong> act in?</p>
+<form method="post" action="${action}">
+<ul class="accounts">
+${buttons}
+</ul>
+</form>`,
+  );
+}
+
 const SCOPE_TEXT: Record<string, string> = {
   read: 'Read your projects, deployments and configuration',
   write: 'Create and change projects, deployments and configuration',

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Repositories } from '../repositories/index.ts';
+import type { UserDoc } from '../repositories/users.ts';
+import type { Role } from '../domain/principal.ts';
 import { SharedBudget } from '../repositories/sharedBudget.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
 import { Service } from './service.ts';
@@ -29,9 +31,18 @@ export interface SignInAttempt {
   device?: KnownDevice;
 }
 
+/** One of a person's accounts, as the account chooser offers it. */
+export interface AccountChoice {
+  accountId: string;
+  name: string;
+  role: Role;
+}
+
 export type SignInResult =
-  /** `email` as compared, to fill the form in again. */
+  /** `email` as compared, to fill the form in again. `userId`: the membership signed in to. */
   | { outcome: 'signed-in'; userId: string; email: string }
+  /** The person has several accounts and the request named none of them: they choose (`chooseAccount`). */
+  | { outcome: 'choose'; identityId: string; email: string; accounts: AccountChoice[] }
   /** Unknown e-mail or wrong password: which one is never told. */
   | { outcome: 'refused'; email: string }
   | { outcome: 'throttled'; retryAfterSeconds: number; email: string };
@@ -95,15 +106,30 @@ export class LoginService extends Service<LoginServiceDeps> {
    * budget instead, so attempts from elsewhere, however many sources they come from, cannot lock it out.
    * An unknown e-mail costs the time of a password check too. A success is recorded on the user.
    */
-  async signIn(attempt: SignInAttempt): Promise<SignInResult> {
+  async signIn(attempt: SignInAttempt, accountHint?: string): Promise<SignInResult> {
     const checked = await this.checkPerson(attempt);
     if (checked.outcome !== 'signed-in') return checked;
-    // Until the account chooser: the person's oldest membership (docs/product.md §9). Every
-    // credential made from this sign-in acts in that one account.
-    const [membership] = await this.deps.users.activeForIdentity(checked.identityId);
-    if (!membership) return { outcome: 'refused', email: checked.email };
+    // docs/product.md §9: a person with several accounts signs in to one of them, the one the request
+    // names (`account_hint`) or the one they choose; every credential of this sign-in acts in it alone.
+    const memberships = await this.deps.users.activeForIdentity(checked.identityId);
+    if (memberships.length === 0) return { outcome: 'refused', email: checked.email };
+    const chosen = memberships.find((m) => m.account_id === accountHint) ?? (memberships.length === 1 ? memberships[0] : undefined);
+    if (!chosen) return { outcome: 'choose', identityId: checked.identityId, email: checked.email, accounts: await this.#choices(memberships) };
+    await this.deps.users.recordLogin(chosen._id, this.deps.clock.date());
+    return { outcome: 'signed-in', userId: chosen._id, email: checked.email };
+  }
+
+  /** The chooser's answer: the person's membership in `accountId`, signed in to; null when they are no (longer) member there. */
+  async chooseAccount(identityId: string, accountId: string): Promise<string | null> {
+    const membership = (await this.deps.users.activeForIdentity(identityId)).find((m) => m.account_id === accountId);
+    if (!membership) return null;
     await this.deps.users.recordLogin(membership._id, this.deps.clock.date());
-    return { outcome: 'signed-in', userId: membership._id, email: checked.email };
+    return membership._id;
+  }
+
+  async #choices(memberships: UserDoc[]): Promise<AccountChoice[]> {
+    const accounts = await Promise.all(memberships.map((m) => this.deps.accounts.findById(m.account_id)));
+    return memberships.map((m, i) => ({ accountId: m.account_id, name: accounts[i]?.name ?? m.account_id, role: m.role }));
   }
 
   /**

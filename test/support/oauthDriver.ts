@@ -58,8 +58,12 @@ export interface AuthorizeOptions {
   password: string;
   /** Sent as X-Request-Id on every request (tests use it to find their log lines). */
   requestId?: string;
-  /** Sees every page the authorization server shows on the way (login, consent). */
+  /** Sees every page the authorization server shows on the way (login, account chooser, consent). */
   onPage?: (html: string, url: URL) => void;
+  /** The account to press on the account chooser, if it is shown (a person with several accounts). */
+  account?: string;
+  /** Extra authorization request parameters (`account_hint`). */
+  extraParams?: Record<string, string>;
 }
 
 export interface TokenResponse {
@@ -113,6 +117,7 @@ export async function authorizeOverHttp(options: AuthorizeOptions, jar = new Coo
     state,
     code_challenge: challenge,
     code_challenge_method: 'S256',
+    ...options.extraParams,
   }).toString();
 
   const { callback } = await driveAuthorization(authorize, options, jar);
@@ -155,7 +160,7 @@ export async function openInteraction(
  */
 export async function driveAuthorization(
   authorize: URL,
-  options: Pick<AuthorizeOptions, 'redirectUri' | 'email' | 'password' | 'requestId' | 'onPage'>,
+  options: Pick<AuthorizeOptions, 'redirectUri' | 'email' | 'password' | 'requestId' | 'onPage' | 'account'>,
   jar = new CookieJar(),
 ): Promise<{ callback: URL; loginShown: boolean; consentPage?: string }> {
   const headers = (url: URL): Record<string, string> => {
@@ -187,7 +192,11 @@ export async function driveAuthorization(
     options.onPage?.(html, url);
     const login = formAction(html, /name="password"/, url.href);
     const allow = formAction(html, />\s*Allow\s*</, url.href);
-    if (login && !submittedLogin) {
+    const chooser = formAction(html, /name="account"/, url.href);
+    if (chooser && options.account) {
+      url = new URL(chooser);
+      init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ account: options.account }).toString() };
+    } else if (login && !submittedLogin) {
       submittedLogin = true;
       url = new URL(login);
       init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email: options.email, password: options.password }).toString() };
@@ -196,7 +205,7 @@ export async function driveAuthorization(
       url = new URL(allow);
       init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=allow' };
     } else {
-      throw new AuthorizeError(`stuck at ${url.pathname}: neither a login form nor an Allow button`, response.status);
+      throw new AuthorizeError(`stuck at ${url.pathname}: neither a login form, an account to choose nor an Allow button`, response.status);
     }
   }
   throw new AuthorizeError('too many redirects while authorizing');

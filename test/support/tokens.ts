@@ -51,7 +51,8 @@ export class Tokens {
     if (!options.withRefresh && this.#cache.has(key)) return { access_token: this.#cache.get(key)!, refresh_token: undefined, clientId };
     let jar = this.#jars.get(user.id);
     if (!jar) this.#jars.set(user.id, (jar = new CookieJar()));
-    const tokens = await obtainTokens({ issuer: this.server.issuer, clientId, redirectUri: REDIRECT_URI, scope, email: user.email, password: user.password }, jar);
+    // A person with several accounts picks the user's own on the chooser.
+    const tokens = await obtainTokens({ issuer: this.server.issuer, clientId, redirectUri: REDIRECT_URI, scope, email: user.email, password: user.password, account: user.accountId }, jar);
     this.#cache.set(key, tokens.access_token);
     return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, clientId };
   }

@@ -1,0 +1,99 @@
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { acceptInvitation, makeClient } from '../support/factories.ts';
+import { useApiServer } from '../support/fixtures.ts';
+import { CookieJar, obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
+import type { TestUser } from '../support/tokens.ts';
+
+/*
+ * docs/product.md §9: a person with accounts A and B signs in to a third-party app: the chooser (one
+ * submit button per account, name="account") comes between the password and the consent; the access
+ * token's `acct`, the ID token and every refresh keep the chosen account; `account_hint=acct_…` skips
+ * the chooser.
+ */
+const env = useApiServer();
+const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+let person: TestUser;
+let inA: string;
+let clientId: string;
+
+beforeAll(async () => {
+  person = await env.tokens.user('developer');
+  const invited = await env.api.post('/v1/users', { token: env.adminToken, body: { email: person.email, name: 'Two Accounts', role: 'viewer' } });
+  expect(invited.status).toBe(201);
+  inA = (await acceptInvitation(env.server, invited.body, person.password))._id;
+  // A third-party app (consent shown), registered by A.
+  clientId = (await makeClient(env.server, { account_id: env.owner.accountId, redirect_uris: [REDIRECT_URI] })).client._id;
+});
+
+/** Signs in over HTTP with a fresh browser; the pages seen on the way (their titles) and the tokens. */
+async function signIn(options: { account?: string; hint?: string }) {
+  const pages: string[] = [];
+  const tokens = await obtainTokens(
+    {
+      issuer: env.server.issuer,
+      clientId,
+      redirectUri: REDIRECT_URI,
+      scope: 'openid read',
+      email: person.email,
+      password: person.password,
+      ...(options.account ? { account: options.account } : {}),
+      ...(options.hint ? { extraParams: { account_hint: options.hint } } : {}),
+      onPage: (html) => pages.push(/<h1>([^<]*)<\/h1>/.exec(html)?.[1] ?? '?'),
+    },
+    new CookieJar(),
+  );
+  return { pages, tokens: tokens as typeof tokens & { id_token?: string } };
+}
+
+describe('the account chooser', () => {
+  it('comes between the password and the consent; the chosen account is the token’s, the ID token’s and every refresh’s', async () => {
+    let chooser = '';
+    const seen: string[] = [];
+    const tokens = await obtainTokens(
+      { issuer: env.server.issuer, clientId, redirectUri: REDIRECT_URI, scope: 'openid read', email: person.email, password: person.password, account: env.owner.accountId, onPage: (html) => {
+        seen.push(/<h1>([^<]*)<\/h1>/.exec(html)?.[1] ?? '?');
+        if (html.includes('name="account"')) chooser = html;
+      } },
+      new CookieJar(),
+    );
+    expect(seen).toEqual(['Sign in', 'Choose an account', expect.stringMatching(/^Authorize /)]);
+    // One submit button per account.
+    const buttons = [...chooser.matchAll(/<button type="submit" name="account" value="(acct_[a-z0-9]+)">/g)].map((m) => m[1]);
+    expect(buttons.sort()).toEqual([env.owner.accountId, person.accountId].sort());
+
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ acct: env.owner.accountId, sub: inA });
+    expect(decodeJwt((tokens as { id_token?: string }).id_token!)).toMatchObject({ sub: inA });
+    const me = await env.api.get('/v1/users/me', { token: tokens.access_token });
+    expect(me.body).toMatchObject({ id: inA, account_id: env.owner.accountId, role: 'viewer' });
+
+    // Every refresh keeps A.
+    let refreshToken = tokens.refresh_token!;
+    for (let i = 0; i < 2; i++) {
+      const refreshed = await tokenRequest(env.server.issuer, { clientId }, { grant_type: 'refresh_token', refresh_token: refreshToken });
+      expect(decodeJwt(refreshed.access_token)).toMatchObject({ acct: env.owner.accountId, sub: inA });
+      refreshToken = refreshed.refresh_token ?? refreshToken;
+    }
+  });
+
+  it('choosing B acts in B', async () => {
+    const { pages, tokens } = await signIn({ account: person.accountId });
+    expect(pages).toContain('Choose an account');
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ acct: person.accountId, sub: person.id });
+  });
+
+  it('account_hint naming one of the person’s accounts skips the chooser', async () => {
+    for (const [hint, sub] of [[env.owner.accountId, inA], [person.accountId, person.id]] as const) {
+      const { pages, tokens } = await signIn({ hint });
+      expect(pages).not.toContain('Choose an account');
+      expect(decodeJwt(tokens.access_token)).toMatchObject({ acct: hint, sub });
+    }
+  });
+
+  it('an account_hint of an account they are not in shows the chooser; a chosen account that is not theirs is refused', async () => {
+    const stranger = await env.tokens.user('owner');
+    const { pages } = await signIn({ hint: stranger.accountId, account: person.accountId });
+    expect(pages).toContain('Choose an account');
+    await expect(signIn({ account: stranger.accountId })).rejects.toThrow(/400/);
+  });
+});
