@@ -13,7 +13,7 @@ import { DASHBOARD_CLIENT_ID, dashboardRedirectUri } from '../services/dashboard
 import type { Services } from '../services/index.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_COOKIE, type SessionService } from '../services/sessions.ts';
 import { FORM_NOT_VERIFIED, formIsOurs } from './csrf.ts';
-import { formBody } from './forms.ts';
+import { formBody, str } from './forms.ts';
 
 const LOGIN_COOKIE = 'slipway_dashboard_login';
 /** RFC 7636 S256: the code challenge of a verifier. */
@@ -69,6 +69,8 @@ async function endProviderSession(provider: Provider, ctx: Context): Promise<voi
   ctx.cookies.set(name, null, { signed: true, httpOnly: true, sameSite: 'lax', path: '/', overwrite: true });
 }
 
+const ACCOUNT_ID = /^acct_[0-9a-z]{26}$/;
+
 /** Sign-in: a fresh state and PKCE verifier in a signed cookie, then the authorization server's login. */
 function login(config: Config) {
   return (ctx: Context) => {
@@ -85,6 +87,8 @@ function login(config: Config) {
       code_challenge: s256(verifier),
       code_challenge_method: 'S256',
       prompt: 'login',
+      // The account switcher (Account page): sign in to that account of the person's (docs/product.md §9).
+      ...(typeof ctx.query.account === 'string' && ACCOUNT_ID.test(ctx.query.account) ? { account_hint: ctx.query.account } : {}),
     });
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(`/oauth/authorize?${params}`);
@@ -157,19 +161,25 @@ function callback(deps: AuthDeps) {
   };
 }
 
-/** Sign-out (a form with the session's CSRF token): ends the session and the authorization server's. */
+/**
+ * Sign-out (a form with the session's CSRF token): ends the session and the authorization server's;
+ * with `switch_to` (an account of the person's), goes on to sign in to that account.
+ */
 function logout({ config, provider, sessions, logger }: AuthDeps) {
   return async (ctx: Context) => {
     const token = ctx.cookies.get(SESSION_COOKIE);
     const found = token ? await sessions.authenticate(token) : null;
-    if (found && !formIsOurs(ctx, formBody(ctx.request.body), found.session.csrf_token))
+    const form = formBody(ctx.request.body);
+    if (found && !formIsOurs(ctx, form, found.session.csrf_token))
       return problem(ctx, 403, 'Request refused', FORM_NOT_VERIFIED);
     if (token) await sessions.revoke(token);
     ctx.cookies.set(SESSION_COOKIE, null, sessionCookieOptions(config));
     await endProviderSession(provider, ctx);
     if (found) logger.info({ request_id: ctx.state.requestId, user_id: found.principal.id }, 'dashboard session ended');
     ctx.status = 303;
-    ctx.redirect('/dashboard/signed-out');
+    // The account switcher (Account page): signed out here, the sign-in to that account starts.
+    const switchTo = str(form, 'switch_to');
+    ctx.redirect(found && ACCOUNT_ID.test(switchTo) ? `/dashboard/login?account=${switchTo}` : '/dashboard/signed-out');
   };
 }
 

@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acceptInvitation, makeClient } from '../support/factories.ts';
 import { useApiServer } from '../support/fixtures.ts';
-import { CookieJar, obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
+import { CookieJar, driveAuthorization, obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
 import type { TestUser } from '../support/tokens.ts';
 
 /*
@@ -95,5 +95,50 @@ describe('the account chooser', () => {
     const { pages } = await signIn({ hint: stranger.accountId, account: person.accountId });
     expect(pages).toContain('Choose an account');
     await expect(signIn({ account: stranger.accountId })).rejects.toThrow(/400/);
+  });
+});
+
+/** The dashboard's sign-in over HTTP from `start` (/dashboard/login…), through the chooser when asked: the session's account, as /v1 sees it. */
+async function dashboardSignIn(jar: CookieJar, start: string, account?: string) {
+  const url = new URL(start, env.server.url);
+  const begun = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header(url.pathname) } });
+  jar.store(begun);
+  const authorize = new URL(begun.headers.get('location')!, url);
+  const pages: string[] = [];
+  const options = { redirectUri: `${env.server.url}/dashboard/callback`, email: person.email, password: person.password, onPage: (html: string) => pages.push(/<h1>([^<]*)<\/h1>/.exec(html)?.[1] ?? '?') };
+  const { callback } = await driveAuthorization(authorize, { ...options, ...(account ? { account } : {}) }, jar);
+  const done = await fetch(callback, { redirect: 'manual', headers: { cookie: jar.header(callback.pathname) } });
+  jar.store(done);
+  expect(done.status).toBe(302);
+  const me = await fetch(`${env.server.url}/v1/users/me`, { headers: { cookie: jar.header('/v1/users/me') } });
+  return { authorize, pages, me: (await me.json()) as { id: string; account_id: string } };
+}
+
+describe('the dashboard', () => {
+  it('signs in to the chosen account; the Account page switches to the other one (signed out, then in with account_hint)', async () => {
+    const jar = new CookieJar();
+    const first = await dashboardSignIn(jar, '/dashboard/login', person.accountId);
+    expect(first.pages).toEqual(['Sign in', 'Choose an account']);
+    expect(first.me).toMatchObject({ id: person.id, account_id: person.accountId });
+
+    const page = await (await fetch(`${env.server.url}/dashboard/account`, { headers: { cookie: jar.header('/dashboard/account') } })).text();
+    expect(page).toContain('this session');
+    const form = /<form method="post" action="\/dashboard\/logout" class="inline"><input type="hidden" name="_csrf" value="([^"]+)"><input type="hidden" name="switch_to" value="(acct_[a-z0-9]+)"><button[^>]*>Switch to /.exec(page);
+    expect(form?.[2]).toBe(env.owner.accountId);
+    const signedOut = await fetch(`${env.server.url}/dashboard/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header('/dashboard/logout'), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: form![1]!, switch_to: form![2]! }),
+    });
+    jar.store(signedOut);
+    expect(signedOut.status).toBe(303);
+    const next = signedOut.headers.get('location')!;
+    expect(next).toBe(`/dashboard/login?account=${env.owner.accountId}`);
+
+    const switched = await dashboardSignIn(jar, next);
+    expect(switched.authorize.searchParams.get('account_hint')).toBe(env.owner.accountId);
+    expect(switched.pages).toEqual(['Sign in']);
+    expect(switched.me).toMatchObject({ id: inA, account_id: env.owner.accountId });
   });
 });

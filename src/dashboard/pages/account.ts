@@ -23,7 +23,9 @@ export function registerAccountPage(pages: PageRouter, deps: DashboardDeps): voi
   async function show(ctx: Context, form?: FormState, status = 200) {
     const { principal, viewer, user } = dash(ctx);
     const usage = await quotas.usage(principal);
-    sendPage(ctx, config, { title: 'Account', status, body: accountView({ csrf: viewer.csrf, user, usage, requestsPerHour: config.accountRequestsPerHour, form }) });
+    const { items } = await users.memberships(principal, { page: 1, per_page: 100 });
+    const memberships = items.map(({ user: member, account }) => ({ accountId: account._id, name: account.name, role: member.role, current: member._id === user._id }));
+    sendPage(ctx, config, { title: 'Account', status, body: accountView({ csrf: viewer.csrf, user, usage, requestsPerHour: config.accountRequestsPerHour, memberships, form }) });
   }
 
   // Every role may read: any signed-in user sees their own account.

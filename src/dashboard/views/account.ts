@@ -15,6 +15,8 @@ export interface AccountView {
   user: UserDoc;
   usage: { kind: QuotaKind; used: number; limit: number }[];
   requestsPerHour: number;
+  /** The person's accounts (docs/product.md §9); the one this session is in is `current`. */
+  memberships: { accountId: string; name: string; role: string; current: boolean }[];
   /** The password form after a refusal (no values are sent back). */
   form?: FormState | undefined;
 }
@@ -31,6 +33,22 @@ ${v.usage.map((q) => html`<tr data-quota="${q.kind}"><td>${QUOTA_LABELS[q.kind]}
 </tbody>
 </table></div>
 <p class="hint">Set by the operator. Past a quota, creating is refused with <code>quota_exceeded</code>; past the request budget, requests get <code>rate_limited</code>.</p>
+</section>`;
+}
+
+/** The account switcher: this session acts in one account; another is a sign-in to it (password again). */
+function switcher(v: AccountView): Html {
+  if (v.memberships.length < 2) return html``;
+  return html`<section class="panel" aria-labelledby="accounts-title">
+<h2 id="accounts-title">Your accounts</h2>
+<ul class="accounts">
+${v.memberships.map((m) =>
+  m.current
+    ? html`<li>${m.name} <span class="muted">(${m.role}, this session)</span></li>`
+    : html`<li><form method="post" action="/dashboard/logout" class="inline">${csrfField(v.csrf)}<input type="hidden" name="switch_to" value="${m.accountId}"><button type="submit" class="secondary small">Switch to ${m.name}</button></form> <span class="muted">(${m.role})</span></li>`,
+)}
+</ul>
+<p class="hint">Switching signs you out here and in to that account (your password again).</p>
 </section>`;
 }
 
@@ -65,6 +83,7 @@ export function accountView(v: AccountView): Html {
 <dt>Member since</dt><dd>${dateTime(user.created_at)}</dd>
 </dl>
 </section>
+${switcher(v)}
 ${quotas(v)}
 ${passwordForm(v)}`;
 }
