@@ -87,7 +87,7 @@ function login(config: Config) {
       code_challenge: s256(verifier),
       code_challenge_method: 'S256',
       prompt: 'login',
-      // The account switcher (Account page): sign in to that account of the person's (docs/product.md §9).
+      // The account switcher (Account page): sign in to that account of the person's (docs/product.md §11).
       ...(typeof ctx.query.account === 'string' && ACCOUNT_ID.test(ctx.query.account) ? { account_hint: ctx.query.account } : {}),
     });
     ctx.set('Cache-Control', 'no-store');

@@ -11,7 +11,7 @@ import { declinedView, INVITATION_PATH, invalidInvitationView, invitationFormVie
 const invalidPage = (ctx: Context) => sendLinkPage(ctx, 400, 'Invitation not valid', invalidInvitationView());
 
 /**
- * The page behind an invitation link (`/dashboard/invitation?token=slwin_…`, docs/product.md §9): the
+ * The page behind an invitation link (`/dashboard/invitation?token=slwin_…`, docs/product.md §11): the
  * person sees the account and role, types the invited address's password (or, new to Slipway, chooses
  * one) and presses Accept, or presses Decline. Accepted, they are sent to sign in. The token stays out
  * of URLs it could leak from, and the form is checked, as on the setup page (src/dashboard/setup.ts).

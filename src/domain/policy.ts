@@ -218,7 +218,7 @@ allow(EVERYONE, ['list_project'], 'event');
 // Accounts (tenants) are the operator's alone.
 allow(OPERATOR, ['list', 'read'], 'account', { refusal: 'Accounts are the operator’s alone.' });
 allow(OPERATOR, ['delete'], 'account', { refusal: 'Only an operator can delete a whole account.' });
-// docs/product.md §9: a person lists the accounts they are a member of (GET /v1/accounts); a client
+// docs/product.md §11: a person lists the accounts they are a member of (GET /v1/accounts); a client
 // or an API key is no person.
 allow(['user'], ['list_memberships'], 'account', { refusal: 'Only a signed-in person has memberships.' });
 

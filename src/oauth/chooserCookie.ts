@@ -6,7 +6,7 @@ const CHOOSER_MAX_AGE_MS = 10 * 60 * 1000;
 const options = (secure: boolean, uid: string) => ({ httpOnly: true, sameSite: 'lax' as const, secure, path: `/oauth/interaction/${uid}`, signed: true, overwrite: true });
 
 /**
- * Between the password and the account chooser (docs/product.md §9): who proved their password in
+ * Between the password and the account chooser (docs/product.md §11): who proved their password in
  * this interaction, in a short-lived cookie signed with the app's keys, for this interaction's path
  * only. The chooser's answer is taken only for that person and interaction.
  */

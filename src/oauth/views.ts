@@ -49,7 +49,7 @@ export interface ChooserView {
   accounts: { accountId: string; name: string; role: string }[];
 }
 
-/** The account chooser (docs/product.md §9): one submit button per account, `name="account"`. */
+/** The account chooser (docs/product.md §11): one submit button per account, `name="account"`. */
 export function renderChooser({ action, clientName, email, accounts }: ChooserView): string {
   const buttons = join(
     accounts.map((a) => html`<li><button type="submit" name="account" value="${a.accountId}">${a.name} <span class="muted">(${a.role})</span></button></li>`),

@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 
 /**
- * A person's sign-in (docs/product.md §9): the e-mail they sign in with and their password. What they
+ * A person's sign-in (docs/product.md §11): the e-mail they sign in with and their password. What they
  * may do lives in their memberships, the `users` of each account (`UserDoc.identity_id`), so one person
  * can belong to several accounts with one password. Lockout state is kept by e-mail (LoginService's
  * budgets), device cookies name the person's memberships or this id.

@@ -8,7 +8,7 @@ import type { LegacyUserFields, UserDoc, UserRepository } from './users.ts';
 const SPLIT = 'identities-split';
 
 /**
- * Users stored before people and memberships were apart (docs/product.md §9) become a person
+ * Users stored before people and memberships were apart (docs/product.md §11) become a person
  * (`identities`: the e-mail and password) and a membership (the `users` document: account, role,
  * `status`). A user who signed in with their e-mail (`email_key` equal to it) becomes an active member
  * of a new person; an invitation of the old kind (`email_key` `invited:<id>`, which could never sign in)

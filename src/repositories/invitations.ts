@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /**
- * The link of an invitation to an account (docs/product.md §9): the invited membership is the `users`
+ * The link of an invitation to an account (docs/product.md §11): the invited membership is the `users`
  * document (status `invited`); this is its one-time link, stored as the SHA-256 of the token only.
  */
 export interface InvitationDoc {

@@ -5,7 +5,7 @@ import { findPage } from './page.ts';
 import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 
-/** `invited`: added to the account, not yet accepted (docs/product.md §9); `active`: a member who signs in. */
+/** `invited`: added to the account, not yet accepted (docs/product.md §11); `active`: a member who signs in. */
 export type MembershipStatus = 'invited' | 'active';
 
 /**

@@ -7,7 +7,7 @@ export const AccountId = z.string().meta({ description: 'Account id.', example: 
 export const ListMembershipsQuery = PageQuery;
 export type ListMembershipsQuery = z.output<typeof ListMembershipsQuery>;
 
-/** One account a person is a member of (docs/product.md §9). */
+/** One account a person is a member of (docs/product.md §11). */
 export const Membership = z
   .object({
     account_id: AccountId,

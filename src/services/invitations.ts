@@ -16,7 +16,7 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import type { QuotaService } from './quotas.ts';
 import { Service } from './service.ts';
 
-/** docs/product.md §9: an invitation expires after 7 days. */
+/** docs/product.md §11: an invitation expires after 7 days. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 const INVITATION_PREFIX = 'slwin_';
 export const INVALID_INVITATION = 'This invitation is invalid, already answered, revoked or expired.';
@@ -55,7 +55,7 @@ export interface InvitationServiceDeps extends Pick<Repositories, 'users' | 'ide
 }
 
 /**
- * Invitations to an account (docs/product.md §9): the link made when an admin adds someone, and its
+ * Invitations to an account (docs/product.md §11): the link made when an admin adds someone, and its
  * answer. The link is the credential (there is no principal yet): whoever opens it sees the account and
  * the role; accepting needs the invited address's password (or, for an address that has no sign-in
  * yet, the one chosen now); declining needs the link alone. Either answer is given once: of any number

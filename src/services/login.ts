@@ -109,7 +109,7 @@ export class LoginService extends Service<LoginServiceDeps> {
   async signIn(attempt: SignInAttempt, accountHint?: string): Promise<SignInResult> {
     const checked = await this.checkPerson(attempt);
     if (checked.outcome !== 'signed-in') return checked;
-    // docs/product.md §9: a person with several accounts signs in to one of them, the one the request
+    // docs/product.md §11: a person with several accounts signs in to one of them, the one the request
     // names (`account_hint`) or the one they choose; every credential of this sign-in acts in it alone.
     const memberships = await this.deps.users.activeForIdentity(checked.identityId);
     if (memberships.length === 0) return { outcome: 'refused', email: checked.email };

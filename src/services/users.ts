@@ -75,7 +75,7 @@ export class UserService extends AccountRecordService<UserServiceDeps, UserDoc, 
   protected readonly records = new AccountRecords(this.deps.users, 'user');
 
   /**
-   * Invites someone to the principal's account (docs/product.md §9): a user with status `invited` and a
+   * Invites someone to the principal's account (docs/product.md §11): a user with status `invited` and a
    * one-time invitation link (7 days) that the person opens to accept or decline. The same for every
    * address that is not yet a member of the account, whether or not it signs in anywhere: nothing is
    * looked up (docs/tenant-isolation.md). `password`, when given, becomes the person's password if the

@@ -6,7 +6,7 @@ import { CookieJar, driveAuthorization, obtainTokens, tokenRequest } from '../su
 import type { TestUser } from '../support/tokens.ts';
 
 /*
- * docs/product.md §9: a person with accounts A and B signs in to a third-party app: the chooser (one
+ * docs/product.md §11: a person with accounts A and B signs in to a third-party app: the chooser (one
  * submit button per account, name="account") comes between the password and the consent; the access
  * token's `acct`, the ID token and every refresh keep the chosen account; `account_hint=acct_…` skips
  * the chooser.

@@ -7,7 +7,7 @@ import { race } from '../support/concurrency.ts';
 
 /*
  * Admin A cannot learn whether an e-mail is registered in account B: adding it answers as adding a
- * free address does (status, body shape, headers): both are invitations (docs/product.md §9), the
+ * free address does (status, body shape, headers): both are invitations (docs/product.md §11), the
  * added user behaves the same on every /v1 route, and B's user keeps signing in. 409 stays for an
  * e-mail in A itself.
  */

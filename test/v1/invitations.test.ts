@@ -9,7 +9,7 @@ import { Tokens, type TestUser } from '../support/tokens.ts';
 import { openLinkPage, pressAccept, pressOnInvitation } from '../support/linkPages.ts';
 
 /*
- * docs/product.md §9: one person, many accounts. An admin invites an address (POST /v1/users); the
+ * docs/product.md §11: one person, many accounts. An admin invites an address (POST /v1/users); the
  * answer is the same whether or not it signs in anywhere; the person accepts or declines on the
  * invitation page (the link is shown once); declined, expired and revoked invitations cannot be
  * accepted; of many accepts at once exactly one makes the membership; GET /v1/accounts lists a

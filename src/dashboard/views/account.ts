@@ -15,7 +15,7 @@ export interface AccountView {
   user: UserDoc;
   usage: { kind: QuotaKind; used: number; limit: number }[];
   requestsPerHour: number;
-  /** The person's accounts (docs/product.md §9); the one this session is in is `current`. */
+  /** The person's accounts (docs/product.md §11); the one this session is in is `current`. */
   memberships: { accountId: string; name: string; role: string; current: boolean }[];
   /** The password form after a refusal (no values are sent back). */
   form?: FormState | undefined;

@@ -75,7 +75,7 @@ export function providerConfiguration({ config, keys, repos, logger, adapter }: 
       introspection_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
     },
     pkce: { required: () => true },
-    // docs/product.md §9: the account a person signs in to, named by the app (`acct_…`); the chooser otherwise.
+    // docs/product.md §11: the account a person signs in to, named by the app (`acct_…`); the chooser otherwise.
     extraParams: ['account_hint'],
     features: features(config, keys),
     extraClientMetadata,

@@ -10,7 +10,7 @@ import type { V1Deps } from '../deps.ts';
 const tags = ['Accounts'];
 
 /**
- * The accounts the signed-in person is a member of (docs/product.md §9). Users only: a client acts for
+ * The accounts the signed-in person is a member of (docs/product.md §11). Users only: a client acts for
  * its one account and an API key for its one project (403 `forbidden`).
  */
 export function registerAccountRoutes(api: ApiRouter, { authenticate, services, config }: V1Deps): void {
