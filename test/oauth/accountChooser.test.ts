@@ -98,6 +98,50 @@ describe('the account chooser', () => {
   });
 });
 
+describe('a tab left open in one account after switching to the other in another tab', () => {
+  it('can no longer read or change anything of the account it was opened in, through its pages or /v1', async () => {
+    const project = await env.api.post('/v1/projects', { token: await env.tokens.accessToken(person, 'write'), body: { name: 'B only' } });
+    expect(project.status).toBe(201);
+    const projectPage = `/dashboard/projects/${project.body.id}`;
+    const jar = new CookieJar();
+    await dashboardSignIn(jar, '/dashboard/login', person.accountId);
+    // Tab 1: B's project page, with its new-deployment form.
+    const page = await fetch(`${env.server.url}${projectPage}`, { headers: { cookie: jar.header(projectPage) } });
+    expect(page.status).toBe(200);
+    const staleCsrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+
+    // Tab 2: the Account page switches to A (the same browser, so the same cookies).
+    const account = await (await fetch(`${env.server.url}/dashboard/account`, { headers: { cookie: jar.header('/dashboard/account') } })).text();
+    const switchCsrf = /name="_csrf" value="([^"]+)"><input type="hidden" name="switch_to" value="acct_/.exec(account)![1]!;
+    const signedOut = await fetch(`${env.server.url}/dashboard/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header('/dashboard/logout'), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: switchCsrf, switch_to: env.owner.accountId }),
+    });
+    jar.store(signedOut);
+    const switched = await dashboardSignIn(jar, signedOut.headers.get('location')!);
+    expect(switched.me.account_id).toBe(env.owner.accountId);
+
+    // Tab 1 again: the page, its stale form, a form carrying the new session's token, and /v1 with the cookie.
+    const reload = await fetch(`${env.server.url}${projectPage}`, { headers: { cookie: jar.header(projectPage) } });
+    expect(reload.status).toBe(404);
+    const freshCsrf = /name="_csrf" value="([^"]+)"/.exec(await (await fetch(`${env.server.url}/dashboard/projects`, { headers: { cookie: jar.header('/dashboard/projects') } })).text())![1]!;
+    for (const csrf of [staleCsrf, freshCsrf]) {
+      const submitted = await fetch(`${env.server.url}${projectPage}/deployments`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: jar.header(`${projectPage}/deployments`), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, environment: 'production', branch: 'main' }),
+      });
+      expect([403, 404], csrf === staleCsrf ? 'stale form' : 'fresh token').toContain(submitted.status);
+    }
+    const v1 = await fetch(`${env.server.url}/v1/projects/${project.body.id}`, { headers: { cookie: jar.header('/v1/projects') } });
+    expect(v1.status).toBe(404);
+    expect(await env.server.repos.deployments.collection.countDocuments({ project_id: project.body.id })).toBe(0);
+  });
+});
+
 /** The dashboard's sign-in over HTTP from `start` (/dashboard/login…), through the chooser when asked: the session's account, as /v1 sees it. */
 async function dashboardSignIn(jar: CookieJar, start: string, account?: string) {
   const url = new URL(start, env.server.url);

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Principal, Scope, Role } from '../../src/domain/principal.ts';
 import { newId } from '../../src/lib/ids.ts';
 import type { Api } from '../support/api.ts';
-import { makeClient } from '../support/factories.ts';
+import { acceptInvitation, makeClient } from '../support/factories.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
@@ -19,6 +19,12 @@ import type { TestUser, Tokens } from '../support/tokens.ts';
 const env = useApiServer({ overrides: { apiRateLimitPerHour: 1_000_000 } });
 let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, ownerToken: string;
 const users = {} as Record<Role, TestUser>;
+/**
+ * A person who is an admin of this account and the owner of another (docs/product.md §11), with an admin
+ * token and a dashboard session bound to the other one: the column that shows a credential acts in its
+ * own account only.
+ */
+let elsewhere: { person: TestUser; token: string; session: string };
 
 /** Each person's password hash at the start (by identity), restored after a cell changes it through /users/me/password. */
 const passwordHashes = new Map<string, string>();
@@ -27,6 +33,11 @@ beforeAll(async () => {
   ({ server, api, tokens, owner, adminToken: ownerToken } = env);
   users.owner = owner;
   for (const role of ['viewer', 'developer', 'admin'] as const) users[role] = await tokens.user(role, owner.accountId);
+  const person = await tokens.user('owner');
+  const invited = await api.post('/v1/users', { token: ownerToken, body: { email: person.email, name: 'In two accounts', role: 'admin' } });
+  expect(invited.status).toBe(201);
+  await acceptInvitation(server, invited.body, person.password);
+  elsewhere = { person, token: await tokens.accessToken(person, 'admin'), session: (await server.services.sessions.create(person.id, person.accountId)).token };
   for (const user of Object.values(users)) {
     const person = (await server.repos.users.findById(user.id))!.identity_id!;
     passwordHashes.set(person, (await server.repos.identities.findById(person))!.password_hash!);
@@ -302,6 +313,26 @@ describe.each(ROUTES)('$name', (route) => {
       });
     }
   }
+
+  // Acting on the person rather than an account, the password change has its own tests (test/v1/users.test.ts).
+  if (route.name !== 'POST /v1/users/me/password')
+    it('a person in this account and another, with an admin token or a session bound to the other → nothing of this account', async () => {
+      for (const [kind, token] of [['token', elsewhere.token], ['session', elsewhere.session]] as const) {
+        const cell = await route.request();
+        const res = await send(route, token, cell);
+        const ofThisAccount = cell.projectId !== undefined || /^\/v1\/(users|oauth_clients)\/(?!me\b)[^/?]+/.test(cell.path);
+        if (ofThisAccount) {
+          expect(res.status, kind).toBe(404);
+          expect(res.body.error.code).toBe('not_found');
+        } else if (route.name === 'GET /v1/accounts') {
+          // The person's own memberships: both accounts, by design.
+          expect(res.body.data.map((a: { account_id: string }) => a.account_id).sort(), kind).toEqual([owner.accountId, elsewhere.person.accountId].sort());
+        } else {
+          expect(res.status, kind).toBe(route.success);
+          expect(JSON.stringify(res.body), kind).not.toContain(owner.accountId);
+        }
+      }
+    });
 
   const clientsAllowed = route.for !== 'users';
   it(`a client_credentials token ${clientsAllowed ? 'acts for its account with its scopes' : 'is refused (403 forbidden): the route is for users'}`, async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Api, answerShape } from '../support/api.ts';
-import { race } from '../support/concurrency.ts';
+import { race, tokenPost } from '../support/concurrency.ts';
 import { dumpDatabase } from '../support/database.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { createProject, expectRefused, useApiServer, useTwoInstances } from '../support/fixtures.ts';
@@ -152,22 +152,40 @@ describe('inviting an address', () => {
     }
   });
 
-  it('removing a member from A ends their A access at once; their B access keeps working', async () => {
+  it('removing a member from A ends their A access tokens, refresh tokens and sessions at once; their B ones keep working', async () => {
     const person = await env.tokens.user('developer');
     const res = await invite(adminA, person.email);
     expect((await acceptWith(res.body.invitation_url, person.password)).status).toBe(303);
-    // A dashboard session in each account (the chooser comes later; sessions name their membership).
-    const inA = await env.server.services.sessions.create(res.body.id, env.owner.accountId);
-    const inB = await env.server.services.sessions.create(person.id, person.accountId);
-    expect((await env.api.get('/v1/users/me', { token: inA.token })).body.account_id).toBe(env.owner.accountId);
-    expect((await env.api.get('/v1/users/me', { token: inB.token })).body.account_id).toBe(person.accountId);
-    const bToken = await env.tokens.accessToken(person, 'read');
+    const inA: TestUser = { ...person, id: res.body.id, accountId: env.owner.accountId };
+    // Signed in to each account through the chooser: an access token and a refresh token bound to each.
+    const tokensA = await env.tokens.forUser(inA, 'read', { withRefresh: true });
+    const tokensB = await env.tokens.forUser(person, 'read', { withRefresh: true });
+    expect(tokensA.refresh_token && tokensB.refresh_token).toBeTruthy();
+    // A dashboard session in each account (sessions name their membership).
+    const sessionA = await env.server.services.sessions.create(inA.id, inA.accountId);
+    const sessionB = await env.server.services.sessions.create(person.id, person.accountId);
+    for (const [token, account] of [
+      [tokensA.access_token, inA.accountId],
+      [sessionA.token, inA.accountId],
+      [tokensB.access_token, person.accountId],
+      [sessionB.token, person.accountId],
+    ] as const)
+      expect((await env.api.get('/v1/users/me', { token })).body.account_id).toBe(account);
 
-    expect((await env.api.delete(`/v1/users/${res.body.id}`, { token: adminA })).status).toBe(204);
-    expectRefused(await env.api.get('/v1/users/me', { token: inA.token }), 401, 'invalid_token');
-    expect((await env.api.get('/v1/users/me', { token: inB.token })).status).toBe(200);
-    expect((await env.api.get('/v1/users/me', { token: bToken })).status).toBe(200);
-    expect((await env.api.get('/v1/accounts', { token: bToken })).body.data).toHaveLength(1);
+    expect((await env.api.delete(`/v1/users/${inA.id}`, { token: adminA })).status).toBe(204);
+
+    expectRefused(await env.api.get('/v1/users/me', { token: tokensA.access_token }), 401, 'invalid_token');
+    expectRefused(await env.api.get('/v1/users/me', { token: sessionA.token }), 401, 'invalid_token');
+    const refreshA = await tokenPost(env.server, { grant_type: 'refresh_token', refresh_token: tokensA.refresh_token!, client_id: tokensA.clientId });
+    expect(refreshA.status).toBe(400);
+    expect(refreshA.body.error).toBe('invalid_grant');
+
+    expect((await env.api.get('/v1/users/me', { token: tokensB.access_token })).status).toBe(200);
+    expect((await env.api.get('/v1/users/me', { token: sessionB.token })).status).toBe(200);
+    const refreshB = await tokenPost(env.server, { grant_type: 'refresh_token', refresh_token: tokensB.refresh_token!, client_id: tokensB.clientId });
+    expect(refreshB.status).toBe(200);
+    expect((await env.api.get('/v1/users/me', { token: refreshB.body.access_token! })).body.account_id).toBe(person.accountId);
+    expect((await env.api.get('/v1/accounts', { token: tokensB.access_token })).body.data).toHaveLength(1);
   });
 
   it('GET /v1/accounts is for people: a client and an API key are refused', async () => {
