@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Config } from '../config/index.ts';
 import type { Container } from '../container.ts';
 import { systemPrincipal, type Principal } from '../domain/principal.ts';
 import { notFound, type Missing } from '../errors.ts';
@@ -100,8 +101,8 @@ export function accountListCommand<T>(
 }
 
 /** Opens the runtime and runs `fn` as the operator in `account` (--account), or in the only account there is. */
-export async function withAccount<T>(account: string | undefined, fn: (operator: Principal, rt: Container) => Promise<T>): Promise<T> {
-  return await withRuntime(async (rt) => await fn(systemPrincipal(account || (await onlyAccount(rt))), rt));
+export async function withAccount<T>(account: string | undefined, fn: (operator: Principal, rt: Container, config: Config) => Promise<T>): Promise<T> {
+  return await withRuntime(async (rt, config) => await fn(systemPrincipal(account || (await onlyAccount(rt))), rt, config));
 }
 
 async function onlyAccount(rt: Container): Promise<string> {

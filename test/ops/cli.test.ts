@@ -7,6 +7,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { basicAuth } from '../support/oauthDriver.ts';
 import { runCli } from '../support/cli.ts';
+import { openLinkPage, pressAccept } from '../support/linkPages.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const PASSWORD = 'a perfectly long password';
@@ -87,6 +88,43 @@ describe('slipway users create', () => {
     expect(onArgv.stderr).toMatch(/--password is not accepted.*stdin/s);
     expect(onArgv.stderr + onArgv.stdout).not.toContain(PASSWORD);
     expect(await mongo.db(db).collection('users').countDocuments()).toBe(0);
+  });
+});
+
+describe('slipway users invite', () => {
+  it('prints the one-time link (stored only as a digest); the invited person accepts it on the page; deleting an invitation revokes it', async () => {
+    const db = freshDb();
+    const owner = JSON.parse((await slipwayWithInput(`${PASSWORD}\n`, db, 'users', 'create', '--email', 'owner@example.com', '--name', 'Owner', '--role', 'owner', '--json')).stdout) as { account_id: string };
+
+    const bad = await slipway(db, 'users', 'invite', '--name', 'Nobody', '--role', 'superuser');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--email: required/);
+    expect(bad.stderr).toMatch(/--role: .*viewer/);
+
+    const human = await slipway(db, 'users', 'invite', '--email', 'Dev@Example.com', '--name', 'Dev', '--role', 'developer');
+    expect(human.code).toBe(0);
+    const link = /^ {2}(http\S+\/dashboard\/invitation\?token=(slwin_[A-Za-z0-9_-]{43}))$/m.exec(human.stdout);
+    expect(human.stdout).toContain(`into account ${owner.account_id} as developer`);
+    expect(link).not.toBeNull();
+    const invited = await mongo.db(db).collection('users').findOne({ email: 'dev@example.com' });
+    expect(invited).toMatchObject({ account_id: owner.account_id, status: 'invited', role: 'developer' });
+    expect(JSON.stringify(await mongo.db(db).collection('invitations').find().toArray())).not.toContain(link![2]);
+    expect((await slipway(db, 'users', 'invite', '--email', 'dev@example.com', '--name', 'Twin', '--role', 'viewer')).code).toBe(1);
+
+    const revoked = JSON.parse((await slipway(db, 'users', 'invite', '--email', 'gone@example.com', '--name', 'Gone', '--role', 'viewer', '--json')).stdout) as { id: string; status: string; invitation_url: string };
+    expect(revoked.status).toBe('invited');
+    expect((await slipway(db, 'users', 'delete', revoked.id)).code).toBe(0);
+
+    const server = await startTestServer({ dbName: db, keysDir });
+    try {
+      const onServer = (url: string) => `${server.url}${new URL(url).pathname}${new URL(url).search}`;
+      const accepted = await pressAccept(await openLinkPage(onServer(link![1]!)), 'the newcomer’s own password');
+      expect(accepted.status).toBe(303);
+      expect(await mongo.db(db).collection('users').findOne({ email: 'dev@example.com' })).toMatchObject({ status: 'active' });
+      expect((await openLinkPage(onServer(revoked.invitation_url))).status).toBe(400);
+    } finally {
+      await server.stop();
+    }
   });
 });
 
