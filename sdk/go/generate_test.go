@@ -83,6 +83,7 @@ func TestTheResourceTree(t *testing.T) {
 		"Configurations": {"List", "All", "Create", "Get", "Update", "Delete"},
 		"APIKeys":        {"List", "All", "Create", "Get", "Revoke", "Rotate"},
 		"Users":          {"List", "All", "Create", "Me", "ChangePassword", "Get", "Update", "Delete"},
+		"Accounts":       {"List", "All"},
 		"OAuthClients":   {"List", "All", "Create", "Get", "Delete", "RotateSecret"},
 		"Events":         {"List", "All"},
 		"Webhooks":       {"List", "All", "Create", "Get", "Update", "Delete", "RotateSecret", "Ping", "ListDeliveries", "AllDeliveries", "Redeliver"},

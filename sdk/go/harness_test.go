@@ -27,6 +27,7 @@ type harnessInfo struct {
 	Issuer  string `json:"issuer"`
 	Owner   struct {
 		ID, Email, Password string
+		AccountID           string `json:"account_id"`
 	} `json:"owner"`
 	Viewer struct {
 		ID, Email, Password string

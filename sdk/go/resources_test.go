@@ -228,6 +228,15 @@ func TestUsers(t *testing.T) {
 	wantNotFound(t, err)
 }
 
+func TestAccounts(t *testing.T) {
+	c := adminClient(t)
+	page := must[*slipway.MembershipList](t)(c.Accounts.List(context.Background(), nil))
+	owner := server.Owner
+	if len(page.Data) != 1 || page.Data[0].AccountID != owner.AccountID || page.Data[0].UserID != owner.ID || page.Data[0].Role != "owner" || !page.Data[0].Current {
+		t.Fatalf("accounts = %+v", page.Data)
+	}
+}
+
 func TestOAuthClients(t *testing.T) {
 	ctx := context.Background()
 	c := adminClient(t)

@@ -22,6 +22,8 @@ type Resources struct {
 	APIKeys *APIKeysService
 	// Users: /v1/users.
 	Users *UsersService
+	// Accounts: /v1/accounts.
+	Accounts *AccountsService
 	// OAuthClients: /v1/oauth_clients.
 	OAuthClients *OAuthClientsService
 	// Events: /v1/events.
@@ -37,6 +39,7 @@ func newResources(c *Client) Resources {
 		Configurations: &ConfigurationsService{c},
 		APIKeys:        &APIKeysService{c},
 		Users:          &UsersService{c},
+		Accounts:       &AccountsService{c},
 		OAuthClients:   &OAuthClientsService{c},
 		Events:         &EventsService{c},
 		Webhooks:       &WebhooksService{c},
@@ -318,9 +321,9 @@ func (s *UsersService) All(ctx context.Context, params *ListUsersParams, opts ..
 	return all[User](ctx, s.c, "/v1/users", encodeQuery(params), opts)
 }
 
-// Create: Add a user to the account (POST /v1/users, scope admin).
+// Create: Invite someone to the account (POST /v1/users, scope admin).
 //
-// With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see docs/security.md, "Quotas and tenant isolation").
+// Adds a user with `status: invited` and answers, once, `invitation_url`: the person opens it, signs in (or, new to Slipway, chooses a password; `password` here sets one for them instead) and accepts or declines; it expires after 7 days, and removing the user revokes it. Slipway sends no e-mail. The answer is the same whether or not the address signs in anywhere (docs/tenant-isolation.md). Only an owner may invite an owner. An e-mail already in the account is `conflict`.
 //
 // Only for user and client credentials.
 //
@@ -380,13 +383,36 @@ func (s *UsersService) Update(ctx context.Context, userID string, body UpdateUse
 
 // Delete: Remove a user (DELETE /v1/users/{user_id}, scope admin).
 //
-// Revokes everything that lets the user act: OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).
+// For an invited user, revokes the invitation. Otherwise revokes everything that lets the user act in this account (and nothing in the person’s other accounts): OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).
 //
 // Only for user and client credentials.
 //
 // Operation deleteUser.
 func (s *UsersService) Delete(ctx context.Context, userID string, opts ...RequestOption) error {
 	return s.c.call(ctx, http.MethodDelete, "/v1/users/"+pathEscape(userID), nil, nil, nil, false, opts)
+}
+
+// AccountsService is client.Accounts: the operations tagged "Accounts", on /v1/accounts.
+type AccountsService struct{ c *Client }
+
+// List: List your accounts (GET /v1/accounts, scope read). params may be nil.
+//
+// Every account the signed-in person is a member of, with their role there, oldest first. The credential keeps acting in its own account (`current`); another account needs a sign-in to it.
+//
+// Only for user credentials.
+//
+// Operation listAccounts.
+func (s *AccountsService) List(ctx context.Context, params *ListAccountsParams, opts ...RequestOption) (*MembershipList, error) {
+	var out MembershipList
+	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/accounts", encodeQuery(params), nil, &out, false, opts))
+}
+
+// All iterates over every item of List, fetching each page (GET /v1/accounts)
+// only when the loop gets there; it stops at the first error (yielded with a zero Membership) or when
+// the loop breaks.
+// params may be nil; its Page is where it starts, its PerPage the page size.
+func (s *AccountsService) All(ctx context.Context, params *ListAccountsParams, opts ...RequestOption) iter.Seq2[Membership, error] {
+	return all[Membership](ctx, s.c, "/v1/accounts", encodeQuery(params), opts)
 }
 
 // OAuthClientsService is client.OAuthClients: the operations tagged "OAuth clients", on /v1/oauth_clients.

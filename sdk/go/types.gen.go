@@ -181,6 +181,8 @@ const (
 	CreateWebhookEventsProjectUpdated           CreateWebhookEvents = "project.updated"
 	CreateWebhookEventsUserCreated              CreateWebhookEvents = "user.created"
 	CreateWebhookEventsUserDeleted              CreateWebhookEvents = "user.deleted"
+	CreateWebhookEventsUserInvitationAccepted   CreateWebhookEvents = "user.invitation_accepted"
+	CreateWebhookEventsUserInvitationDeclined   CreateWebhookEvents = "user.invitation_declined"
 	CreateWebhookEventsUserPasswordChanged      CreateWebhookEvents = "user.password_changed"
 	CreateWebhookEventsUserPasswordSet          CreateWebhookEvents = "user.password_set"
 	CreateWebhookEventsUserUpdated              CreateWebhookEvents = "user.updated"
@@ -227,6 +229,10 @@ func (e CreateWebhookEvents) Valid() bool {
 	case CreateWebhookEventsUserCreated:
 		return true
 	case CreateWebhookEventsUserDeleted:
+		return true
+	case CreateWebhookEventsUserInvitationAccepted:
+		return true
+	case CreateWebhookEventsUserInvitationDeclined:
 		return true
 	case CreateWebhookEventsUserPasswordChanged:
 		return true
@@ -285,6 +291,24 @@ func (e CreatedUserRole) Valid() bool {
 	case CreatedUserRoleOwner:
 		return true
 	case CreatedUserRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatedUserStatus.
+const (
+	CreatedUserStatusActive  CreatedUserStatus = "active"
+	CreatedUserStatusInvited CreatedUserStatus = "invited"
+)
+
+// Valid indicates whether the value is a known member of the CreatedUserStatus enum.
+func (e CreatedUserStatus) Valid() bool {
+	switch e {
+	case CreatedUserStatusActive:
+		return true
+	case CreatedUserStatusInvited:
 		return true
 	default:
 		return false
@@ -432,6 +456,30 @@ func (e IssuedAPIKeyStatus) Valid() bool {
 	case IssuedAPIKeyStatusExpired:
 		return true
 	case IssuedAPIKeyStatusRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MembershipRole.
+const (
+	MembershipRoleAdmin     MembershipRole = "admin"
+	MembershipRoleDeveloper MembershipRole = "developer"
+	MembershipRoleOwner     MembershipRole = "owner"
+	MembershipRoleViewer    MembershipRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the MembershipRole enum.
+func (e MembershipRole) Valid() bool {
+	switch e {
+	case MembershipRoleAdmin:
+		return true
+	case MembershipRoleDeveloper:
+		return true
+	case MembershipRoleOwner:
+		return true
+	case MembershipRoleViewer:
 		return true
 	default:
 		return false
@@ -757,6 +805,8 @@ const (
 	UpdateWebhookEventsProjectUpdated           UpdateWebhookEvents = "project.updated"
 	UpdateWebhookEventsUserCreated              UpdateWebhookEvents = "user.created"
 	UpdateWebhookEventsUserDeleted              UpdateWebhookEvents = "user.deleted"
+	UpdateWebhookEventsUserInvitationAccepted   UpdateWebhookEvents = "user.invitation_accepted"
+	UpdateWebhookEventsUserInvitationDeclined   UpdateWebhookEvents = "user.invitation_declined"
 	UpdateWebhookEventsUserPasswordChanged      UpdateWebhookEvents = "user.password_changed"
 	UpdateWebhookEventsUserPasswordSet          UpdateWebhookEvents = "user.password_set"
 	UpdateWebhookEventsUserUpdated              UpdateWebhookEvents = "user.updated"
@@ -803,6 +853,10 @@ func (e UpdateWebhookEvents) Valid() bool {
 	case UpdateWebhookEventsUserCreated:
 		return true
 	case UpdateWebhookEventsUserDeleted:
+		return true
+	case UpdateWebhookEventsUserInvitationAccepted:
+		return true
+	case UpdateWebhookEventsUserInvitationDeclined:
 		return true
 	case UpdateWebhookEventsUserPasswordChanged:
 		return true
@@ -867,6 +921,24 @@ func (e UserRole) Valid() bool {
 	}
 }
 
+// Defines values for UserStatus.
+const (
+	UserStatusActive  UserStatus = "active"
+	UserStatusInvited UserStatus = "invited"
+)
+
+// Valid indicates whether the value is a known member of the UserStatus enum.
+func (e UserStatus) Valid() bool {
+	switch e {
+	case UserStatusActive:
+		return true
+	case UserStatusInvited:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookEvents.
 const (
 	WebhookEventsAPIKeyCreated            WebhookEvents = "api_key.created"
@@ -886,6 +958,8 @@ const (
 	WebhookEventsProjectUpdated           WebhookEvents = "project.updated"
 	WebhookEventsUserCreated              WebhookEvents = "user.created"
 	WebhookEventsUserDeleted              WebhookEvents = "user.deleted"
+	WebhookEventsUserInvitationAccepted   WebhookEvents = "user.invitation_accepted"
+	WebhookEventsUserInvitationDeclined   WebhookEvents = "user.invitation_declined"
 	WebhookEventsUserPasswordChanged      WebhookEvents = "user.password_changed"
 	WebhookEventsUserPasswordSet          WebhookEvents = "user.password_set"
 	WebhookEventsUserUpdated              WebhookEvents = "user.updated"
@@ -932,6 +1006,10 @@ func (e WebhookEvents) Valid() bool {
 	case WebhookEventsUserCreated:
 		return true
 	case WebhookEventsUserDeleted:
+		return true
+	case WebhookEventsUserInvitationAccepted:
+		return true
+	case WebhookEventsUserInvitationDeclined:
 		return true
 	case WebhookEventsUserPasswordChanged:
 		return true
@@ -1036,6 +1114,8 @@ const (
 	WebhookWithSecretEventsProjectUpdated           WebhookWithSecretEvents = "project.updated"
 	WebhookWithSecretEventsUserCreated              WebhookWithSecretEvents = "user.created"
 	WebhookWithSecretEventsUserDeleted              WebhookWithSecretEvents = "user.deleted"
+	WebhookWithSecretEventsUserInvitationAccepted   WebhookWithSecretEvents = "user.invitation_accepted"
+	WebhookWithSecretEventsUserInvitationDeclined   WebhookWithSecretEvents = "user.invitation_declined"
 	WebhookWithSecretEventsUserPasswordChanged      WebhookWithSecretEvents = "user.password_changed"
 	WebhookWithSecretEventsUserPasswordSet          WebhookWithSecretEvents = "user.password_set"
 	WebhookWithSecretEventsUserUpdated              WebhookWithSecretEvents = "user.updated"
@@ -1082,6 +1162,10 @@ func (e WebhookWithSecretEvents) Valid() bool {
 	case WebhookWithSecretEventsUserCreated:
 		return true
 	case WebhookWithSecretEventsUserDeleted:
+		return true
+	case WebhookWithSecretEventsUserInvitationAccepted:
+		return true
+	case WebhookWithSecretEventsUserInvitationDeclined:
 		return true
 	case WebhookWithSecretEventsUserPasswordChanged:
 		return true
@@ -1140,6 +1224,8 @@ const (
 	ListEventsParamsTypeProjectUpdated           ListEventsParamsType = "project.updated"
 	ListEventsParamsTypeUserCreated              ListEventsParamsType = "user.created"
 	ListEventsParamsTypeUserDeleted              ListEventsParamsType = "user.deleted"
+	ListEventsParamsTypeUserInvitationAccepted   ListEventsParamsType = "user.invitation_accepted"
+	ListEventsParamsTypeUserInvitationDeclined   ListEventsParamsType = "user.invitation_declined"
 	ListEventsParamsTypeUserPasswordChanged      ListEventsParamsType = "user.password_changed"
 	ListEventsParamsTypeUserPasswordSet          ListEventsParamsType = "user.password_set"
 	ListEventsParamsTypeUserUpdated              ListEventsParamsType = "user.updated"
@@ -1184,6 +1270,10 @@ func (e ListEventsParamsType) Valid() bool {
 	case ListEventsParamsTypeUserCreated:
 		return true
 	case ListEventsParamsTypeUserDeleted:
+		return true
+	case ListEventsParamsTypeUserInvitationAccepted:
+		return true
+	case ListEventsParamsTypeUserInvitationDeclined:
 		return true
 	case ListEventsParamsTypeUserPasswordChanged:
 		return true
@@ -1407,7 +1497,7 @@ type CreateUser struct {
 	// Name 1–100 characters after trimming.
 	Name string `json:"name"`
 
-	// Password The initial password. Without it, the response carries a one-time setup link (24 h) instead.
+	// Password A first password for a person new to Slipway: if the address has no sign-in when the invitation is accepted, this is its password (the person types it on the invitation page). Never applied to an address that already signs in.
 	Password *string `json:"password,omitempty"`
 
 	// Role `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
@@ -1449,6 +1539,12 @@ type CreatedUser struct {
 	// ID User id.
 	ID string `json:"id"`
 
+	// InvitationExpiresAt When the invitation expires.
+	InvitationExpiresAt nullable.Nullable[time.Time] `json:"invitation_expires_at"`
+
+	// InvitationURL The one-time invitation link (7 days), shown in this response only: the person opens it, signs in (or, new to Slipway, chooses a password) and accepts or declines. Slipway sends no e-mail. `null` in an `Idempotency-Key` replay.
+	InvitationURL nullable.Nullable[string] `json:"invitation_url"`
+
 	// LastLoginAt ISO 8601 UTC with milliseconds.
 	LastLoginAt nullable.Nullable[time.Time] `json:"last_login_at"`
 	Name        string                       `json:"name"`
@@ -1456,11 +1552,14 @@ type CreatedUser struct {
 	// Role `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
 	Role CreatedUserRole `json:"role"`
 
-	// SetupExpiresAt When the setup link stops working.
+	// SetupExpiresAt Deprecated: the same as `invitation_expires_at`.
 	SetupExpiresAt nullable.Nullable[time.Time] `json:"setup_expires_at"`
 
-	// SetupURL Without an initial password: the one-time link (24 h) where the user chooses one, shown in this response only. `null` when a password was given, and in an `Idempotency-Key` replay.
+	// SetupURL Deprecated: the same link as `invitation_url` (a new person chooses their password there).
 	SetupURL nullable.Nullable[string] `json:"setup_url"`
+
+	// Status `invited`: added, the invitation not yet accepted (no sign-in acts as this user); `active`: a member.
+	Status CreatedUserStatus `json:"status"`
 
 	// UpdatedAt ISO 8601 UTC with milliseconds.
 	UpdatedAt time.Time `json:"updated_at"`
@@ -1468,6 +1567,9 @@ type CreatedUser struct {
 
 // CreatedUserRole `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
 type CreatedUserRole string
+
+// CreatedUserStatus `invited`: added, the invitation not yet accepted (no sign-in acts as this user); `active`: a member.
+type CreatedUserStatus string
 
 // Deployment defines model for Deployment.
 type Deployment struct {
@@ -1596,6 +1698,33 @@ type IssuedAPIKeyScopes string
 
 // IssuedAPIKeyStatus defines model for IssuedAPIKey.Status.
 type IssuedAPIKeyStatus string
+
+// Membership defines model for Membership.
+type Membership struct {
+	// AccountID Account id.
+	AccountID string `json:"account_id"`
+
+	// Current Whether this credential acts in this account (a credential always acts in exactly one).
+	Current bool `json:"current"`
+
+	// Name The account’s name.
+	Name string `json:"name"`
+
+	// Role `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
+	Role MembershipRole `json:"role"`
+
+	// UserID The person as a user of that account (`/v1/users/{user_id}` there).
+	UserID string `json:"user_id"`
+}
+
+// MembershipRole `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
+type MembershipRole string
+
+// MembershipList defines model for MembershipList.
+type MembershipList struct {
+	Data       []Membership `json:"data"`
+	Pagination Pagination   `json:"pagination"`
+}
 
 // OAuthClient defines model for OAuthClient.
 type OAuthClient struct {
@@ -1846,12 +1975,18 @@ type User struct {
 	// Role `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
 	Role UserRole `json:"role"`
 
+	// Status `invited`: added, the invitation not yet accepted (no sign-in acts as this user); `active`: a member.
+	Status UserStatus `json:"status"`
+
 	// UpdatedAt ISO 8601 UTC with milliseconds.
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // UserRole `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
 type UserRole string
+
+// UserStatus `invited`: added, the invitation not yet accepted (no sign-in acts as this user); `active`: a member.
+type UserStatus string
 
 // UserList defines model for UserList.
 type UserList struct {
@@ -1984,6 +2119,15 @@ type WebhookWithSecretEvents string
 
 // WebhookWithSecretStatus `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
 type WebhookWithSecretStatus string
+
+// ListAccountsParams defines parameters for ListAccounts.
+type ListAccountsParams struct {
+	// Page Page number, from 1.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Items per page, 1–100.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+}
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {

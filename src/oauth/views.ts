@@ -52,7 +52,7 @@ export interface ChooserView {
 /** The account chooser (docs/product.md §11): one submit button per account, `name="account"`. */
 export function renderChooser({ action, clientName, email, accounts }: ChooserView): string {
   const buttons = join(
-    accounts.map((a) => html`<li><button type="submit" name="account" value="${a.accountId}">${a.name} <span class="muted">(${a.role})</span></button></li>`),
+    accounts.map((a) => html`<li><button type="submit" name="account" value="${a.accountId}">${a.name} <span class="role">(${a.role})</span></button></li>`),
     '\n',
   );
   return layout(

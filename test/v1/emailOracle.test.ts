@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { answerShape } from '../support/api.ts';
-import { expectRefused, useApiServer } from '../support/fixtures.ts';
+import { createProject, expectRefused, useApiServer } from '../support/fixtures.ts';
+import { newId } from '../../src/lib/ids.ts';
 import type { TestUser } from '../support/tokens.ts';
 import { race } from '../support/concurrency.ts';
 
@@ -99,5 +100,35 @@ describe('adding a user whose e-mail signs in to another account', () => {
   it('the operator is told: creating a user with an e-mail that signs in elsewhere is 409', async () => {
     const err = await env.server.services.users.createByOperator({ email: userB.email, name: 'Dup', role: 'owner', password: 'a long enough password' }).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('conflict');
+  });
+});
+
+describe("another account's records", () => {
+  it('answer as ids that exist nowhere: the same status, body, headers, and time (measured, printed)', async () => {
+    const tokenB = await env.tokens.accessToken(userB, 'write');
+    const projectB = await createProject(env.api, tokenB);
+    const deploymentB = (await env.api.post(`/v1/projects/${projectB.id}/deployments`, { token: tokenB, body: { environment: 'production', branch: 'main' } })).body.id as string;
+    const pairs: [string, string][] = [
+      [`/v1/projects/${projectB.id}`, `/v1/projects/${newId('project')}`],
+      [`/v1/projects/${projectB.id}/deployments/${deploymentB}`, `/v1/projects/${newId('project')}/deployments/${newId('deployment')}`],
+      [`/v1/users/${userB.id}`, `/v1/users/${newId('user')}`],
+    ];
+    const times = { other: [] as number[], none: [] as number[] };
+    for (let round = 0; round < 30; round++)
+      for (const [other, none] of pairs) {
+        const timed = async (path: string, into: number[]) => {
+          const started = performance.now();
+          const res = await env.api.get(path, { token: adminA });
+          into.push(performance.now() - started);
+          return res;
+        };
+        // Alternating which goes first, so warm caches favour neither.
+        const [a, b] = round % 2 ? [await timed(other, times.other), await timed(none, times.none)] : (([y, x]) => [x, y])([await timed(none, times.none), await timed(other, times.other)]);
+        expectRefused(a, 404, 'not_found');
+        expect(answerShape(a)).toEqual(answerShape(b));
+        expect(a.body.error.message).toBe(b.body.error.message);
+      }
+    const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+    console.log(`GET of another account's record: median ${median(times.other).toFixed(1)} ms; of an id that exists nowhere: ${median(times.none).toFixed(1)} ms`);
   });
 });

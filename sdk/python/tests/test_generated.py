@@ -97,6 +97,7 @@ TREE = {
     "configurations": ["list", "list_all", "create", "get", "update", "delete"],
     "api_keys": ["list", "list_all", "create", "get", "revoke", "rotate"],
     "users": ["list", "list_all", "create", "me", "change_password", "get", "update", "delete"],
+    "accounts": ["list", "list_all"],
     "oauth_clients": ["list", "list_all", "create", "get", "delete", "rotate_secret"],
     "events": ["list", "list_all"],
     "webhooks": ["list", "list_all", "create", "get", "update", "delete", "rotate_secret", "ping", "list_deliveries", "list_all_deliveries", "redeliver"],

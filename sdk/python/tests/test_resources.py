@@ -108,9 +108,10 @@ def test_api_keys(admin_client: Slipway, info: dict[str, Any], unique: str) -> N
 
 def test_users(admin_client: Slipway, unique: str) -> None:
     made = [admin_client.users.create(email=f"py-{unique}-{i}@example.com", name=f"User {i}", role="viewer", password="correct horse battery staple") for i in range(3)]
-    assert all(u.setup_url is None for u in made)
+    # Every new member is invited (a first password given by the inviter included) and accepts through the link.
+    assert all(u.status == "invited" and u.invitation_url for u in made)
     invited = admin_client.users.create(email=f"py-{unique}-invited@example.com", name="Invited", role="developer")
-    assert invited.setup_url
+    assert invited.invitation_url and "/dashboard/invitation?token=" in invited.invitation_url
 
     first = admin_client.users.list(per_page=2)
     assert first.pagination.total >= 6 and first.has_next_page
@@ -125,6 +126,11 @@ def test_users(admin_client: Slipway, unique: str) -> None:
     admin_client.users.delete(made[0].id)
     with pytest.raises(NotFoundError):
         admin_client.users.get(made[0].id)
+
+
+def test_accounts(admin_client: Slipway, harness: Harness) -> None:
+    page = admin_client.accounts.list()
+    assert [(m.account_id, m.role, m.user_id, m.current) for m in page.data] == [(harness.info["owner"]["account_id"], "owner", harness.info["owner"]["id"], True)]
 
 
 def test_change_own_password(admin_client: Slipway, harness: Harness, unique: str) -> None:

@@ -65,6 +65,7 @@ it('the tree is flat and has exactly the decided namespaces and methods (the sam
     configurations: ['create', 'delete', 'get', 'list', 'listAll', 'update'],
     apiKeys: ['create', 'get', 'list', 'listAll', 'revoke', 'rotate'],
     users: ['changePassword', 'create', 'delete', 'get', 'list', 'listAll', 'me', 'update'],
+    accounts: ['list', 'listAll'],
     oauthClients: ['create', 'delete', 'get', 'list', 'listAll', 'rotateSecret'],
     events: ['list', 'listAll'],
     webhooks: ['create', 'delete', 'get', 'list', 'listAll', 'listAllDeliveries', 'listDeliveries', 'ping', 'redeliver', 'rotateSecret', 'update'],

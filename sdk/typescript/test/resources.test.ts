@@ -124,10 +124,14 @@ describe('every resource: create, get, list, paginate over more than one page, u
     const prefix = unique('user');
     const created = [];
     for (let i = 0; i < 3; i += 1) created.push(await slipway.users.create({ email: `${prefix}-${i}@example.com`, name: `User ${i}`, role: 'developer' }));
-    expect(created[0]!.setup_url).toBeTruthy();
+    expect(created[0]).toMatchObject({ status: 'invited', invitation_url: expect.stringContaining('/dashboard/invitation?token=') });
+    // A first password given by the inviter is still an invitation the person accepts.
     const withPassword = await slipway.users.create({ email: `${prefix}-p@example.com`, name: 'With Password', role: 'viewer', password: 'a long enough passphrase' });
-    expect(withPassword.setup_url).toBeNull();
+    expect(withPassword.status).toBe('invited');
     expect((await slipway.users.me()).id).toBe(harness().owner.id);
+    // The person's accounts: the owner is in one, the one this credential acts in.
+    const accounts = await slipway.accounts.list();
+    expect(accounts.data).toEqual([expect.objectContaining({ account_id: harness().owner.account_id, role: 'owner', user_id: harness().owner.id, current: true })]);
     expect((await slipway.users.get(created[0]!.id)).email).toBe(`${prefix}-0@example.com`);
     const all = await collect(slipway.users.listAll({ per_page: 2 }));
     expect(all.length).toBeGreaterThanOrEqual(6);

@@ -60,6 +60,7 @@ var resourceNouns = map[string]struct{ service, singular, plural string }{
 	"Configurations": {"Configurations", "Configuration", "Configurations"},
 	"API keys":       {"APIKeys", "ApiKey", "ApiKeys"},
 	"Users":          {"Users", "User", "Users"},
+	"Accounts":       {"Accounts", "Account", "Accounts"},
 	"OAuth clients":  {"OAuthClients", "OAuthClient", "OAuthClients"},
 	"Events":         {"Events", "Event", "Events"},
 	"Webhooks":       {"Webhooks", "Webhook", "Webhooks"},

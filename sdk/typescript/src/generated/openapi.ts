@@ -248,8 +248,8 @@ export interface paths {
         get: operations["listUsers"];
         put?: never;
         /**
-         * Add a user to the account
-         * @description With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see docs/security.md, "Quotas and tenant isolation").
+         * Invite someone to the account
+         * @description Adds a user with `status: invited` and answers, once, `invitation_url`: the person opens it, signs in (or, new to Slipway, chooses a password; `password` here sets one for them instead) and accepts or declines; it expires after 7 days, and removing the user revokes it. Slipway sends no e-mail. The answer is the same whether or not the address signs in anywhere (docs/tenant-isolation.md). Only an owner may invite an owner. An e-mail already in the account is `conflict`.
          *
          *     Only for user and client credentials.
          */
@@ -320,7 +320,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a user
-         * @description Revokes everything that lets the user act: OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).
+         * @description For an invited user, revokes the invitation. Otherwise revokes everything that lets the user act in this account (and nothing in the person’s other accounts): OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).
          *
          *     Only for user and client credentials.
          */
@@ -334,6 +334,28 @@ export interface paths {
          *     Only for user and client credentials.
          */
         patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your accounts
+         * @description Every account the signed-in person is a member of, with their role there, oldest first. The credential keeps acting in its own account (`current`); another account needs a sign-in to it.
+         *
+         *     Only for user credentials.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/oauth_clients": {
@@ -1100,6 +1122,12 @@ export interface components {
              */
             role: "viewer" | "developer" | "admin" | "owner";
             /**
+             * @description `invited`: added, the invitation not yet accepted (no sign-in acts as this user); `active`: a member.
+             * @example active
+             * @enum {string}
+             */
+            status: "invited" | "active";
+            /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds.
              * @example 2026-01-15T09:30:00.000Z
@@ -1151,6 +1179,12 @@ export interface components {
              */
             role: "viewer" | "developer" | "admin" | "owner";
             /**
+             * @description `invited`: added, the invitation not yet accepted (no sign-in acts as this user); `active`: a member.
+             * @example active
+             * @enum {string}
+             */
+            status: "invited" | "active";
+            /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds.
              * @example 2026-01-15T09:30:00.000Z
@@ -1169,13 +1203,24 @@ export interface components {
              */
             last_login_at: string | null;
             /**
-             * @description Without an initial password: the one-time link (24 h) where the user chooses one, shown in this response only. `null` when a password was given, and in an `Idempotency-Key` replay.
-             * @example https://slipway.example.com/dashboard/setup?token=slwsu_Jb3…
+             * @description The one-time invitation link (7 days), shown in this response only: the person opens it, signs in (or, new to Slipway, chooses a password) and accepts or declines. Slipway sends no e-mail. `null` in an `Idempotency-Key` replay.
+             * @example https://slipway.example.com/dashboard/invitation?token=slwin_Jb3…
+             */
+            invitation_url: string | null;
+            /**
+             * Format: date-time
+             * @description When the invitation expires.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            invitation_expires_at: string | null;
+            /**
+             * @description Deprecated: the same link as `invitation_url` (a new person chooses their password there).
+             * @example https://slipway.example.com/dashboard/invitation?token=slwin_Jb3…
              */
             setup_url: string | null;
             /**
              * Format: date-time
-             * @description When the setup link stops working.
+             * @description Deprecated: the same as `invitation_expires_at`.
              * @example 2026-01-15T09:30:00.000Z
              */
             setup_expires_at: string | null;
@@ -1199,7 +1244,7 @@ export interface components {
             role: "viewer" | "developer" | "admin" | "owner";
             /**
              * Format: password
-             * @description The initial password. Without it, the response carries a one-time setup link (24 h) instead.
+             * @description A first password for a person new to Slipway: if the address has no sign-in when the invitation is accepted, this is its password (the person types it on the invitation page). Never applied to an address that already signs in.
              * @example correct horse battery staple
              */
             password?: string;
@@ -1217,6 +1262,35 @@ export interface components {
              * @enum {string}
              */
             role?: "viewer" | "developer" | "admin" | "owner";
+        };
+        MembershipList: {
+            data: components["schemas"]["Membership"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        Membership: {
+            /**
+             * @description Account id.
+             * @example acct_01jd8x0a2b4c6d8e0f2g4h6j8m
+             */
+            account_id: string;
+            /**
+             * @description The account’s name.
+             * @example Acme
+             */
+            name: string;
+            /**
+             * @description `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
+             * @example developer
+             * @enum {string}
+             */
+            role: "viewer" | "developer" | "admin" | "owner";
+            /**
+             * @description The person as a user of that account (`/v1/users/{user_id}` there).
+             * @example usr_01jd8x0a2b4c6d8e0f2g4h6j8k
+             */
+            user_id: string;
+            /** @description Whether this credential acts in this account (a credential always acts in exactly one). */
+            current: boolean;
         };
         OAuthClientList: {
             data: components["schemas"]["OAuthClient"][];
@@ -1411,7 +1485,7 @@ export interface components {
              */
             id: string;
             url: string;
-            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
             description: string | null;
             /**
              * @description `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
@@ -1438,7 +1512,7 @@ export interface components {
              */
             id: string;
             url: string;
-            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
             description: string | null;
             /**
              * @description `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
@@ -1475,7 +1549,7 @@ export interface components {
              *       "deployment.status_changed"
              *     ]
              */
-            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
             /**
              * @description Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
              * @example Release notifications
@@ -1499,7 +1573,7 @@ export interface components {
              *       "deployment.status_changed"
              *     ]
              */
-            events?: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            events?: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
             /**
              * @description Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
              * @example Release notifications
@@ -5652,6 +5726,7 @@ export interface operations {
                      *           "email": "ada@example.com",
                      *           "name": "Ada Lovelace",
                      *           "role": "developer",
+                     *           "status": "active",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z",
                      *           "last_login_at": "2026-01-15T09:30:00.000Z"
@@ -5783,7 +5858,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `setup_url` as `null`: a secret is shown once. */
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. A replay answers `invitation_url`, `setup_url` as `null`: a secret is shown once. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5803,7 +5878,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new user (with the setup link when no password was given). */
+            /** @description The invited user, with the invitation link. */
             201: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -5826,10 +5901,13 @@ export interface operations {
                      *       "email": "ada@example.com",
                      *       "name": "Ada Lovelace",
                      *       "role": "developer",
+                     *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z",
                      *       "last_login_at": "2026-01-15T09:30:00.000Z",
-                     *       "setup_url": "https://slipway.example.com/dashboard/setup?token=slwsu_Jb3…",
+                     *       "invitation_url": "https://slipway.example.com/dashboard/invitation?token=slwin_Jb3…",
+                     *       "invitation_expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "setup_url": "https://slipway.example.com/dashboard/invitation?token=slwin_Jb3…",
                      *       "setup_expires_at": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -6046,6 +6124,7 @@ export interface operations {
                      *       "email": "ada@example.com",
                      *       "name": "Ada Lovelace",
                      *       "role": "developer",
+                     *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z",
                      *       "last_login_at": "2026-01-15T09:30:00.000Z"
@@ -6430,6 +6509,7 @@ export interface operations {
                      *       "email": "ada@example.com",
                      *       "name": "Ada Lovelace",
                      *       "role": "developer",
+                     *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z",
                      *       "last_login_at": "2026-01-15T09:30:00.000Z"
@@ -6783,6 +6863,7 @@ export interface operations {
                      *       "email": "ada@example.com",
                      *       "name": "Ada Lovelace",
                      *       "role": "developer",
+                     *       "status": "active",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z",
                      *       "last_login_at": "2026-01-15T09:30:00.000Z"
@@ -6916,6 +6997,184 @@ export interface operations {
             };
             /** @description Request not acceptable: `validation_failed` */
             422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1–100. */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of memberships. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "account_id": "acct_01jd8x0a2b4c6d8e0f2g4h6j8m",
+                     *           "name": "Acme",
+                     *           "role": "developer",
+                     *           "user_id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *           "current": true
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MembershipList"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
                     "X-Request-Id"?: string;
@@ -7971,7 +8230,7 @@ export interface operations {
                 /** @description Items per page, 1–100. */
                 per_page?: number;
                 /** @description What happened. */
-                type?: "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled";
+                type?: "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled";
                 /** @description Only events about this project. */
                 project_id?: string;
             };

@@ -7,11 +7,12 @@ import { Deployments } from './deployments.js';
 import { Configurations } from './configurations.js';
 import { APIKeys } from './apiKeys.js';
 import { Users } from './users.js';
+import { Accounts } from './accounts.js';
 import { OAuthClients } from './oauthClients.js';
 import { Events } from './events.js';
 import { Webhooks } from './webhooks.js';
 
-export { Projects, Deployments, Configurations, APIKeys, Users, OAuthClients, Events, Webhooks };
+export { Projects, Deployments, Configurations, APIKeys, Users, Accounts, OAuthClients, Events, Webhooks };
 
 /**
  * The flat resource tree, one namespace per resource of the API (child resources take their
@@ -23,6 +24,7 @@ export class Resources {
   readonly configurations: Configurations;
   readonly apiKeys: APIKeys;
   readonly users: Users;
+  readonly accounts: Accounts;
   readonly oauthClients: OAuthClients;
   readonly events: Events;
   readonly webhooks: Webhooks;
@@ -33,6 +35,7 @@ export class Resources {
     this.configurations = new Configurations(api);
     this.apiKeys = new APIKeys(api);
     this.users = new Users(api);
+    this.accounts = new Accounts(api);
     this.oauthClients = new OAuthClients(api);
     this.events = new Events(api);
     this.webhooks = new Webhooks(api);

@@ -33,13 +33,14 @@ export class Users extends Resource {
   }
 
   /**
-   * Add a user to the account.
+   * Invite someone to the account.
    *
-   * With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a
-   * one-time link (24 h) where the user chooses a password; it is shown in this response only. Only
-   * an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is
-   * used in another account is never revealed: it is added like any other (see docs/security.md,
-   * "Quotas and tenant isolation"). Only for user and client credentials.
+   * Adds a user with `status: invited` and answers, once, `invitation_url`: the person opens it,
+   * signs in (or, new to Slipway, chooses a password; `password` here sets one for them instead)
+   * and accepts or declines; it expires after 7 days, and removing the user revokes it. Slipway
+   * sends no e-mail. The answer is the same whether or not the address signs in anywhere
+   * (docs/tenant-isolation.md). Only an owner may invite an owner. An e-mail already in the account
+   * is `conflict`. Only for user and client credentials.
    *
    * `POST /v1/users` (safe to retry: sends an `Idempotency-Key`)
    */
@@ -102,10 +103,12 @@ export class Users extends Resource {
   /**
    * Remove a user.
    *
-   * Revokes everything that lets the user act: OAuth grants (their refresh tokens at once; their
-   * access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS`
-   * (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an
-   * owner; the last owner cannot be removed (`conflict`). Only for user and client credentials.
+   * For an invited user, revokes the invitation. Otherwise revokes everything that lets the user
+   * act in this account (and nothing in the person’s other accounts): OAuth grants (their refresh
+   * tokens at once; their access tokens at once on the instance that removed them, within
+   * `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links.
+   * Only an owner may remove an owner; the last owner cannot be removed (`conflict`). Only for user
+   * and client credentials.
    *
    * `DELETE /v1/users/{user_id}`
    */

@@ -583,6 +583,10 @@ class User(BaseModel):
     """
     `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
     """
+    status: Annotated[Literal['invited', 'active'], Field(examples=['active'])]
+    """
+    `invited`: added, the invitation not yet accepted (no sign-in acts as this user); `active`: a member.
+    """
     created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
     """
     ISO 8601 UTC with milliseconds.
@@ -641,6 +645,10 @@ class CreatedUser(BaseModel):
     """
     `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
     """
+    status: Annotated[Literal['invited', 'active'], Field(examples=['active'])]
+    """
+    `invited`: added, the invitation not yet accepted (no sign-in acts as this user); `active`: a member.
+    """
     created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
     """
     ISO 8601 UTC with milliseconds.
@@ -655,20 +663,35 @@ class CreatedUser(BaseModel):
     """
     ISO 8601 UTC with milliseconds.
     """
-    setup_url: Annotated[
+    invitation_url: Annotated[
         str | None,
         Field(
-            examples=['https://slipway.example.com/dashboard/setup?token=slwsu_Jb3…']
+            examples=['https://slipway.example.com/dashboard/invitation?token=slwin_Jb3…']
         ),
     ]
     """
-    Without an initial password: the one-time link (24 h) where the user chooses one, shown in this response only. `null` when a password was given, and in an `Idempotency-Key` replay.
+    The one-time invitation link (7 days), shown in this response only: the person opens it, signs in (or, new to Slipway, chooses a password) and accepts or declines. Slipway sends no e-mail. `null` in an `Idempotency-Key` replay.
+    """
+    invitation_expires_at: Annotated[
+        AwareDatetime | None, Field(examples=['2026-01-15T09:30:00.000Z'])
+    ]
+    """
+    When the invitation expires.
+    """
+    setup_url: Annotated[
+        str | None,
+        Field(
+            examples=['https://slipway.example.com/dashboard/invitation?token=slwin_Jb3…']
+        ),
+    ]
+    """
+    Deprecated: the same link as `invitation_url` (a new person chooses their password there).
     """
     setup_expires_at: Annotated[
         AwareDatetime | None, Field(examples=['2026-01-15T09:30:00.000Z'])
     ]
     """
-    When the setup link stops working.
+    Deprecated: the same as `invitation_expires_at`.
     """
 
 
@@ -708,7 +731,7 @@ class CreateUser(BaseModel):
         Field(examples=['correct horse battery staple'], max_length=256, min_length=12),
     ] = None
     """
-    The initial password. Without it, the response carries a one-time setup link (24 h) instead.
+    A first password for a person new to Slipway: if the address has no sign-in when the invitation is accepted, this is its password (the person types it on the invitation page). Never applied to an address that already signs in.
     """
 
 
@@ -736,6 +759,37 @@ class UpdateUser(BaseModel):
     ] = None
     """
     `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
+    """
+
+
+class Membership(BaseModel):
+    account_id: Annotated[str, Field(examples=['acct_01jd8x0a2b4c6d8e0f2g4h6j8m'])]
+    """
+    Account id.
+    """
+    name: Annotated[str, Field(examples=['Acme'])]
+    """
+    The account’s name.
+    """
+    role: Annotated[
+        Literal['viewer', 'developer', 'admin', 'owner'], Field(examples=['developer'])
+    ]
+    """
+    `viewer` (read), `developer` (write), `admin` and `owner` (admin). Only an owner may grant `owner` or change or remove an owner.
+    """
+    user_id: Annotated[
+        str,
+        Field(
+            examples=['usr_01jd8x0a2b4c6d8e0f2g4h6j8k'],
+            pattern='^usr_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    The person as a user of that account (`/v1/users/{user_id}` there).
+    """
+    current: bool
+    """
+    Whether this credential acts in this account (a credential always acts in exactly one).
     """
 
 
@@ -958,7 +1012,7 @@ class Webhook(BaseModel):
     Webhook id.
     """
     url: str
-    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']]
+    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']]
     description: str | None
     status: Literal['enabled', 'disabled']
     """
@@ -986,7 +1040,7 @@ class WebhookWithSecret(BaseModel):
     Webhook id.
     """
     url: str
-    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']]
+    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']]
     description: str | None
     status: Literal['enabled', 'disabled']
     """
@@ -1025,8 +1079,8 @@ class CreateWebhook(BaseModel):
     Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
     """
     events: Annotated[
-        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']],
-        Field(examples=[['deployment.status_changed']], max_length=25, min_length=1),
+        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']],
+        Field(examples=[['deployment.status_changed']], max_length=27, min_length=1),
     ]
     """
     The event types delivered.
@@ -1063,8 +1117,8 @@ class UpdateWebhook(BaseModel):
     Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
     """
     events: Annotated[
-        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']] | None,
-        Field(examples=[['deployment.status_changed']], max_length=25, min_length=1),
+        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']] | None,
+        Field(examples=[['deployment.status_changed']], max_length=27, min_length=1),
     ] = None
     """
     The event types delivered.
@@ -1121,6 +1175,11 @@ class ApiKeyList(BaseModel):
 
 class UserList(BaseModel):
     data: list[User]
+    pagination: Pagination
+
+
+class MembershipList(BaseModel):
+    data: list[Membership]
     pagination: Pagination
 
 

@@ -19,6 +19,7 @@ from .models import (
     Deployment,
     Event,
     IssuedApiKey,
+    Membership,
     OAuthClient,
     Project,
     RegisteredOAuthClient,
@@ -31,7 +32,7 @@ from .models import (
 if TYPE_CHECKING:
     from .client import Page, Slipway
 
-__all__ = ['Projects', 'Deployments', 'Configurations', 'ApiKeys', 'Users', 'OAuthClients', 'Events', 'Webhooks', 'Resources']
+__all__ = ['Projects', 'Deployments', 'Configurations', 'ApiKeys', 'Users', 'Accounts', 'OAuthClients', 'Events', 'Webhooks', 'Resources']
 
 
 class Projects:
@@ -264,9 +265,9 @@ class Users:
         return self._client._iterate('/v1/users', User, query(per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
     def create(self, *, email: str, name: str, role: Literal['viewer', 'developer', 'admin', 'owner'], password: str = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> CreatedUser:
-        """Add a user to the account.
+        """Invite someone to the account.
 
-        With `password`, the user can sign in at once. Without it, the response carries `setup_url`, a one-time link (24 h) where the user chooses a password; it is shown in this response only. Only an owner may add an owner. An e-mail already in the account is `conflict`; whether an e-mail is used in another account is never revealed: it is added like any other (see docs/security.md, "Quotas and tenant isolation").
+        Adds a user with `status: invited` and answers, once, `invitation_url`: the person opens it, signs in (or, new to Slipway, chooses a password; `password` here sets one for them instead) and accepts or declines; it expires after 7 days, and removing the user revokes it. Slipway sends no e-mail. The answer is the same whether or not the address signs in anywhere (docs/tenant-isolation.md). Only an owner may invite an owner. An e-mail already in the account is `conflict`.
 
         Only for user and client credentials.
         """
@@ -309,11 +310,36 @@ class Users:
     def delete(self, user_id: str, *, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> None:
         """Remove a user.
 
-        Revokes everything that lets the user act: OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).
+        For an invited user, revokes the invitation. Otherwise revokes everything that lets the user act in this account (and nothing in the person’s other accounts): OAuth grants (their refresh tokens at once; their access tokens at once on the instance that removed them, within `REVOCATION_REFRESH_SECONDS` (15 s) elsewhere), sign-in and dashboard sessions, setup links. Only an owner may remove an owner; the last owner cannot be removed (`conflict`).
 
         Only for user and client credentials.
         """
         return self._client._request('DELETE', f"/v1/users/{_id(user_id)}", None, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+
+class Accounts:
+    """Accounts: ``client.accounts``."""
+
+    def __init__(self, client: Slipway) -> None:
+        self._client = client
+
+    def list(self, *, page: int | None = None, per_page: int | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Page[Membership]:
+        """List your accounts.
+
+        Every account the signed-in person is a member of, with their role there, oldest first. The credential keeps acting in its own account (`current`); another account needs a sign-in to it.
+
+        Only for user credentials.
+
+        One page: ``data``, ``pagination``, ``next_page()``.
+        """
+        return self._client._get_page('/v1/accounts', Membership, query(page=page, per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    def list_all(self, *, per_page: int | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Iterator[Membership]:
+        """List your accounts.
+
+        Every item, fetching pages (of ``per_page``) as the iteration reaches them.
+        """
+        return self._client._iterate('/v1/accounts', Membership, query(per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
 
 class OAuthClients:
@@ -383,7 +409,7 @@ class Events:
     def __init__(self, client: Slipway) -> None:
         self._client = client
 
-    def list(self, *, page: int | None = None, per_page: int | None = None, type: Literal['project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled'] | None = None, project_id: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Page[Event]:
+    def list(self, *, page: int | None = None, per_page: int | None = None, type: Literal['project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled'] | None = None, project_id: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Page[Event]:
         """List events (the audit log).
 
         Every change in the account, newest first: projects, deployments, configurations, API keys, users, OAuth clients. Filter by `type` and `project_id`.
@@ -394,7 +420,7 @@ class Events:
         """
         return self._client._get_page('/v1/events', Event, query(page=page, per_page=per_page, type=type, project_id=project_id), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    def list_all(self, *, per_page: int | None = None, type: Literal['project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled'] | None = None, project_id: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Iterator[Event]:
+    def list_all(self, *, per_page: int | None = None, type: Literal['project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled'] | None = None, project_id: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Iterator[Event]:
         """List events (the audit log).
 
         Every item, fetching pages (of ``per_page``) as the iteration reaches them.
@@ -426,7 +452,7 @@ class Webhooks:
         """
         return self._client._iterate('/v1/webhooks', Webhook, query(per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    def create(self, *, url: str, events: Sequence[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']], description: str | None = NOT_GIVEN, status: Literal['enabled', 'disabled'] = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> WebhookWithSecret:
+    def create(self, *, url: str, events: Sequence[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']], description: str | None = NOT_GIVEN, status: Literal['enabled', 'disabled'] = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> WebhookWithSecret:
         """Create a webhook.
 
         The signing `secret` is in this response only. Each delivery is a `POST` of the event object (`WebhookPayload`) as JSON with the headers `Slipway-Event` (the type), `Slipway-Delivery` (the delivery id, the same on every retry and redelivery), `User-Agent` and `Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the whole whsec_… secret>`. For 24 h after a rotation there is a second `v1=`, made with the previous secret: accept the request when any `v1` matches (compare in constant time) and `t` is recent. An answer other than 2xx within 10 s (redirects are not followed) is retried with exponential backoff and jitter for 24 h; after 24 h of failures the endpoint is disabled and a `webhook.disabled` event records it.
@@ -444,7 +470,7 @@ class Webhooks:
         """
         return self._client._request('GET', f"/v1/webhooks/{_id(webhook_id)}", Webhook, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    def update(self, webhook_id: str, *, url: str = NOT_GIVEN, events: Sequence[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']] = NOT_GIVEN, description: str | None = NOT_GIVEN, status: Literal['enabled', 'disabled'] = NOT_GIVEN, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Webhook:
+    def update(self, webhook_id: str, *, url: str = NOT_GIVEN, events: Sequence[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']] = NOT_GIVEN, description: str | None = NOT_GIVEN, status: Literal['enabled', 'disabled'] = NOT_GIVEN, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Webhook:
         """Update a webhook.
 
         Change `url` (checked again), `events`, `description` or `status` (`enabled` | `disabled`).
@@ -516,6 +542,7 @@ class Resources:
     configurations: Configurations
     api_keys: ApiKeys
     users: Users
+    accounts: Accounts
     oauth_clients: OAuthClients
     events: Events
     webhooks: Webhooks
@@ -527,6 +554,7 @@ class Resources:
         self.configurations = Configurations(client)
         self.api_keys = ApiKeys(client)
         self.users = Users(client)
+        self.accounts = Accounts(client)
         self.oauth_clients = OAuthClients(client)
         self.events = Events(client)
         self.webhooks = Webhooks(client)
