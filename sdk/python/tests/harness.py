@@ -96,3 +96,17 @@ def log_in(authorization_url: str, email: str, password: str, redirect_uri: str)
             if url.startswith(redirect_uri):
                 return url
         raise AssertionError("the login did not reach the redirect URI within 20 steps")
+
+
+def accept_invitation(invitation_url: str, password: str) -> None:
+    """Accepts an invitation on its page as a browser would: opens the link (its form's CSRF cookie and
+    field), then presses Accept with the password (a newcomer's chosen one, or the inviter's first one)."""
+    with httpx.Client(follow_redirects=False, timeout=30) as browser:
+        page = browser.get(invitation_url)
+        assert page.status_code == 200, f"{invitation_url}: {page.status_code}"
+        csrf = re.search(r'name="_csrf" value="([^"]+)"', page.text)
+        assert csrf, "no form on the invitation page"
+        token = httpx.URL(invitation_url).params["token"]
+        action = str(page.url.join("/dashboard/invitation"))
+        accepted = browser.post(action, data={"token": token, "_csrf": csrf.group(1), "decision": "accept", "password": password})
+        assert accepted.status_code == 303, f"accepting: {accepted.status_code} {accepted.text[:300]}"

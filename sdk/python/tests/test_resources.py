@@ -10,7 +10,7 @@ from slipway import NotFoundError, OAuth, Slipway, UnprocessableEntityError
 from slipway.models import Configuration, Deployment, Project
 
 from .conftest import REDIRECT_URI
-from .harness import Harness, log_in
+from .harness import Harness, accept_invitation, log_in
 
 
 def test_api_key_calls_create_a_deployment(api_client: Slipway, info: dict[str, Any]) -> None:
@@ -135,7 +135,10 @@ def test_accounts(admin_client: Slipway, harness: Harness) -> None:
 
 def test_change_own_password(admin_client: Slipway, harness: Harness, unique: str) -> None:
     email, password = f"py-pw-{unique}@example.com", "correct horse battery staple"
-    admin_client.users.create(email=email, name="PW", role="developer", password=password)
+    invited = admin_client.users.create(email=email, name="PW", role="developer", password=password)
+    # The invitee accepts (the inviter's first password is theirs once they do), then signs in.
+    assert invited.invitation_url
+    accept_invitation(invited.invitation_url, password)
     oauth = OAuth(harness.issuer, harness.info["public_client"]["client_id"], redirect_uri=REDIRECT_URI)
     request = oauth.authorization_url(scope="read")
     callback = log_in(request.url, email, password, REDIRECT_URI)
