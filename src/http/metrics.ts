@@ -3,10 +3,10 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export type LoginOutcome = 'ok' | 'failed' | 'throttled';
-export type RateLimitName = 'api' | 'token';
+export type RateLimitName = 'api' | 'token' | 'device_code';
 export type WebhookOutcome = 'success' | 'failure' | 'timeout' | 'gave_up';
 
-const GRANT_TYPES = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
+const GRANT_TYPES = new Set(['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
 /** Driver command names are a fixed vocabulary; anything unexpected is folded into one value. */
 const DB_COMMAND = /^[A-Za-z]{1,40}$/;
 
