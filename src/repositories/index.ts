@@ -14,7 +14,7 @@ import { ConfigurationRepository } from './configurations.ts';
 import { ConsentRepository } from './consents.ts';
 import { DataKeyRegistryRepository } from './dataKeyRegistry.ts';
 import { DeploymentRepository } from './deployments.ts';
-import { DevicePollRepository } from './devicePolls.ts';
+import { DeviceCodeLeaseRepository } from './deviceCodeLeases.ts';
 import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
 import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
@@ -70,7 +70,7 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     webhookQueue: new WebhookQueueRepository(db),
     webhookLeases: new WebhookLeaseRepository(db),
     webhookCircuits: new WebhookCircuitRepository(db),
-    devicePolls: new DevicePollRepository(db),
+    deviceCodeLeases: new DeviceCodeLeaseRepository(db),
   };
 }
 
@@ -118,7 +118,7 @@ export async function sweepExpired(db: Db, repos: Repositories, now = new Date()
     (await repos.invitations.sweep(now)) +
     (await repos.locks.sweep(now)) +
     (await repos.webhookLeases.sweep(now)) +
-    (await repos.devicePolls.sweep(now)) +
+    (await repos.deviceCodeLeases.sweep(now)) +
     (await repos.webhookDeliveries.sweep(now))
   );
 }

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { race, tokenPost, type TokenAnswer } from '../support/concurrency.ts';
 import { approveDevice, DeviceBrowser, formsOf, requestDeviceCode, text, type DeviceAuthorization } from '../support/deviceDriver.ts';
 import { dpopCall, dpopProof, newDpopKey, type DpopKey } from '../support/dpop.ts';
-import { useTokenRaceInstances } from '../support/fixtures.ts';
+import { useTestServer, useTokenRaceInstances } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser } from '../support/tokens.ts';
 
@@ -233,5 +233,57 @@ describe.each([
       expect((await poll(a, started.device_code, key)).body.error).toBe('invalid_grant');
     }
     console.log(`[single use] device code polled ${PARALLEL}× at once on ${servers().length} instance(s): token sets per round ${winnersPerRound.join(', ')}`);
+  });
+});
+
+describe.each([
+  ['one instance', () => [a]],
+  ['two instances on one database', () => [a, b]],
+])('a user code answered once, on %s', (_name, servers) => {
+  it(`${PARALLEL} browsers press Allow on one code at once: one goes on to sign in, the others see the used-code page`, async () => {
+    const started = await deviceCode(a, newSource());
+    // Each browser (a source of its own) opens the link and reaches the confirm page first.
+    const browsers = servers().flatMap((server) => Array.from({ length: PARALLEL / servers().length }, () => new DeviceBrowser(server.url, newSource())));
+    const confirms = await Promise.all(browsers.map(async (browser) => await browser.press(await browser.open(started.verification_uri_complete), 'Continue')));
+    for (const confirm of confirms) expect(formsOf(confirm).flatMap((f) => f.buttons)).toEqual(['Allow', 'Deny']);
+    const answers = await race(PARALLEL, (i) => browsers[i]!.press(confirms[i]!, 'Allow'));
+    const onward = answers.map((page, i) => [page, i] as const).filter(([page]) => page.url.pathname.startsWith('/oauth/interaction/'));
+    expect(onward.length, JSON.stringify(answers.map((p) => [p.status, p.url.pathname]))).toBe(1);
+    for (const page of answers.filter((p) => !p.url.pathname.startsWith('/oauth/interaction/'))) {
+      expect(page.status).toBe(400);
+      expect(text(page)).toContain('This code was already used');
+    }
+    // The one that went on signs in: the device gets that person's tokens.
+    const [signIn, winner] = onward[0]!;
+    const done = await browsers[winner]!.press(signIn, 'Sign in', { email: owner.email, password: owner.password });
+    expect(text(done)).toContain('Device signed in');
+    const tokens = await poll(a, started.device_code, await newDpopKey());
+    expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
+    expect(decodeJwt(tokens.body.access_token!).sub).toBe(owner.id);
+  });
+});
+
+describe('the token endpoint budgets and a polling device', () => {
+  // Three failures a minute for one client from one source: a device polling for a minute would spend it.
+  const server = useTestServer({ overrides: { trustedProxies: ['127.0.0.1'], tokenFailuresPerClientAndSourcePerMinute: 3 } });
+
+  it('pending polls are not failures; slow_down answers are, up to the budget, then 429', async () => {
+    server.clock.startOfNextWindow();
+    const started = await deviceCode(server, newSource());
+    const key = await newDpopKey();
+    const at = newSource();
+    const pollFrom = async () => await tokenPost(server, { grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: CLI }, { dpop: await dpopProof(key, { htm: 'POST', htu: `${server.issuer}/token` }), 'x-forwarded-for': at });
+    // Ten polls at the interval (45 seconds of one minute): all pending, none refused.
+    for (let i = 0; i < 10; i++) {
+      expect((await pollFrom()).body.error).toBe('authorization_pending');
+      server.clock.advance(5_000);
+    }
+    // Too soon, three times: slow_down, counted; the fourth failure is over the budget.
+    expect((await pollFrom()).body.error).toBe('authorization_pending');
+    const tooSoon = [await pollFrom(), await pollFrom(), await pollFrom()];
+    expect(tooSoon.map((r) => r.body.error)).toEqual(['slow_down', 'slow_down', 'slow_down']);
+    const refused = await pollFrom();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });

@@ -1,12 +1,14 @@
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
-import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Clock } from '../../lib/clock.ts';
 import { sha256Hex } from '../../lib/hash.ts';
 import type { Logger } from '../../logger.ts';
 import { renderDeviceCode, renderDeviceConfirm, renderErrorPage, renderMessage } from '../views.ts';
+import { currentRequest } from './currentRequest.ts';
+import { beforeDeviceCodeSaved, deviceCodeExpiryOn } from './internals.ts';
+import { DEVICE_CODE_TTL_SECONDS } from './lifetimes.ts';
 import type { ProviderStorage } from './storage.ts';
-import { deviceCodeExpiryOn } from './internals.ts';
 
 /*
  * The device authorization grant (RFC 8628, docs/product.md §12) for clients registered with it (the
@@ -25,6 +27,13 @@ export const DEVICE_POLL_INTERVAL_SECONDS = 5;
 
 /** How much of a device's User-Agent is kept to show on the confirm page. */
 const MAX_USER_AGENT = 300;
+
+/** Another request answered this device code first (installDeviceFlow): the page of a used code. */
+class AlreadyAnswered extends errors.InvalidRequest {
+  constructor() {
+    super('code has already been used');
+  }
+}
 
 /** What a form oidc-provider built carries that our page needs again: its action and one-time token. */
 function formParts(form: string): { action: string; xsrf: string } {
@@ -62,6 +71,7 @@ function userCodeInputSource(logger: Logger): InputSource {
       case 'ExpiredError':
         return page(ctx, 400, renderMessage('This code has expired', 'Start the sign-in on your device again: it will show a new code.'));
       case 'AlreadyUsedError':
+      case AlreadyAnswered.name:
         return page(ctx, 400, renderMessage('This code was already used', 'Start the sign-in on your device again: it will show a new code.'));
       case 'AbortedError':
         return page(ctx, 200, renderMessage('Access denied', 'The device is not signed in. You can close this window.'));
@@ -111,14 +121,25 @@ export function deviceFlow(logger: Logger): DeviceFlowOptions {
 /**
  * What Slipway adds to the device flow inside the provider:
  * - device codes expire on the server's clock (./internals.ts `deviceCodeExpiryOn`), so tests move it;
+ * - a code is answered once (Allow or Deny on the verification page): a claim (./internals.ts
+ *   `beforeDeviceCodeSaved`), so of answers at once on any instances one goes on, the others see the
+ *   page of a used code;
  * - the device authorization response names the interval (RFC 8628 §3.2), and a poll that would be
  *   answered `authorization_pending` less than that interval after the last such answer is told
  *   `slow_down` instead (§3.5): the last pending answer holds a lease for the interval
- *   (repositories/devicePolls.ts), so on every instance at once one poll per interval gets through.
+ *   (repositories/deviceCodeLeases.ts), so on every instance at once one poll per interval gets through.
  *   An approved code is redeemed at the first poll, however soon (it is still claimed once).
  */
-export function installDeviceFlow(provider: Provider, repos: Pick<ProviderStorage, 'devicePolls'>, clock: Clock): void {
+export function installDeviceFlow(provider: Provider, repos: Pick<ProviderStorage, 'deviceCodeLeases'>, clock: Clock): void {
   deviceCodeExpiryOn(provider, () => Math.floor(clock.now() / 1000));
+  // oidc-provider refuses a code answered before by reading it: of answers at once, each would go on
+  // (and the last sign-in would win). The answer is a claim: one Allow or Deny per code, on every instance.
+  beforeDeviceCodeSaved(provider, async (code) => {
+    const ctx = currentRequest();
+    if (ctx?.oidc?.route !== 'code_verification' || ctx.state.deviceCodeAnswered) return;
+    if (!(await repos.deviceCodeLeases.tryClaim(`answer:${sha256Hex(code.jti)}`, DEVICE_CODE_TTL_SECONDS * 1000, clock.date()))) throw new AlreadyAnswered();
+    ctx.state.deviceCodeAnswered = true;
+  });
   provider.use(async (ctx, next) => {
     await next();
     const { oidc } = ctx as KoaContextWithOIDC;
@@ -128,7 +149,7 @@ export function installDeviceFlow(provider: Provider, repos: Pick<ProviderStorag
     if (oidc.route !== 'token' || ctx.status !== 400 || body.error !== 'authorization_pending') return;
     const deviceCode = oidc.params?.device_code;
     if (typeof deviceCode !== 'string') return;
-    const polled = await repos.devicePolls.claimOrTakeOver(`poll:${sha256Hex(deviceCode)}`, DEVICE_POLL_INTERVAL_SECONDS * 1000, clock.date());
+    const polled = await repos.deviceCodeLeases.claimOrTakeOver(`poll:${sha256Hex(deviceCode)}`, DEVICE_POLL_INTERVAL_SECONDS * 1000, clock.date());
     if (!polled) ctx.body = { error: 'slow_down', error_description: `poll at most every ${DEVICE_POLL_INTERVAL_SECONDS} seconds, and ${DEVICE_POLL_INTERVAL_SECONDS} more after each slow_down` };
   });
 }

@@ -235,3 +235,27 @@ export function deviceCodeExpiryOn(provider: Provider, nowSeconds: () => number)
     },
   });
 }
+
+/** A device code as saved: its id, and the answer it carries. */
+export interface DeviceCodeDraft {
+  jti: string;
+  inFlight?: boolean;
+  error?: string;
+}
+
+/**
+ * Relied on: `DeviceCode.prototype.save()` stores a device code. On a POST of the verification page
+ * (lib/actions/code_verification.js, route `code_verification`) oidc-provider finds the code by its user
+ * code, refuses it when it was answered before (`inFlight`, `error` or `accountId` set: a read), and
+ * saves it with the answer, `error: 'access_denied'` (Deny) or `inFlight: true` (Allow, before the
+ * sign-in): the first save of that request. `before` runs before every save and may throw to refuse it.
+ */
+export function beforeDeviceCodeSaved(provider: Provider, before: (code: DeviceCodeDraft) => Promise<void>): void {
+  const proto = provider.DeviceCode.prototype as unknown as { save(): Promise<unknown> };
+  if (typeof proto.save !== 'function') throw changed('DeviceCode.save', 'src/oauth/provider/deviceFlow.ts');
+  const save = proto.save;
+  proto.save = async function saveAfter(this: DeviceCodeDraft) {
+    await before(this);
+    return await save.call(this);
+  };
+}

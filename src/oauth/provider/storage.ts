@@ -13,7 +13,7 @@ import { AUTHORIZATION_CODE_TTL_SECONDS, DEVICE_CODE_TTL_SECONDS, REFRESH_TOKEN_
  * revocation list /v1 reads, DPoP proof claims, the token endpoint's counters and device code polls. The other parts of the
  * provider take what they need of it.
  */
-export type ProviderStorage = Pick<Repositories, 'users' | 'oauthClients' | 'consents' | 'revokedGrants' | 'dpopProofs' | 'rateLimits' | 'devicePolls'>;
+export type ProviderStorage = Pick<Repositories, 'users' | 'oauthClients' | 'consents' | 'revokedGrants' | 'dpopProofs' | 'rateLimits' | 'deviceCodeLeases'>;
 
 /**
  * The provider's adapter (src/repositories/oidc/): a revoked grant or access token is listed where /v1
