@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { race, tokenPost, type TokenAnswer } from '../support/concurrency.ts';
 import { approveDevice, DeviceBrowser, formsOf, requestDeviceCode, text, type DeviceAuthorization } from '../support/deviceDriver.ts';
 import { dpopCall, dpopProof, newDpopKey, type DpopKey } from '../support/dpop.ts';
+import { acceptInvitation } from '../support/factories.ts';
 import { useTestServer, useTokenRaceInstances } from '../support/fixtures.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser } from '../support/tokens.ts';
@@ -27,6 +28,7 @@ let owner: TestUser;
 // (127.0.0.1, where the test connects from), each device and browser is a source of its own.
 const instances = useTokenRaceInstances({ trustedProxies: ['127.0.0.1'] });
 beforeAll(() => ({ first: a, second: b, owner } = instances));
+const tokens = () => instances.tokens;
 
 let sources = 0;
 /** A source address of its own for each browser or device (behind the test's trusted proxy). */
@@ -113,6 +115,24 @@ describe('the CLI signs in with a device code', () => {
     const again = await poll(a, started.device_code, key);
     expect(again.status).toBe(400);
     expect(again.body.error).toBe('invalid_grant');
+  });
+
+  it('a person with two accounts chooses one on the account chooser: the device acts in that account', async () => {
+    const person = await tokens().user('developer');
+    const other = await tokens().user('owner');
+    const { token } = await tokens().forClient(other.accountId, 'read write admin');
+    const invited = await fetch(`${a.url}/v1/users`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: person.email, name: 'Two Accounts', role: 'viewer' }) });
+    expect(invited.status).toBe(201);
+    const membership = await acceptInvitation(a, (await invited.json()) as { invitation_url: string }, person.password);
+
+    const started = await deviceCode(a, newSource());
+    const { done } = await approveDevice(new DeviceBrowser(a.url, newSource()), started.verification_uri_complete, { ...person, account: other.accountId });
+    expect(text(done)).toContain('Device signed in');
+    const got = await poll(a, started.device_code, await newDpopKey());
+    expect(got.status, JSON.stringify(got.body)).toBe(200);
+    const claims = decodeJwt(got.body.access_token!);
+    expect(claims.acct).toBe(other.accountId);
+    expect(claims.sub).toBe(membership._id);
   });
 
   it('the code form opened without a code is empty; a wrong code is shown again with the message at the field', async () => {
