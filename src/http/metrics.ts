@@ -29,7 +29,7 @@ export function createMetrics() {
     logins: counter('slipway_logins_total', 'Sign-ins on the authorization server login page by outcome (ok, failed, throttled)', ['outcome']),
     tokensIssued: counter('slipway_tokens_issued_total', 'Successful token endpoint responses by grant type', ['grant_type']),
     refreshTokenReuse: counter('slipway_refresh_token_reuse_total', 'Refresh tokens presented again after use (the grant is revoked each time)'),
-    rateLimitRefusals: counter('slipway_rate_limit_refusals_total', 'Requests refused with 429 by limit (api: /v1 per credential, token: token endpoint per client)', ['limit']),
+    rateLimitRefusals: counter('slipway_rate_limit_refusals_total', 'Requests refused with 429 by limit (api: /v1 per credential, token: token endpoint per client, device_code: device code page per source)', ['limit']),
     dbCommandDuration: histogram('slipway_db_command_duration_seconds', 'Database command duration (driver command monitoring) by command name', ['command']),
     dbCommandFailures: counter('slipway_db_command_failures_total', 'Database commands that failed, by command name', ['command']),
     /** For the webhook sender: one increment per delivery attempt, labelled by its outcome. */

@@ -133,6 +133,15 @@ describe('the CLI signs in with a device code', () => {
     const claims = decodeJwt(got.body.access_token!);
     expect(claims.acct).toBe(other.accountId);
     expect(claims.sub).toBe(membership._id);
+
+    // The device names the account (`account_hint`, as `login --account` does): no chooser.
+    const hinted = await requestDeviceCode(a.url, { client_id: CLI, scope: 'read', account_hint: other.accountId }, { 'x-forwarded-for': newSource() });
+    expect(hinted.status, JSON.stringify(hinted.body)).toBe(200);
+    // Without an account to press, a chooser would end the walk there.
+    const approval = await approveDevice(new DeviceBrowser(a.url, newSource()), hinted.body.verification_uri_complete, person);
+    expect(text(approval.done)).toContain('Device signed in');
+    const viaHint = await poll(a, hinted.body.device_code, await newDpopKey());
+    expect(decodeJwt(viaHint.body.access_token!).acct).toBe(other.accountId);
   });
 
   it('the code form opened without a code is empty; a wrong code is shown again with the message at the field', async () => {
