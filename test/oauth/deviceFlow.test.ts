@@ -115,6 +115,12 @@ describe('the CLI signs in with a device code', () => {
     const again = await poll(a, started.device_code, key);
     expect(again.status).toBe(400);
     expect(again.body.error).toBe('invalid_grant');
+
+    // Signing out (`logout`): the refresh token revoked, by the client's id alone; it refreshes no more.
+    const revoked = await fetch(`${a.issuer}/token/revocation`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: tokens.body.refresh_token!, token_type_hint: 'refresh_token', client_id: CLI }).toString() });
+    expect(revoked.status).toBe(200);
+    const afterLogout = await tokenPost(a, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token!, client_id: CLI }, { dpop: await dpopProof(key, { htm: 'POST', htu: `${a.issuer}/token` }) });
+    expect(afterLogout.body.error).toBe('invalid_grant');
   });
 
   it('a person with two accounts chooses one on the account chooser: the device acts in that account', async () => {
