@@ -18,6 +18,7 @@ import { createDashboard } from './dashboard/index.ts';
 import { createSetupPages } from './dashboard/setup.ts';
 import { createInvitationPages } from './dashboard/invitation.ts';
 import { createInteractionRouter } from './oauth/interactions.ts';
+import { deviceVerificationGate } from './oauth/deviceVerification.ts';
 import { createDocsRouter } from './routes/docs.ts';
 import { createSystemRouter } from './routes/system.ts';
 import { createV1Api } from './routes/v1/index.ts';
@@ -68,6 +69,8 @@ export function createApp(deps: AppDeps): Koa {
   const interactions = createInteractionRouter({ provider, login: services.login, logger, metrics });
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
+  // The device code page (RFC 8628): filled in from the device's link, code guesses throttled per source.
+  app.use(deviceVerificationGate({ login: services.login, logger, metrics }));
 
   const dashboardAuth = createDashboardAuthRouter({ config, provider, services, sessions, logger });
   app.use(dashboardAuth.routes());

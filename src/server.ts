@@ -44,6 +44,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   let shuttingDown = false;
   const provider = createProvider({ config, keys, repos, db: database.db, logger, metrics, clock });
   await container.services.dashboardClient.ensureRegistered();
+  await container.services.cliClient.ensureRegistered();
   const app = createApp({ container, provider, isShuttingDown: () => shuttingDown });
 
   const server = http.createServer(httpServerOptions(config), app.callback());

@@ -133,7 +133,7 @@ const SETTINGS = {
   // instance. Keyed so that failures from one source never lock the user out of another source.
   /** Attempts per minute for one e-mail address from one source address (a targeted guess). */
   loginPerEmailAndSourcePerMinute: setting('LOGIN_PER_EMAIL_AND_SOURCE_PER_MINUTE', whole(1, 10_000), 10),
-  /** Attempts per minute from one source address, whatever the e-mail (password spraying). */
+  /** Attempts per minute from one source address, whatever the e-mail (password spraying); also, counted apart, device code page submissions (docs/product.md §12). */
   loginPerSourcePerMinute: setting('LOGIN_PER_SOURCE_PER_MINUTE', whole(1, 10_000), 30),
   /** Attempts per minute for one e-mail address from all sources together: a ceiling for distributed guessing. */
   loginPerEmailPerMinute: setting('LOGIN_PER_EMAIL_PER_MINUTE', whole(1, 100_000), 100),

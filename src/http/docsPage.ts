@@ -135,6 +135,7 @@ const OAUTH_TOPICS: [string, string][] = [
   ['oauth-openid-connect', 'OpenID Connect sign-in'],
   ['oauth-dpop', 'DPoP-bound tokens'],
   ['oauth-par', 'Pushed authorization requests'],
+  ['oauth-device', 'Devices (the CLI)'],
   ['oauth-refresh', 'Refresh'],
   ['oauth-client-credentials', 'Client credentials'],
   ['oauth-revocation', 'Revocation'],
@@ -158,7 +159,7 @@ function oauthSection(doc: OpenAPIObject): Html {
 <section class="op" id="oauth-discovery"><h3>Discovery</h3>
 <p>Every endpoint below, and what the server supports, in one document (OpenID Connect discovery; also at the RFC 8414 path <code>/.well-known/oauth-authorization-server/oauth</code>). Signing keys are at <code>${issuer}/jwks</code>.</p>
 ${block(`curl ${issuer}/.well-known/openid-configuration`)}
-${block(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, userinfo_endpoint: `${issuer}/userinfo`, end_session_endpoint: `${issuer}/session/end`, pushed_authorization_request_endpoint: `${issuer}/request`, revocation_endpoint: `${issuer}/token/revocation`, introspection_endpoint: `${issuer}/token/introspection`, jwks_uri: `${issuer}/jwks`, code_challenge_methods_supported: ['S256'], grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'], scopes_supported: ['openid', 'offline_access', 'read', 'write', 'admin', 'profile', 'email'], id_token_signing_alg_values_supported: ['RS256'], dpop_signing_alg_values_supported: ['ES256', 'Ed25519', 'EdDSA'] }, null, 2))}
+${block(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, userinfo_endpoint: `${issuer}/userinfo`, end_session_endpoint: `${issuer}/session/end`, pushed_authorization_request_endpoint: `${issuer}/request`, device_authorization_endpoint: `${issuer}/device/auth`, revocation_endpoint: `${issuer}/token/revocation`, introspection_endpoint: `${issuer}/token/introspection`, jwks_uri: `${issuer}/jwks`, code_challenge_methods_supported: ['S256'], grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'], scopes_supported: ['openid', 'offline_access', 'read', 'write', 'admin', 'profile', 'email'], id_token_signing_alg_values_supported: ['RS256'], dpop_signing_alg_values_supported: ['ES256', 'Ed25519', 'EdDSA'] }, null, 2))}
 </section>
 
 <section class="op" id="oauth-authorization-code"><h3>Authorization code + PKCE</h3>
@@ -227,6 +228,24 @@ Content-Type: application/json
 
 ${JSON.stringify({ request_uri: 'urn:ietf:params:oauth:request_uri:Ho7Wm2bJ…', expires_in: 60 }, null, 2)}`)}
 ${block(`${issuer}/authorize?client_id=$CLIENT_ID&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3AHo7Wm2bJ…`)}
+</section>
+
+<section class="op" id="oauth-device"><h3>Devices (the CLI)</h3>
+<p>RFC 8628, for the first-party CLI (<code>client_id=slipway-cli</code>, DPoP required). The device asks for a code, shows the person <code>verification_uri_complete</code> and the <code>user_code</code> (<code>XXXX-XXXX</code>, 10 minutes), and polls every <code>interval</code> seconds with a DPoP proof. The person opens the link, checks the code, presses Allow and signs in. Until then the poll answers 400 <code>authorization_pending</code>; sooner than the interval, <code>slow_down</code> (wait 5 seconds more from then on); <code>access_denied</code> after Deny; <code>expired_token</code> after 10 minutes. Then the tokens, once: polled again, <code>invalid_grant</code>.</p>
+${block(`curl -X POST ${issuer}/device/auth \
+  -d client_id=slipway-cli -d scope="read write"`)}
+${block(`HTTP/1.1 200
+Content-Type: application/json
+
+${JSON.stringify({ device_code: 'Z5hD0Qv7…', user_code: 'WDJB-MJHT', verification_uri: `${issuer}/device`, verification_uri_complete: `${issuer}/device?user_code=WDJB-MJHT`, expires_in: 600, interval: 5 }, null, 2)}`)}
+${block(`curl -X POST ${issuer}/token \
+  -H "DPoP: $PROOF_FOR_POST_TOKEN" \
+  -d grant_type=urn:ietf:params:oauth:grant-type:device_code \
+  -d device_code=$DEVICE_CODE -d client_id=slipway-cli`)}
+${block(`HTTP/1.1 400
+Content-Type: application/json
+
+${JSON.stringify({ error: 'authorization_pending', error_description: 'authorization request is still pending as the end-user hasn\'t yet completed the user interaction steps' }, null, 2)}`)}
 </section>
 
 <section class="op" id="oauth-refresh"><h3>Refresh</h3>

@@ -3,10 +3,10 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export type LoginOutcome = 'ok' | 'failed' | 'throttled';
-export type RateLimitName = 'api' | 'token';
+export type RateLimitName = 'api' | 'token' | 'device_code';
 export type WebhookOutcome = 'success' | 'failure' | 'timeout' | 'gave_up';
 
-const GRANT_TYPES = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
+const GRANT_TYPES = new Set(['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
 /** Driver command names are a fixed vocabulary; anything unexpected is folded into one value. */
 const DB_COMMAND = /^[A-Za-z]{1,40}$/;
 
@@ -29,7 +29,7 @@ export function createMetrics() {
     logins: counter('slipway_logins_total', 'Sign-ins on the authorization server login page by outcome (ok, failed, throttled)', ['outcome']),
     tokensIssued: counter('slipway_tokens_issued_total', 'Successful token endpoint responses by grant type', ['grant_type']),
     refreshTokenReuse: counter('slipway_refresh_token_reuse_total', 'Refresh tokens presented again after use (the grant is revoked each time)'),
-    rateLimitRefusals: counter('slipway_rate_limit_refusals_total', 'Requests refused with 429 by limit (api: /v1 per credential, token: token endpoint per client)', ['limit']),
+    rateLimitRefusals: counter('slipway_rate_limit_refusals_total', 'Requests refused with 429 by limit (api: /v1 per credential, token: token endpoint per client, device_code: device code page per source)', ['limit']),
     dbCommandDuration: histogram('slipway_db_command_duration_seconds', 'Database command duration (driver command monitoring) by command name', ['command']),
     dbCommandFailures: counter('slipway_db_command_failures_total', 'Database commands that failed, by command name', ['command']),
     /** For the webhook sender: one increment per delivery attempt, labelled by its outcome. */

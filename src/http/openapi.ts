@@ -103,7 +103,7 @@ export function createApiRegistry(config: Config): OpenAPIRegistry {
   registry.registerComponent('securitySchemes', 'oauth2', {
     type: 'oauth2',
     description:
-      'OAuth 2.0 access token (JWT, RFC 9068) for a user (authorization code + PKCE) or a confidential client (client credentials). A token bound to a DPoP key (RFC 9449, `cnf.jkt`) is sent as `Authorization: DPoP <token>` with a fresh proof in the `DPoP` header (see /docs#oauth-dpop); as Bearer it is refused.',
+      `OAuth 2.0 access token (JWT, RFC 9068) for a user (authorization code + PKCE; for the CLI \`slipway-cli\`, the device authorization grant of RFC 8628 at \`${config.issuer}/device/auth\`) or a confidential client (client credentials). A token bound to a DPoP key (RFC 9449, \`cnf.jkt\`) is sent as \`Authorization: DPoP <token>\` with a fresh proof in the \`DPoP\` header (see /docs#oauth-dpop); as Bearer it is refused.`,
     flows: {
       authorizationCode: {
         authorizationUrl: `${config.issuer}/authorize`,

@@ -91,10 +91,12 @@ export interface ConsentView {
   redirectHost: string;
 }
 
+function scopeItems(scopes: string[]): Html {
+  return scopes.length ? join(scopes.map((s) => html`<li><code>${s}</code> — ${SCOPE_TEXT[s] ?? s}</li>`), '\n') : html`<li>No additional permissions</li>`;
+}
+
 export function renderConsent({ action, denyAction, clientName, userEmail, scopes, registeredBy, otherOrganization, redirectHost }: ConsentView): string {
-  const items = scopes.length
-    ? join(scopes.map((s) => html`<li><code>${s}</code> — ${SCOPE_TEXT[s] ?? s}</li>`), '\n')
-    : html`<li>No additional permissions</li>`;
+  const items = scopeItems(scopes);
   return layout(
     'Authorize access',
     html`<h1>Authorize ${clientName}</h1>
@@ -152,5 +154,68 @@ export function renderErrorPage(out: Record<string, string | undefined>): string
     html`<h1>We could not complete this request</h1>
 <p role="alert">${description}</p>
 <p class="muted">Error code: <code>${out.error ?? 'error'}</code>. Return to the application and try again.</p>`,
+  );
+}
+
+export interface DeviceCodeView {
+  /** The verification endpoint and the one-time form token oidc-provider keeps in the browser session. */
+  action: string;
+  xsrf: string;
+  /** The code as typed, or as the device's link (`verification_uri_complete`) carried it. */
+  userCode?: string | undefined;
+  error?: string | undefined;
+}
+
+/** RFC 8628 §3.3: the page where a person types the code their device (the CLI) shows; field `user_code`. */
+export function renderDeviceCode({ action, xsrf, userCode, error }: DeviceCodeView): string {
+  const described = error ? 'user_code-hint user_code-error' : 'user_code-hint';
+  return layout(
+    'Connect a device',
+    html`<h1>Connect a device</h1>
+<p>Enter the code your device shows to sign it in to Slipway.</p>
+${error ? html`<p class="error" role="alert" id="user_code-error">${error}</p>` : ''}
+<form method="post" action="${action}" novalidate>
+  <input type="hidden" name="xsrf" value="${xsrf}">
+  <label for="user_code">Code</label>
+  <input id="user_code" name="user_code" type="text" class="user-code" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="32" required autofocus value="${userCode}" aria-describedby="${described}"${error ? html` aria-invalid="true"` : ''}>
+  <p class="muted" id="user_code-hint">Eight letters, as your device shows them, such as BCDF-GHJK.</p>
+  <button type="submit">Continue</button>
+</form>`,
+  );
+}
+
+export interface DeviceConfirmView {
+  action: string;
+  xsrf: string;
+  /** As the device shows it (`XXXX-XXXX`). */
+  userCode: string;
+  clientName: string;
+  scopes: string[];
+  /** Where the device asked from: its address and the software it named (User-Agent). */
+  deviceAddress: string;
+  deviceUserAgent: string | undefined;
+}
+
+/** The question before a device is signed in: which app, which permissions, which device; `Allow` or `Deny`. */
+export function renderDeviceConfirm({ action, xsrf, userCode, clientName, scopes, deviceAddress, deviceUserAgent }: DeviceConfirmView): string {
+  const hidden = html`<input type="hidden" name="xsrf" value="${xsrf}"><input type="hidden" name="user_code" value="${userCode}">`;
+  return layout(
+    'Connect a device',
+    html`<h1>Sign in ${clientName}?</h1>
+<p>A device asks to act for you in Slipway. Allow it only if you started this sign-in yourself and your device shows this code:</p>
+<p class="user-code" data-fact="user-code"><code>${userCode}</code></p>
+<dl class="client-facts">
+<dt>App</dt><dd data-fact="app">${clientName}</dd>
+<dt>Device address</dt><dd data-fact="device-address"><code>${deviceAddress}</code></dd>
+<dt>Device software</dt><dd data-fact="device-user-agent">${deviceUserAgent || 'Not given'}</dd>
+</dl>
+<p>With these permissions:</p>
+<ul class="scopes">
+${scopeItems(scopes)}
+</ul>
+<div class="actions">
+  <form method="post" action="${action}">${hidden}<button type="submit" name="confirm" value="yes">Allow</button></form>
+  <form method="post" action="${action}">${hidden}<button type="submit" class="secondary" name="abort" value="yes">Deny</button></form>
+</div>`,
   );
 }

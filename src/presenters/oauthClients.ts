@@ -1,4 +1,4 @@
-import type { OAuthClientDoc } from '../repositories/oauthClients.ts';
+import type { ClientGrantType, OAuthClientDoc } from '../repositories/oauthClients.ts';
 import type { OAuthClient } from '../schemas/oauthClients.ts';
 
 /** The API object of a stored client: never the secret's hash. */
@@ -8,7 +8,8 @@ export function presentClient(doc: OAuthClientDoc): OAuthClient {
     client_name: doc.client_name,
     redirect_uris: doc.redirect_uris,
     token_endpoint_auth_method: doc.token_endpoint_auth_method,
-    grant_types: doc.grant_types,
+    // The device grant belongs to the first-party CLI alone, a client of no account, never presented here.
+    grant_types: doc.grant_types.filter((g): g is ClientGrantType => g !== 'urn:ietf:params:oauth:grant-type:device_code'),
     scope: doc.scope,
     first_party: doc.first_party,
     dpop_bound_access_tokens: doc.dpop_bound_access_tokens ?? false,

@@ -14,6 +14,7 @@ import { ConfigurationRepository } from './configurations.ts';
 import { ConsentRepository } from './consents.ts';
 import { DataKeyRegistryRepository } from './dataKeyRegistry.ts';
 import { DeploymentRepository } from './deployments.ts';
+import { DeviceCodeLeaseRepository } from './deviceCodeLeases.ts';
 import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
 import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
@@ -69,6 +70,7 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     webhookQueue: new WebhookQueueRepository(db),
     webhookLeases: new WebhookLeaseRepository(db),
     webhookCircuits: new WebhookCircuitRepository(db),
+    deviceCodeLeases: new DeviceCodeLeaseRepository(db),
   };
 }
 
@@ -116,6 +118,7 @@ export async function sweepExpired(db: Db, repos: Repositories, now = new Date()
     (await repos.invitations.sweep(now)) +
     (await repos.locks.sweep(now)) +
     (await repos.webhookLeases.sweep(now)) +
+    (await repos.deviceCodeLeases.sweep(now)) +
     (await repos.webhookDeliveries.sweep(now))
   );
 }

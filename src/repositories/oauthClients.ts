@@ -6,6 +6,8 @@ import { type PageRequest, type PageResult } from '../domain/page.ts';
 
 export type ClientAuthMethod = 'none' | 'client_secret_basic';
 export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+/** What a stored client may have: the device grant (RFC 8628) too, the first-party CLI's (services/cliClient.ts), which /v1 does not register. */
+export type StoredGrantType = ClientGrantType | 'urn:ietf:params:oauth:grant-type:device_code';
 
 export interface OAuthClientDoc {
   /** The client_id. */
@@ -14,7 +16,7 @@ export interface OAuthClientDoc {
   client_name: string;
   redirect_uris: string[];
   token_endpoint_auth_method: ClientAuthMethod;
-  grant_types: ClientGrantType[];
+  grant_types: StoredGrantType[];
   /** Space-separated scopes the client may request. */
   scope: string;
   first_party: boolean;

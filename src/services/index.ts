@@ -8,6 +8,7 @@ import { AccountService } from './accounts.ts';
 import { ApiKeyService } from './apiKeys.ts';
 import { ConfigurationService } from './configurations.ts';
 import { DashboardClientService } from './dashboardClient.ts';
+import { CliClientService } from './cliClient.ts';
 import { DeploymentService } from './deployments.ts';
 import { EventLog } from './eventLog.ts';
 import { EventService } from './events.ts';
@@ -48,6 +49,7 @@ export interface Services {
   login: LoginService;
   /** The dashboard's own OAuth client, the user of a sign-in, its one-time form claims. */
   dashboardClient: DashboardClientService;
+  cliClient: CliClientService;
 }
 
 export interface ServiceDeps {
@@ -109,5 +111,6 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const events = new EventService({ events: repos.events });
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users, clock });
   const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
-  return { projects, deployments, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient };
+  const cliClient = new CliClientService({ oauthClients: repos.oauthClients, changes });
+  return { projects, deployments, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient, cliClient };
 }

@@ -94,7 +94,18 @@ export class LoginService extends Service<LoginServiceDeps> {
       source: new SharedBudget(rateLimits, limits.loginPerSourcePerMinute, WINDOW_SECONDS, 'login-ip'),
       emailAndSource: new SharedBudget(rateLimits, limits.loginPerEmailAndSourcePerMinute, WINDOW_SECONDS, 'login-email-ip'),
       email: new SharedBudget(rateLimits, limits.loginPerEmailPerMinute, WINDOW_SECONDS, 'login-email'),
+      userCode: new SharedBudget(rateLimits, limits.loginPerSourcePerMinute, WINDOW_SECONDS, 'user-code-ip'),
     };
+  }
+
+  /**
+   * Counts a submission of the device code page (RFC 8628 §5.1: user codes can be guessed) from `source`
+   * (an address, an IPv6 /64: `sourceKey`); the seconds until the next may be tried when the source's
+   * budget is spent. Every submission counts (a right or wrong code, its confirmation): as many a
+   * minute as sign-in attempts from one source (LOGIN_PER_SOURCE_PER_MINUTE), in a budget of their own.
+   */
+  async userCodeAttempt(source: string): Promise<number | undefined> {
+    return await spent(this.#budgets.userCode, source, this.deps.clock.now());
   }
 
   /**
@@ -206,6 +217,8 @@ interface LoginBudgets {
   source: SharedBudget;
   emailAndSource: SharedBudget;
   email: SharedBudget;
+  /** Submissions of the device code page per source (userCodeAttempt). */
+  userCode: SharedBudget;
 }
 
 /** Takes one attempt from `key`'s budget: undefined when admitted, else the seconds until its window ends. */

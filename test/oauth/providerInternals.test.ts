@@ -117,7 +117,18 @@ describe('oidc-provider as the seam was checked against', () => {
     expect(fn(proto(one.AccessToken).save)).toBeDefined();
     expect(fn(proto(one.IdToken).issue)).toBeDefined();
     expect(fn(proto(one.IdToken).set)?.length).toBe(2);
-    for (const model of [one.AuthorizationCode, one.RefreshToken, one.PushedAuthorizationRequest]) expect(fn(proto(model).consume), model.name).toBeDefined();
+    for (const model of [one.AuthorizationCode, one.RefreshToken, one.DeviceCode, one.PushedAuthorizationRequest]) expect(fn(proto(model).consume), model.name).toBeDefined();
+    // deviceCodeExpiryOn: a device code's payload is made by getValueAndPayload, and isExpired is a getter of `exp`.
+    expect(fn(proto(one.DeviceCode).getValueAndPayload)).toBeDefined();
+    // beforeDeviceCodeSaved: the verification page answers a code by saving it.
+    expect(fn(proto(one.DeviceCode).save)).toBeDefined();
+    expect(readFileSync(new URL('lib/actions/code_verification.js', PACKAGE), 'utf8')).toMatch(/code\.inFlight = true;\s*await code\.save\(\);/);
+    let holder: object | null = one.DeviceCode.prototype as object;
+    let isExpired: PropertyDescriptor | undefined;
+    while (holder && !isExpired) [isExpired, holder] = [Object.getOwnPropertyDescriptor(holder, 'isExpired'), Object.getPrototypeOf(holder) as object | null];
+    const now = Math.floor(Date.now() / 1000);
+    expect(isExpired?.get?.call({ exp: now - 1 })).toBe(true);
+    expect(isExpired?.get?.call({ exp: now + 60 })).toBe(false);
     expect(fn(proto(one.Interaction).destroy)).toBeDefined();
 
     const statics = (model: unknown) => model as Record<string, unknown>;

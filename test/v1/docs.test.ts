@@ -107,6 +107,8 @@ describe('/docs examples', () => {
       ['oauth-dpop', 'Authorization: DPoP $ACCESS_TOKEN'],
       ['oauth-dpop', 'use_dpop_nonce'],
       ['oauth-par', `${issuer}/request`],
+      ['oauth-device', `${issuer}/device/auth`],
+      ['oauth-device', 'grant_type=urn:ietf:params:oauth:grant-type:device_code'],
       ['oauth-client-credentials', 'grant_type=client_credentials'],
       ['oauth-revocation', `${issuer}/token/revocation`],
       ['oauth-introspection', `${issuer}/token/introspection`],

@@ -23,9 +23,14 @@ function refuse(ctx: Context, retryAfter: number, metrics: Metrics): RateLimited
   return new RateLimited(retryAfter);
 }
 
-/** Counts a failed token request once it is decided: a counter that cannot be written is logged, never an error. */
+/**
+ * Counts a failed token request once it is decided: a counter that cannot be written is logged, never an
+ * error. A device's poll answered `authorization_pending` is not a failure (RFC 8628 §3.5: it polls every
+ * few seconds until the person answers); one that came too soon (`slow_down`) is.
+ */
 async function countFailure(budgets: TokenBudgets, ctx: Context, logger: Logger, now: number): Promise<void> {
   if (ctx.status < 400 || ctx.status >= 500 || ctx.status === 429) return;
+  if ((ctx.body as { error?: unknown } | undefined)?.error === 'authorization_pending') return;
   await budgets.failed(ctx.ip, ctx.state.tokenClientId as string | undefined, now).catch((err: unknown) => logger.warn({ err, request_id: ctx.state.requestId }, 'token budget not counted'));
 }
 

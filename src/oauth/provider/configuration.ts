@@ -8,6 +8,7 @@ import type { ProviderStorage } from './storage.ts';
 import { extraTokenClaims, findAccount } from './accounts.ts';
 import { CLIENT_AUTH_METHODS } from './clientAuth.ts';
 import { clientBasedCORS, extraClientMetadata } from './clients.ts';
+import { deviceFlow } from './deviceFlow.ts';
 import { loadExistingGrant } from './grants.ts';
 import { LIFETIMES } from './lifetimes.ts';
 import { renderError, rpInitiatedLogout } from './pages.ts';
@@ -24,7 +25,7 @@ export interface ConfigurationDeps {
 }
 
 /** What the provider offers: only what really works, advertised as such in discovery. */
-function features(config: Config, keys: KeyMaterial): Configuration['features'] {
+function features(config: Config, keys: KeyMaterial, logger: Logger): Configuration['features'] {
   return {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
@@ -41,6 +42,8 @@ function features(config: Config, keys: KeyMaterial): Configuration['features'] 
     // RFC 9126: on for every client; `require_pushed_authorization_requests` makes it the only way in.
     pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false },
     resourceIndicators: resourceIndicators(config.apiAudience),
+    // RFC 8628 (docs/product.md §12): for clients registered with the device grant, such as the CLI.
+    deviceFlow: deviceFlow(logger),
   };
 }
 
@@ -77,7 +80,7 @@ export function providerConfiguration({ config, keys, repos, logger, adapter }: 
     pkce: { required: () => true },
     // docs/product.md §11: the account a person signs in to, named by the app (`acct_…`); the chooser otherwise.
     extraParams: ['account_hint'],
-    features: features(config, keys),
+    features: features(config, keys, logger),
     extraClientMetadata,
     extraTokenClaims: extraTokenClaims(repos),
     findAccount: findAccount(repos),

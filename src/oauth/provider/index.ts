@@ -10,6 +10,7 @@ import { enforceTokenBudgets, prepareTokenBudgets } from './budgets.ts';
 import { compareHashedClientSecrets } from './clientAuth.ts';
 import { providerConfiguration } from './configuration.ts';
 import { currentRequest, trackCurrentRequest } from './currentRequest.ts';
+import { installDeviceFlow } from './deviceFlow.ts';
 import { truthfulDiscovery } from './discovery.ts';
 import { logProviderEvents } from './events.ts';
 import { hashAccessTokensIntoIdTokens, includeSessionIds } from './idTokens.ts';
@@ -55,6 +56,8 @@ export function createProvider({ config, keys, repos, db, logger, metrics, clock
   hashAccessTokensIntoIdTokens(provider);
   truthfulDiscovery(provider);
   enforceTokenBudgets(provider, repos, config, logger, metrics, clock);
+  // After the budgets: a slow_down it answers counts as a failed token request, a pending answer does not.
+  installDeviceFlow(provider, repos, clock);
   logProviderEvents(provider, logger, metrics);
   answerUnavailableWith503(provider);
   return provider;

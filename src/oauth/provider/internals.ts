@@ -142,13 +142,14 @@ export function beforeIdTokenIssued(provider: Provider, before: (draft: IdTokenD
 }
 
 /** What a single-use claim is made on: the models whose second use must be refused. */
-export type SingleUseArtifact = 'AuthorizationCode' | 'RefreshToken' | 'PushedAuthorizationRequest' | 'Interaction';
+export type SingleUseArtifact = 'AuthorizationCode' | 'RefreshToken' | 'DeviceCode' | 'PushedAuthorizationRequest' | 'Interaction';
 
 /**
- * Relied on: `consume()` of AuthorizationCode, RefreshToken and PushedAuthorizationRequest
+ * Relied on: `consume()` of AuthorizationCode, RefreshToken, DeviceCode and PushedAuthorizationRequest
  * (lib/models/*.js) calls the adapter's `consume(jti)` before anything is issued from them, and an
  * interaction is ended once, by `Interaction.prototype.destroy()` (lib/models/base_model.js), which calls
- * the adapter's `destroy(uid)` when the authorization resumes (lib/actions/authorization/resume.js). Codes and refresh tokens carry `grantId`.
+ * the adapter's `destroy(uid)` when the authorization resumes (lib/actions/authorization/resume.js). Codes and refresh tokens carry `grantId`
+ * (a device code once it was approved: lib/actions/grants/device_code.js consumes it only then).
  * `failed` is given what the claim threw and the artifact; it must throw.
  */
 export function onSingleUseClaimFailed(provider: Provider, artifact: SingleUseArtifact, failed: (err: unknown, claimed: { grantId?: string }) => Promise<never>): void {
@@ -203,4 +204,58 @@ export function beforeClientFind(provider: Provider, before: (id: string) => voi
  */
 export function replaceReplayCheck(provider: Provider, unique: (iss: string, jti: string, exp: number) => Promise<boolean>): void {
   (provider.ReplayDetection as unknown as { unique: typeof unique }).unique = unique;
+}
+
+/**
+ * Relied on: a device code (lib/models/device_code.js) gets its `exp` when it is first saved
+ * (lib/models/formats/opaque.js `getValueAndPayload`: `token.exp || now + token.expiration`, now from
+ * the system clock), and every step that reads one finds it with `ignoreExpiration` and then asks its
+ * `isExpired` (lib/models/base_model.js): the verification page and its confirmation
+ * (lib/actions/code_verification.js), the resumed sign-in (lib/actions/authorization/device.js) and the
+ * token endpoint's `expired_token` (lib/actions/grants/device_code.js). Both are read from `nowSeconds` instead.
+ */
+export function deviceCodeExpiryOn(provider: Provider, nowSeconds: () => number): void {
+  type Expiring = { exp?: number; iat?: number; expiration: number };
+  const proto = provider.DeviceCode.prototype as unknown as { getValueAndPayload(): Promise<unknown> };
+  if (typeof proto.getValueAndPayload !== 'function' || !('isExpired' in provider.DeviceCode.prototype))
+    throw changed('DeviceCode expiry', 'src/oauth/provider/deviceFlow.ts');
+  const getValueAndPayload = proto.getValueAndPayload;
+  proto.getValueAndPayload = async function stampOnClock(this: Expiring) {
+    if (!this.exp) {
+      const now = nowSeconds();
+      this.iat ??= now;
+      this.exp = now + this.expiration;
+    }
+    return await getValueAndPayload.call(this);
+  };
+  Object.defineProperty(provider.DeviceCode.prototype, 'isExpired', {
+    configurable: true,
+    get(this: Expiring) {
+      return (this.exp ?? 0) <= nowSeconds();
+    },
+  });
+}
+
+/** A device code as saved: its id, and the answer it carries. */
+export interface DeviceCodeDraft {
+  jti: string;
+  inFlight?: boolean;
+  error?: string;
+}
+
+/**
+ * Relied on: `DeviceCode.prototype.save()` stores a device code. On a POST of the verification page
+ * (lib/actions/code_verification.js, route `code_verification`) oidc-provider finds the code by its user
+ * code, refuses it when it was answered before (`inFlight`, `error` or `accountId` set: a read), and
+ * saves it with the answer, `error: 'access_denied'` (Deny) or `inFlight: true` (Allow, before the
+ * sign-in): the first save of that request. `before` runs before every save and may throw to refuse it.
+ */
+export function beforeDeviceCodeSaved(provider: Provider, before: (code: DeviceCodeDraft) => Promise<void>): void {
+  const proto = provider.DeviceCode.prototype as unknown as { save(): Promise<unknown> };
+  if (typeof proto.save !== 'function') throw changed('DeviceCode.save', 'src/oauth/provider/deviceFlow.ts');
+  const save = proto.save;
+  proto.save = async function saveAfter(this: DeviceCodeDraft) {
+    await before(this);
+    return await save.call(this);
+  };
 }

@@ -12,6 +12,10 @@ import { onSingleUseClaimFailed, revokeGrant, type SingleUseArtifact } from './i
  *   the tokens the winner received stop working, its access tokens are refused on /v1 through the grant
  *   revocation hook) and the request is refused with `invalid_grant`. oidc-provider consumes both before
  *   it issues anything (actions/grants/authorization_code.js, refresh_token.js), so a loser gets nothing;
+ * - an approved device code (RFC 8628): `invalid_grant`, the grant kept. oidc-provider consumes it before
+ *   it loads its grant (actions/grants/device_code.js), so revoking would take the grant from under the
+ *   one poller that won; the tokens that poller gets are bound to its DPoP key. The adapter presents a
+ *   used device code as unused (repositories/oidc/adapter.ts), so a later poll is refused here too;
  * - a pushed authorization request: `invalid_request_uri`;
  * - an interaction (the authorization resuming twice): the error page (`invalid_request`, "interaction
  *   session already used"), so one authorization yields one code.
@@ -25,6 +29,9 @@ const REFUSALS: Record<SingleUseArtifact, { refusal: () => Error; revokes: boole
   // The same descriptions oidc-provider uses for a sequential second use (the reuse metric counts the refresh one).
   AuthorizationCode: { refusal: () => new errors.InvalidGrant('authorization code already consumed'), revokes: true },
   RefreshToken: { refusal: () => new errors.InvalidGrant('refresh token already used'), revokes: true },
+  // Not revoked: oidc-provider loads a device code's grant after consuming it, so a revocation by a
+  // concurrent loser would leave the poller that won with nothing (docs/product.md §12).
+  DeviceCode: { refusal: () => new errors.InvalidGrant('device code already consumed'), revokes: false },
   PushedAuthorizationRequest: { refusal: () => new errors.InvalidRequestUri('request_uri is invalid, expired, or was already used'), revokes: false },
   Interaction: { refusal: () => new errors.SessionNotFound('interaction session already used'), revokes: false },
 };

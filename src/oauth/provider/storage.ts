@@ -5,15 +5,15 @@ import type { Logger } from '../../logger.ts';
 import type { Repositories } from '../../repositories/index.ts';
 import { createAdapterClass } from '../../repositories/oidc/index.ts';
 import { revokedTokenKey } from '../../repositories/revokedGrants.ts';
-import { AUTHORIZATION_CODE_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from './lifetimes.ts';
+import { AUTHORIZATION_CODE_TTL_SECONDS, DEVICE_CODE_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from './lifetimes.ts';
 
 /**
  * Everything the provider reads and writes besides its own artifacts, declared here once: the users it
  * signs in and the clients it serves (from memory, PRINCIPAL_CACHE_SECONDS), remembered consent, the
- * revocation list /v1 reads, DPoP proof claims and the token endpoint's counters. The other parts of the
+ * revocation list /v1 reads, DPoP proof claims, the token endpoint's counters and device code polls. The other parts of the
  * provider take what they need of it.
  */
-export type ProviderStorage = Pick<Repositories, 'users' | 'oauthClients' | 'consents' | 'revokedGrants' | 'dpopProofs' | 'rateLimits'>;
+export type ProviderStorage = Pick<Repositories, 'users' | 'oauthClients' | 'consents' | 'revokedGrants' | 'dpopProofs' | 'rateLimits' | 'deviceCodeLeases'>;
 
 /**
  * The provider's adapter (src/repositories/oidc/): a revoked grant or access token is listed where /v1
@@ -29,7 +29,7 @@ export function createAdapter(db: Db, repos: Pick<ProviderStorage, 'oauthClients
       await repos.revokedGrants.add(revokedTokenKey(jti));
       logger.info('access token revoked');
     },
-    ttlSeconds: { AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS, RefreshToken: REFRESH_TOKEN_TTL_SECONDS },
+    ttlSeconds: { AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS, DeviceCode: DEVICE_CODE_TTL_SECONDS, RefreshToken: REFRESH_TOKEN_TTL_SECONDS },
     refreshReuseGraceSeconds: config.oauthRefreshReuseGraceSeconds,
     ...(clock ? { clock } : {}),
   });

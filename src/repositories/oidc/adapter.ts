@@ -94,7 +94,9 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     if (text === undefined) return undefined;
     const payload = JSON.parse(text) as AdapterPayload;
     // Inside the reuse grace window a rotated refresh token is presented as unused; consume() then lets it through.
-    if (doc.consumed_at && !grace.covers(model, doc.consumed_at, clock.now())) payload.consumed = Math.floor(doc.consumed_at.getTime() / 1000);
+    // A used device code is presented as unused too: its second use is refused by the claim in consume(),
+    // never by oidc-provider's own check of `consumed`, which revokes the grant (docs/product.md §12).
+    if (doc.consumed_at && model !== 'DeviceCode' && !grace.covers(model, doc.consumed_at, clock.now())) payload.consumed = Math.floor(doc.consumed_at.getTime() / 1000);
     return payload;
   }
 
