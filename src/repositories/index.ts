@@ -16,6 +16,7 @@ import { DataKeyRegistryRepository } from './dataKeyRegistry.ts';
 import { DeploymentRepository } from './deployments.ts';
 import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
+import { FederationRepository } from './federation.ts';
 import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
 import { LockRepository } from './locks.ts';
 import { OAuthClientRepository } from './oauthClients.ts';
@@ -25,6 +26,7 @@ import { QuotaSlotRepository } from './quotaSlots.ts';
 import { RateLimitRepository } from './rateLimits.ts';
 import { RevokedGrantRepository } from './revokedGrants.ts';
 import { SessionRepository } from './sessions.ts';
+import { TrustPolicyRepository } from './trustPolicies.ts';
 import { UserRepository } from './users.ts';
 import { UserSetupTokenRepository } from './userSetupTokens.ts';
 import { WebhookCircuitRepository } from './webhookCircuits.ts';
@@ -69,6 +71,8 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     webhookQueue: new WebhookQueueRepository(db),
     webhookLeases: new WebhookLeaseRepository(db),
     webhookCircuits: new WebhookCircuitRepository(db),
+    trustPolicies: new TrustPolicyRepository(db),
+    federation: new FederationRepository(db),
   };
 }
 
@@ -116,6 +120,7 @@ export async function sweepExpired(db: Db, repos: Repositories, now = new Date()
     (await repos.invitations.sweep(now)) +
     (await repos.locks.sweep(now)) +
     (await repos.webhookLeases.sweep(now)) +
-    (await repos.webhookDeliveries.sweep(now))
+    (await repos.webhookDeliveries.sweep(now)) +
+    (await repos.federation.sweep(now))
   );
 }
