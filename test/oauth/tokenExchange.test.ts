@@ -4,7 +4,7 @@ import { SignJWT, base64url, generateKeyPair } from 'jose';
 import { Api } from '../support/api.ts';
 import { race, tokenPost, type TokenAnswer } from '../support/concurrency.ts';
 import { dpopCall, dpopProof, newDpopKey } from '../support/dpop.ts';
-import { createProject, expectRefused, useApiServer, useTwoInstances } from '../support/fixtures.ts';
+import { createProject, expectRefused, useApiServer, useTestServer, useTwoInstances } from '../support/fixtures.ts';
 import { newIssuerKey, startTestIssuer, type TestIssuer } from '../support/oidcIssuer.ts';
 import type { TestServer } from '../support/server.ts';
 import { Tokens, type TestUser } from '../support/tokens.ts';
@@ -299,7 +299,9 @@ describe('refusals tell nothing of which projects trust an issuer', () => {
   });
 
   it('signed by another issuer\'s key, its kid copied', async () => {
-    const stranger = await newIssuerKey();
+    await refusedAlike((from, id) => signed(from, githubClaims(id), { key: (from === issuer ? untrusted : issuer).keys[0]! }));
+    // And by a key no issuer serves.
+    const stranger = await newIssuerKey('ES256');
     await refusedAlike((from, id) => signed(from, githubClaims(id), { key: stranger }));
   });
 
@@ -317,6 +319,23 @@ describe('refusals tell nothing of which projects trust an issuer', () => {
     expect((await exchange(server, token)).status).toBe(200);
     const again = await exchange(server, token);
     expect({ status: again.status, body: again.body }).toEqual({ status: 400, body: REFUSED });
+  });
+});
+
+describe('the failure budgets', () => {
+  const strict = useTestServer({ overrides: { ...OVERRIDES, tokenFailuresPerSourcePerMinute: 3, tokenFailuresPerClientAndSourcePerMinute: 1_000_000 } });
+  it('count refused exchanges: past the budget even an acceptable token is answered 429', async () => {
+    strict.clock.startOfNextWindow();
+    const strictApi = await Api.connect(strict.url);
+    const strictTokens = new Tokens(strict);
+    const strictAdmin = await strictTokens.accessToken(await strictTokens.user('owner'), 'admin');
+    const projectId = (await createProject(strictApi, strictAdmin)).id;
+    expect((await trust(projectId, { issuer: issuer.url, audience: strict.url, claims: { repository_id: '5' } }, strictApi, strictAdmin)).status).toBe(201);
+    const claims = { aud: strict.url, repository_id: '5', sub: 'repo:acme/budget' };
+    for (let i = 0; i < 3; i++) expect((await exchange(strict, await issuer.sign({ ...claims, repository_id: '6' }, { now: strict.clock.now() }))).body).toEqual(REFUSED);
+    const over = await exchange(strict, await issuer.sign(claims, { now: strict.clock.now() }));
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
 
