@@ -1,4 +1,5 @@
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../logger.ts';
 import type { IssuerKeysDoc } from '../repositories/federation.ts';
@@ -20,6 +21,8 @@ const MAX_KEYS = 20;
 /** How long an instance waits for another's fetch of the same issuer before giving up (the fetch's own bound, twice). */
 const WAIT_FOR_OTHER_MS = 2 * FETCH_TIMEOUT_MS + 1_000;
 const WAIT_STEP_MS = 50;
+/** Issuers whose keys one instance keeps in memory (the least recently used are read again from the database). */
+const MAX_ISSUERS_IN_MEMORY = 1000;
 
 export interface IssuerKeysDeps {
   federation: Repositories['federation'];
@@ -51,7 +54,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Slipway fetch an address no policy names, nor fetch a named one more than once a minute.
  */
 export class IssuerKeys extends Service<IssuerKeysDeps> {
-  readonly #known = new Map<string, Known>();
+  readonly #known = new LRUCache<string, Known>({ max: MAX_ISSUERS_IN_MEMORY });
   readonly #inFlight = new Map<string, Promise<Known | null>>();
 
   /** The keys to verify `kid` of `issuer` with, or null when the issuer has none such (now). */
