@@ -33,7 +33,7 @@ export class TrustPolicyRepository {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ account_id: 1, project_id: 1, _id: 1 }, { name: 'project_trust_policies' });
-    await this.collection.createIndex({ issuer: 1 }, { name: 'trust_policy_issuer' });
+    await this.collection.createIndex({ issuer: 1, audience: 1 }, { name: 'trust_policy_issuer' });
   }
 
   async insert(doc: TrustPolicyDoc): Promise<void> {
@@ -51,11 +51,14 @@ export class TrustPolicyRepository {
   }
 
   /**
-   * Every policy of every account that trusts `issuer` (exact string), oldest first: the token exchange
-   * reads them all, then keeps those the token matches. At most `limit` (a sane bound per issuer).
+   * Every policy of every account that trusts `issuer` (exact string) for one of `audiences`, oldest
+   * first: the token exchange reads them, then keeps those whose claims the token carries.
    */
-  async forIssuer(issuer: string, limit = 1000): Promise<TrustPolicyDoc[]> {
-    return await this.collection.find({ issuer: String(issuer) }).sort({ _id: 1 }).limit(limit).toArray();
+  async forIssuer(issuer: string, audiences: string[]): Promise<TrustPolicyDoc[]> {
+    return await this.collection
+      .find({ issuer: String(issuer), audience: { $in: audiences.map(String) } })
+      .sort({ _id: 1 })
+      .toArray();
   }
 
   /** Whether any policy names `issuer`: only then may a key fetch for it happen. */

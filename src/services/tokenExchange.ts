@@ -112,7 +112,7 @@ export class TokenExchangeService extends Service<TokenExchangeDeps> {
 
     const payload = await this.#verified(subjectToken);
     const issuer = payload.iss!;
-    const candidates = (await this.deps.trustPolicies.forIssuer(issuer)).filter((policy) => matches(policy, payload));
+    const candidates = (await this.deps.trustPolicies.forIssuer(issuer, audiences(payload))).filter((policy) => matches(policy, payload));
     if (candidates.length === 0) throw untrusted();
     const policy = this.#choose(candidates, request.audience as string | undefined);
     const allowed = expandScopes(policy.scopes);
