@@ -45,6 +45,7 @@ export const NOT_FOUND = {
   event: 'No such event.',
   account: 'No such account.',
   quota: 'No such quota.',
+  trust_policy: 'No such trust policy.',
   endpoint: 'No such endpoint.',
   resource: 'The requested resource does not exist.',
 } as const;

@@ -42,7 +42,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   const container = await openContainer(config, logger, options.clock ? { clock: options.clock } : {});
   const { database, repos, keys, metrics, clock } = container;
   let shuttingDown = false;
-  const provider = createProvider({ config, keys, repos, db: database.db, logger, metrics, clock });
+  const provider = createProvider({ config, keys, repos, db: database.db, logger, metrics, clock, tokenExchange: container.services.tokenExchange });
   await container.services.dashboardClient.ensureRegistered();
   await container.services.cliClient.ensureRegistered();
   const app = createApp({ container, provider, isShuttingDown: () => shuttingDown });

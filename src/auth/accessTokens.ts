@@ -5,7 +5,8 @@ import type { Config } from '../config/index.ts';
 import { invalidDpopToken, invalidToken } from '../errors.ts';
 import { publicJwks, type KeyMaterial } from '../keys/keystore.ts';
 import type { Repositories } from '../repositories/index.ts';
-import { revokedClientKey, revokedTokenKey, revokedUserKey } from '../repositories/revokedGrants.ts';
+import { revokedClientKey, revokedTokenKey, revokedTrustPolicyKey, revokedUserKey } from '../repositories/revokedGrants.ts';
+import { TOKEN_EXCHANGE_CLIENT_ID } from '../domain/federation.ts';
 import { looksLikeJwt, type Authenticator } from './authenticators.ts';
 import { capByRole, expandScopes, type Principal } from '../domain/principal.ts';
 import type { RevokedGrantCache } from './revokedGrants.ts';
@@ -22,6 +23,10 @@ interface AccessTokenClaims extends JWTPayload {
   acct?: unknown;
   gid?: unknown;
   cnf?: unknown;
+  /** Exchanged CI tokens (docs/product.md §13): the project, the trust policy, the environments (absent: all). */
+  proj?: unknown;
+  tp?: unknown;
+  envs?: unknown;
 }
 
 export interface AccessTokenDeps {
@@ -94,6 +99,7 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
       }
       const { sub, client_id: clientId, scope = '', acct, gid, jti } = claims;
       if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof acct !== 'string') throw invalidToken();
+      if (clientId === TOKEN_EXCHANGE_CLIENT_ID) return await exchangedPrincipal(claims, scope, acct, revokedGrants);
       // Revoked on this instance: at once; elsewhere: within revocationRefreshSeconds. Covers the token
       // itself (RFC 7009), its grant, its user (removed) and its client (deleted), all from memory.
       const revocationKeys = [revokedClientKey(clientId)];
@@ -126,6 +132,20 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
       } satisfies Principal;
     },
   };
+}
+
+/**
+ * docs/product.md §13: a token exchanged for a CI token acts as its trust policy's project, like an API
+ * key, with the policy's scopes (never admin) and environments. It ends when the policy is deleted.
+ */
+async function exchangedPrincipal(claims: AccessTokenClaims, scope: string, acct: string, revokedGrants: RevokedGrantCache): Promise<Principal> {
+  const { proj, tp, envs, jti } = claims;
+  if (typeof proj !== 'string' || typeof tp !== 'string' || typeof jti !== 'string') throw invalidToken();
+  if (envs !== undefined && !(Array.isArray(envs) && envs.every((e) => typeof e === 'string'))) throw invalidToken();
+  if (await revokedGrants.isRevoked(revokedTrustPolicyKey(tp), revokedTokenKey(jti))) throw invalidToken('The access token has been revoked.');
+  const scopes = expandScopes(scope.split(' '));
+  scopes.delete('admin');
+  return { kind: 'federated', id: tp, accountId: acct, projectId: proj, environments: (envs as string[] | undefined) ?? null, scopes, credential: 'access_token', credentialId: jti };
 }
 
 /** The DPoP key thumbprint a token is bound to (`cnf.jkt`), if any. */

@@ -151,6 +151,9 @@ const SETTINGS = {
   // Webhooks (docs/product.md §7)
   /** Lets webhook URLs point at loopback (and use http there): development and tests only. */
   webhookAllowLoopback: flag('WEBHOOK_ALLOW_LOOPBACK', false),
+  // CI token exchange (docs/product.md §13)
+  /** Lets trust policies name an issuer on loopback (and over http there): development and tests only. */
+  federationAllowLoopback: flag('FEDERATION_ALLOW_LOOPBACK', false),
   /** How often each instance looks for due deliveries (the pending set is kept small, so this is cheap). */
   webhookPollIntervalMs: setting('WEBHOOK_POLL_INTERVAL_MS', whole(10, 60_000), 1000),
   /** First retry delay; each failed attempt doubles it (with jitter), up to an hour. */

@@ -8,6 +8,7 @@ import { registerEventsPage } from './pages/events.ts';
 import { registerOAuthAppPages } from './pages/oauthApps.ts';
 import { registerProjectPage } from './pages/project.ts';
 import { registerProjectPages } from './pages/projects.ts';
+import { registerTrustedCiPages } from './pages/trustedCi.ts';
 import { registerUserPages } from './pages/users.ts';
 import { registerWebhookPages } from './pages/webhooks.ts';
 import { PageRouter } from './pageRouter.ts';
@@ -38,6 +39,7 @@ export function createDashboard(deps: DashboardDeps): Middleware {
     registerUserPages,
     registerOAuthAppPages,
     registerWebhookPages,
+    registerTrustedCiPages,
     registerAccountPage,
   ])
     register(pages, deps);

@@ -1,6 +1,6 @@
 import { html, pageHead, type Html } from '../lib/html.ts';
 
-export type NavItem = 'projects' | 'events' | 'api-keys' | 'users' | 'oauth-apps' | 'webhooks' | 'account';
+export type NavItem = 'projects' | 'events' | 'api-keys' | 'users' | 'oauth-apps' | 'webhooks' | 'trusted-ci' | 'account';
 
 export interface Flash {
   kind: 'success' | 'error';
@@ -33,6 +33,7 @@ const NAV: { key: NavItem; href: string; label: string; group?: 'Settings' }[] =
   { key: 'users', href: '/dashboard/settings/users', label: 'Users', group: 'Settings' },
   { key: 'oauth-apps', href: '/dashboard/settings/oauth-apps', label: 'OAuth Apps', group: 'Settings' },
   { key: 'webhooks', href: '/dashboard/settings/webhooks', label: 'Webhooks', group: 'Settings' },
+  { key: 'trusted-ci', href: '/dashboard/settings/trusted-ci', label: 'Trusted CI', group: 'Settings' },
   { key: 'account', href: '/dashboard/account', label: 'Account' },
 ];
 

@@ -29,5 +29,8 @@ export const EVENT_TYPES = [
   'webhook.deleted',
   'webhook.secret_rotated',
   'webhook.disabled',
+  'trust_policy.created',
+  'trust_policy.deleted',
+  'token.exchanged',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

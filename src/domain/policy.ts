@@ -1,4 +1,5 @@
 import { forbidden, notFound } from '../errors.ts';
+import { environmentAllowed } from './federation.ts';
 import type { Principal, Role } from './principal.ts';
 
 /**
@@ -16,10 +17,10 @@ import type { Principal, Role } from './principal.ts';
  */
 
 export type Kind = Principal['kind'];
-const KINDS: readonly Kind[] = ['user', 'client', 'api_key', 'system'];
+const KINDS: readonly Kind[] = ['user', 'client', 'api_key', 'system', 'federated'];
 
 /** What the policy reads of a principal. */
-export type PolicyPrincipal = Pick<Principal, 'kind' | 'accountId'> & Partial<Pick<Principal, 'id' | 'role' | 'projectId'>>;
+export type PolicyPrincipal = Pick<Principal, 'kind' | 'accountId'> & Partial<Pick<Principal, 'id' | 'role' | 'projectId' | 'environments'>>;
 
 interface InAccount {
   account_id: string;
@@ -34,7 +35,8 @@ interface InProject extends InAccount {
  */
 export interface Resources {
   project: { target: InAccount & { _id: string }; action: 'list' | 'read' | 'create' | 'update' | 'delete' };
-  deployment: { target: InProject; action: 'list' | 'read' | 'create' | 'update' };
+  /** `environment`: where the deployment goes (an exchanged CI token may be limited to some). */
+  deployment: { target: InProject & { environment?: string }; action: 'list' | 'read' | 'create' | 'update' };
   configuration: { target: InProject; action: 'list' | 'read' | 'reveal' | 'create' | 'update' | 'delete' };
   api_key: { target: InProject; action: 'list' | 'read' | 'create' | 'rotate' | 'revoke' };
   /** `role` is the user's (or, for `create`, the new user's); `to` the role a `change_role` gives. */
@@ -49,6 +51,8 @@ export interface Resources {
   account: { target: { _id: string }; action: 'list' | 'read' | 'delete' | 'list_memberships' };
   /** `exceed`: create beyond the account's quota (the operator's creations are counted, never refused). */
   quota: { target: InAccount; action: 'read' | 'exceed' };
+  /** docs/product.md §13: which CI identities may exchange their tokens for one acting as the project. */
+  trust_policy: { target: InProject; action: 'list' | 'read' | 'create' | 'delete' };
 }
 
 export type Resource = keyof Resources;
@@ -170,8 +174,12 @@ export function confinement(actor: PolicyPrincipal): { accountId: string; projec
 // The rules. docs/ARCHITECTURE.md ("Who may do what") has them as a table; keep the two in step.
 
 const EVERYONE = KINDS;
-/** docs/product.md §3: an API key acts as its one project, never as anyone in the account. */
+/**
+ * docs/product.md §3: an API key acts as its one project, never as anyone in the account; so does a CI
+ * token from a trust policy (§13, kind `federated`).
+ */
 const NOT_API_KEYS: readonly Kind[] = ['user', 'client', 'system'];
+const NOT_FEDERATED: readonly Kind[] = ['user', 'client', 'api_key', 'system'];
 const OPERATOR: readonly Kind[] = ['system'];
 
 /**
@@ -188,7 +196,13 @@ allow(NOT_API_KEYS, ['create'], 'project');
 
 // Inside a project: everyone who sees the project (an API key: its own). Revealing secrets needs the
 // admin scope, which an API key may carry (judged by the route).
-allow(EVERYONE, ['list', 'read', 'create', 'update'], 'deployment');
+allow(EVERYONE, ['list', 'read'], 'deployment');
+allow(NOT_FEDERATED, ['create', 'update'], 'deployment');
+// docs/product.md §13: a CI token from a trust policy deploys only to the policy's environments.
+allow(['federated'], ['create', 'update'], 'deployment', {
+  when: (actor, deployment) => deployment?.environment === undefined || environmentAllowed(actor.environments, deployment.environment),
+  refusal: 'This token may not deploy to this environment.',
+});
 allow(EVERYONE, ['list', 'read', 'reveal', 'create', 'update', 'delete'], 'configuration');
 
 // API keys never manage API keys, their own included.
@@ -221,6 +235,9 @@ allow(OPERATOR, ['delete'], 'account', { refusal: 'Only an operator can delete a
 // docs/product.md §11: a person lists the accounts they are a member of (GET /v1/accounts); a client
 // or an API key is no person.
 allow(['user'], ['list_memberships'], 'account', { refusal: 'Only a signed-in person has memberships.' });
+
+// Trust policies (docs/product.md §13): the account's people and apps, never a project's own credentials.
+allow(NOT_API_KEYS, ['list', 'read', 'create', 'delete'], 'trust_policy');
 
 // Quotas: every principal of the account sees them; only the operator creates beyond them.
 allow(EVERYONE, ['read'], 'quota');

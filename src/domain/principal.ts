@@ -28,8 +28,8 @@ export function capByRole(scopes: Set<Scope>, role: Role): Set<Scope> {
  */
 export interface Principal {
   /** What the credential acts as. */
-  kind: 'user' | 'api_key' | 'client' | 'system';
-  /** usr_… for users, key_… for API keys, the client_id for client_credentials tokens. */
+  kind: 'user' | 'api_key' | 'client' | 'system' | 'federated';
+  /** usr_… for users, key_… for API keys, the client_id for client_credentials tokens, tp_… (the trust policy) for an exchanged CI token. */
   id: string;
   /** The tenant; every query is confined to it. */
   accountId: string;
@@ -37,8 +37,10 @@ export interface Principal {
   scopes: Set<Scope>;
   /** The user's role, for kind 'user'. */
   role?: Role;
-  /** For API keys: the one project the key may touch. */
+  /** For API keys and exchanged CI tokens: the one project the credential may touch. */
   projectId?: string;
+  /** For exchanged CI tokens (docs/product.md §13): the environments it may deploy to; null or absent: all. */
+  environments?: string[] | null;
   /** How it was proven. */
   credential: 'access_token' | 'api_key' | 'session' | 'operator';
   /** Identifier of the credential itself (grant id, key id, session id), for revocation and audit. */

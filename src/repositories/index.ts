@@ -17,6 +17,7 @@ import { DeploymentRepository } from './deployments.ts';
 import { DeviceCodeLeaseRepository } from './deviceCodeLeases.ts';
 import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
+import { FederationRepository } from './federation.ts';
 import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
 import { LockRepository } from './locks.ts';
 import { OAuthClientRepository } from './oauthClients.ts';
@@ -26,6 +27,7 @@ import { QuotaSlotRepository } from './quotaSlots.ts';
 import { RateLimitRepository } from './rateLimits.ts';
 import { RevokedGrantRepository } from './revokedGrants.ts';
 import { SessionRepository } from './sessions.ts';
+import { TrustPolicyRepository } from './trustPolicies.ts';
 import { UserRepository } from './users.ts';
 import { UserSetupTokenRepository } from './userSetupTokens.ts';
 import { WebhookCircuitRepository } from './webhookCircuits.ts';
@@ -71,6 +73,8 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     webhookLeases: new WebhookLeaseRepository(db),
     webhookCircuits: new WebhookCircuitRepository(db),
     deviceCodeLeases: new DeviceCodeLeaseRepository(db),
+    trustPolicies: new TrustPolicyRepository(db),
+    federation: new FederationRepository(db),
   };
 }
 
@@ -119,6 +123,7 @@ export async function sweepExpired(db: Db, repos: Repositories, now = new Date()
     (await repos.locks.sweep(now)) +
     (await repos.webhookLeases.sweep(now)) +
     (await repos.deviceCodeLeases.sweep(now)) +
-    (await repos.webhookDeliveries.sweep(now))
+    (await repos.webhookDeliveries.sweep(now)) +
+    (await repos.federation.sweep(now))
   );
 }

@@ -21,6 +21,8 @@ const KEEP_SECONDS = 2 * 3600;
 export const revokedTokenKey = (jti: string) => `jti:${jti}`;
 export const revokedUserKey = (userId: string) => `user:${userId}`;
 export const revokedClientKey = (clientId: string) => `client:${clientId}`;
+/** Every CI token exchanged through a trust policy (docs/product.md §13) ends when the policy is deleted. */
+export const revokedTrustPolicyKey = (policyId: string) => `trust_policy:${policyId}`;
 
 export class RevokedGrantRepository {
   readonly collection: Collection<RevokedGrantDoc>;

@@ -87,7 +87,7 @@ export const Deployment = z
     status: DeploymentStatus,
     status_message: z.string().nullable(),
     url: z.string().nullable(),
-    created_by: z.object({ type: z.enum(['user', 'api_key', 'client', 'system']), id: z.string() }),
+    created_by: z.object({ type: z.enum(['user', 'api_key', 'client', 'system', 'federated']), id: z.string() }),
     created_at: Timestamp,
     updated_at: Timestamp,
     started_at: Timestamp.nullable(),

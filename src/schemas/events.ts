@@ -16,7 +16,7 @@ export const Event = z
     id: z.string().meta({ description: 'Event id, time-sortable.', example: 'evt_01jd8z9r3t5v7x9z1b3d5f7h9k' }),
     type: z.string().meta({ description: 'One of the types listed for the `type` filter; new types may be added.', example: 'deployment.status_changed' }),
     actor: z
-      .object({ type: z.enum(['user', 'api_key', 'client', 'system']), id: z.string() })
+      .object({ type: z.enum(['user', 'api_key', 'client', 'system', 'federated']), id: z.string() })
       .meta({ description: 'Who made the change: a user, an API key, an OAuth client, or the admin CLI (`system`).', example: { type: 'api_key', id: 'key_01jd8z4c8p6r0t2v4x6z8b0d2f' } }),
     project_id: ProjectId.nullable(),
     data: z.record(z.string(), z.unknown()).meta({

@@ -35,6 +35,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
   async create(principal: Principal, projectId: string, input: CreateDeploymentBody, id?: string): Promise<DeploymentDoc> {
     authorize(principal, 'create', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
+    authorize(principal, 'create', 'deployment', { account_id: project.account_id, project_id: project._id, environment: input.environment });
     const deployments = this.deps.deployments;
     return await createOnceInProject(project, id, (...at) => deployments.findInProject(...at), () => this.#insert(principal, project, input, id));
   }
@@ -90,6 +91,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
     if (project.status === 'archived') throw projectNotActive('The project is archived; unarchive it before changing its deployments.');
     for (let attempt = 0; attempt < 3; attempt++) {
       const current = await this.records.find(project, id);
+      authorize(principal, 'update', 'deployment', current);
       const to = input.status;
       if (to !== current.status && !canMoveDeployment(current.status, to))
         throw invalidTransition(`A deployment cannot move from ${current.status} to ${to}.`);

@@ -21,6 +21,9 @@ import { QuotaService } from './quotas.ts';
 import { SessionService } from './sessions.ts';
 import { UserService } from './users.ts';
 import { InvitationService } from './invitations.ts';
+import { IssuerKeys } from './issuerKeys.ts';
+import { TokenExchangeService } from './tokenExchange.ts';
+import { TrustPolicyService } from './trustPolicies.ts';
 import { WebhookDispatcher, type DeliveryMetrics } from './webhookDispatcher.ts';
 import { WebhookFanOut } from './webhookFanOut.ts';
 import { WebhookService } from './webhooks.ts';
@@ -50,6 +53,10 @@ export interface Services {
   /** The dashboard's own OAuth client, the user of a sign-in, its one-time form claims. */
   dashboardClient: DashboardClientService;
   cliClient: CliClientService;
+  /** A project's trust policies for CI tokens (docs/product.md §13). */
+  trustPolicies: TrustPolicyService;
+  /** RFC 8693: whether a CI token may be exchanged, for the authorization server's token endpoint. */
+  tokenExchange: TokenExchangeService;
 }
 
 export interface ServiceDeps {
@@ -85,10 +92,17 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
     ...{ apiKeys: repos.apiKeys, apiKeySecrets: repos.apiKeySecrets, apiKeyUsage: repos.apiKeyUsage },
     ...{ eventLog, locks, changes, projects, quotas, clock },
   });
-  // docs/product.md §5: deleting a project removes its configurations and revokes its API keys.
+  const trustPolicies = new TrustPolicyService({
+    ...{ trustPolicies: repos.trustPolicies, revokedGrants: repos.revokedGrants, eventLog, projects, clock },
+    ...{ baseUrl: config.publicUrl, allowLoopback: config.federationAllowLoopback },
+  });
+  const issuerKeys = new IssuerKeys({ federation: repos.federation, targets: { allowLoopback: config.federationAllowLoopback }, clock, logger });
+  const tokenExchange = new TokenExchangeService({ trustPolicies: repos.trustPolicies, federation: repos.federation, issuerKeys, eventLog, clock, logger });
+  // docs/product.md §5: deleting a project removes its configurations and revokes its API keys (§13: and its trust policies).
   projects.onDelete(async (project, principal) => {
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);
+    await trustPolicies.deleteAllForProject(project);
   });
   // What ends a user's or a client's access: their grants, consents and authorization-server sessions.
   const access = { consents: repos.consents, revokedGrants: repos.revokedGrants, oidcArtifacts: repos.oidcArtifacts };
@@ -112,5 +126,5 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users, clock });
   const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
   const cliClient = new CliClientService({ oauthClients: repos.oauthClients, changes });
-  return { projects, deployments, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient, cliClient };
+  return { projects, deployments, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient, cliClient, trustPolicies, tokenExchange };
 }

@@ -44,6 +44,8 @@ beforeAll(async () => {
   expect((await v1(server, `/v1/projects/${projectId}/deployments`, auth, { method: 'POST', body: { environment: 'staging', branch: 'feature/search' } })).status).toBe(201);
   const configAdded = await v1(server, `/v1/projects/${projectId}/configurations`, auth, { method: 'POST', body: { environment: 'production', key: 'API_TOKEN', value: 'not-shown', secret: true } });
   expect(configAdded.status).toBe(201);
+  const trusted = { name: 'GitHub Actions', issuer: 'https://token.actions.githubusercontent.com', claims: { repository_id: '123456', ref: 'refs/heads/main' }, scopes: ['read', 'write'], environments: ['production'] };
+  expect((await v1(server, `/v1/projects/${projectId}/trust_policies`, auth, { method: 'POST', body: trusted })).status).toBe(201);
   expect((await v1(server, `/v1/projects/${projectId}/api_keys`, auth, { method: 'POST', body: { name: 'CI deploy', scopes: ['write'] } })).status).toBe(201);
 });
 
@@ -162,6 +164,7 @@ describe('accessibility and layout', () => {
       ['users', '/dashboard/settings/users'],
       ['oauth-apps', '/dashboard/settings/oauth-apps'],
       ['webhooks', '/dashboard/settings/webhooks'],
+      ['trusted-ci', `/dashboard/settings/trusted-ci?project=${projectId}`],
       ['account', '/dashboard/account'],
       ['project-delete-confirm', `/dashboard/projects/${projectId}/delete`],
       ['not-found', '/dashboard/nowhere'],
@@ -216,7 +219,7 @@ describe('navigation at 390 px', () => {
     const nav = p.getByRole('navigation', { name: 'Dashboard' });
     expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'Account']);
     await nav.locator('summary').click();
-    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'API Keys', 'Users', 'OAuth Apps', 'Webhooks', 'Account']);
+    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'API Keys', 'Users', 'OAuth Apps', 'Webhooks', 'Trusted CI', 'Account']);
     await narrowLayout(p, 'nav-menu-open');
     await Promise.all([p.waitForURL(`${server.url}/dashboard/settings/users`), nav.getByRole('link', { name: 'Users' }).click()]);
     // On a Settings page the menu is marked as the current section; the page's link is aria-current.
@@ -224,7 +227,7 @@ describe('navigation at 390 px', () => {
     expect(await nav.locator('[aria-current="page"]:visible').getAttribute('href')).toBe('/dashboard/settings/users');
     // At desktop width the group is inline instead.
     await p.setViewportSize({ width: 1280, height: 800 });
-    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'API Keys', 'Users', 'OAuth Apps', 'Webhooks', 'Account']);
+    expect(await nav.getByRole('link').allInnerTexts()).toEqual(['Projects', 'Events', 'API Keys', 'Users', 'OAuth Apps', 'Webhooks', 'Trusted CI', 'Account']);
     await noScript.close();
   });
 });

@@ -6,6 +6,7 @@ import revocation from 'oidc-provider/lib/actions/revocation.js';
 import token from 'oidc-provider/lib/actions/token.js';
 import userinfo from 'oidc-provider/lib/actions/userinfo.js';
 import revoke from 'oidc-provider/lib/helpers/revoke.js';
+import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js';
 import rejectStructuredTokens from 'oidc-provider/lib/shared/reject_structured_tokens.js';
 import { OIDC_PROVIDER_CHECKED_VERSION } from '../../src/oauth/provider/internals.ts';
 import { makeClient } from '../support/factories.ts';
@@ -38,6 +39,7 @@ const CHECKED_MODULES = [
   'oidc-provider/lib/actions/token.js',
   'oidc-provider/lib/actions/userinfo.js',
   'oidc-provider/lib/helpers/revoke.js',
+  'oidc-provider/lib/helpers/validate_dpop.js',
   'oidc-provider/lib/shared/reject_structured_tokens.js',
 ];
 
@@ -92,6 +94,22 @@ describe('oidc-provider as the seam was checked against', () => {
     expect(list.filter((n) => n === 'callTokenHandler')).toHaveLength(1);
     expect(list.indexOf('allowedGrantTypeCheck')).toBeGreaterThan(-1);
     expect(list.indexOf('allowedGrantTypeCheck')).toBeLessThan(list.indexOf('callTokenHandler'));
+  });
+
+  it('token: assembleTokenParams is followed by client authentication, which reads client_id from the params', () => {
+    const list = names(pristine.token);
+    const at = list.indexOf('assembleTokenParams');
+    expect(at).toBeGreaterThan(-1);
+    expect(list.filter((n) => n === 'assembleTokenParams')).toHaveLength(1);
+    expect(list.slice(at + 1)).toContain('authenticateClient');
+    expect(list.indexOf('authenticateClient')).toBeLessThan(list.indexOf('supportedGrantTypeCheck'));
+  });
+
+  it('validateDpop(provider, ctx) and checkDpopReplay(provider, ctx, proof, clientId): what every grant binds a token with', () => {
+    expect(typeof validateDpop).toBe('function');
+    expect(validateDpop.length).toBe(3);
+    expect(typeof checkDpopReplay).toBe('function');
+    expect(checkDpopReplay.length).toBe(4);
   });
 
   it('revoke(ctx, grantId): a function of the request and the grant', () => {
@@ -163,9 +181,13 @@ describe('the seam, applied by two instances in one process', () => {
     }
     expect(names(userinfo)).not.toContain('validateAudience');
     expect(userinfo).toHaveLength(pristine.userinfo.length);
-    expect(token).toHaveLength(pristine.token.length + 1);
+    // Two steps added: the token budgets' before the grant handler, the token exchange's before client authentication.
+    expect(token).toHaveLength(pristine.token.length + 2);
     expect(names(token).at(-1)).toBe('callTokenHandler');
-    expect(token.slice(0, -2)).toEqual(pristine.token.slice(0, -1));
+    const exchangeStep = names(pristine.token).indexOf('assembleTokenParams') + 1;
+    expect(names(token)[exchangeStep]).toBe('exchangeWithoutClient');
+    expect(token.filter((s) => !pristine.token.includes(s)).map((s) => s.name)).toEqual(['exchangeWithoutClient', 'reserveIssuedToken']);
+    expect(token.filter((s) => pristine.token.includes(s))).toEqual(pristine.token);
   });
 
   it("changes each running provider's models: every ID token names its session", () => {

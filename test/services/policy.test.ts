@@ -98,6 +98,10 @@ const TABLE: Row[] = [
   row('account', ['list_memberships'], 'YYYYFFF'),
   row('quota', ['read'], 'YYYYYYY'),
   row('quota', ['exceed'], 'FFFFFFY'),
+  // Trust policies (docs/product.md §13): the account's people and apps, never a project's own credentials.
+  row('trust_policy', ['list', 'read', 'create', 'delete'], 'YYYYYFY'),
+  row('trust_policy', ['read', 'delete'], 'YYYYYFY', { account_id: A, project_id: P }),
+  row('trust_policy', ['read', 'delete'], 'NNNNNFN', { account_id: B, project_id: P }),
 ];
 
 /** A target as a test name: its account (A or B), its project (P or Q), a user's role. */
@@ -139,7 +143,7 @@ describe('the policy table', () => {
     const declared = declaredRules().map((r) => `${r.resource}:${r.action}`);
     expect(declared.filter((key) => !tabled.has(key))).toEqual([]);
     expect([...tabled].filter((key) => !declared.includes(key))).toEqual([]);
-    expect(new Set(declaredRules().map((r) => r.resource))).toEqual(new Set(['project', 'deployment', 'configuration', 'api_key', 'user', 'oauth_client', 'webhook', 'event', 'account', 'quota']));
+    expect(new Set(declaredRules().map((r) => r.resource))).toEqual(new Set(['project', 'deployment', 'configuration', 'api_key', 'user', 'oauth_client', 'webhook', 'event', 'account', 'quota', 'trust_policy']));
   });
 
   it('an action nobody declared is refused to every kind', () => {
@@ -181,6 +185,28 @@ describe('the policy table', () => {
         expect(kindsAllowed(action as never, resource)).toEqual(kinds);
       }
     }
+  });
+});
+
+describe('a token exchanged for a CI token (kind federated, docs/product.md §13)', () => {
+  const ci: PolicyPrincipal = { kind: 'federated', id: 'tp_table', accountId: A, projectId: P, environments: ['production'] };
+  const deployment = (environment: string, project = P, account = A) => ({ account_id: account, project_id: project, environment });
+
+  it('may do, without a record, exactly what an API key of its project may', () => {
+    for (const { resource, action } of declaredRules()) expect(decide(ci, resource, action), `${resource}:${action}`).toBe(decide(principals.api_key, resource, action));
+  });
+
+  it('deploys (creates and updates deployments) only to its environments, in its project only', () => {
+    for (const action of ['create', 'update'] as const) {
+      expect(decide(ci, 'deployment', action, deployment('production'))).toBe('Y');
+      expect(decide(ci, 'deployment', action, deployment('staging'))).toBe('F');
+      expect(decide(ci, 'deployment', action, deployment('production', Q))).toBe('N');
+      expect(decide(ci, 'deployment', action, deployment('production', P, B))).toBe('N');
+      expect(decide({ ...ci, environments: null }, 'deployment', action, deployment('staging'))).toBe('Y');
+      // An API key is not limited to environments.
+      expect(decide(principals.api_key, 'deployment', action, deployment('staging'))).toBe('Y');
+    }
+    expect(decide(ci, 'deployment', 'read', deployment('staging'))).toBe('Y');
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Configuration } from 'oidc-provider';
 import type { ProviderStorage } from './storage.ts';
+import { exchangedTokenClaims } from './tokenExchange.ts';
 
 type Lookups = Pick<ProviderStorage, 'users' | 'oauthClients'>;
 
@@ -27,6 +28,9 @@ export function findAccount(repos: Lookups): Configuration['findAccount'] {
 export function extraTokenClaims(repos: Lookups): Configuration['extraTokenClaims'] {
   return async (ctx, token) => {
     if (token.kind !== 'AccessToken' && token.kind !== 'ClientCredentials') return undefined;
+    // A token issued by the CI token exchange acts as a project (docs/product.md §13).
+    const exchanged = exchangedTokenClaims(ctx);
+    if (exchanged) return exchanged;
     const accountId = (token as { accountId?: string }).accountId;
     if (accountId) {
       const grantId = (token as { grantId?: string }).grantId;

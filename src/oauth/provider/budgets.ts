@@ -9,6 +9,7 @@ import type { ProviderStorage } from './storage.ts';
 import { currentRequest } from './currentRequest.ts';
 import { beforeClientFind, insertBeforeTokenHandler } from './internals.ts';
 import { TokenBudgets } from './tokenBudgets.ts';
+import { TOKEN_EXCHANGE_GRANT } from '../../domain/federation.ts';
 
 class RateLimited extends errors.CustomOIDCProviderError {
   constructor(retryAfter: number) {
@@ -79,6 +80,9 @@ export function enforceTokenBudgets(provider: Provider, repos: Pick<ProviderStor
     if (isToken) await countFailure(budgets, ctx, logger, clock.now());
   });
   reservers.set(provider, async (ctx, next) => {
+    // docs/product.md §13: the token exchange's built-in client is every CI's; its issued tokens are bounded
+    // by the single use of each subject token, not by one shared per-client budget (failures still count).
+    if (ctx.oidc.params?.grant_type === TOKEN_EXCHANGE_GRANT) return await next();
     const reservation = await budgets.reserve(ctx.oidc.client!.clientId, clock.now());
     if ('retryAfter' in reservation) throw refuse(ctx, reservation.retryAfter, metrics);
     try {

@@ -14,6 +14,7 @@ import { LIFETIMES } from './lifetimes.ts';
 import { renderError, rpInitiatedLogout } from './pages.ts';
 import { resourceIndicators } from './resources.ts';
 import { introspection, revocation } from './tokenPolicies.ts';
+import { TOKEN_EXCHANGE_CLIENT } from './tokenExchange.ts';
 
 export interface ConfigurationDeps {
   config: Config;
@@ -51,7 +52,8 @@ function features(config: Config, keys: KeyMaterial, logger: Logger): Configurat
 export function providerConfiguration({ config, keys, repos, logger, adapter }: ConfigurationDeps): Configuration {
   return {
     adapter,
-    clients: [],
+    // The one built-in client: CI token exchange (docs/product.md §13). Tenants' clients come from the adapter.
+    clients: [TOKEN_EXCHANGE_CLIENT],
     jwks: keys.signing as Configuration['jwks'],
     cookies: {
       keys: keys.cookies,

@@ -19,6 +19,8 @@ import { installSingleUseRefusals } from './singleUse.ts';
 import { createAdapter, type ProviderStorage } from './storage.ts';
 import { installAccessTokenLookup, prepareStructuredTokenEndpoints } from './structuredTokens.ts';
 import { answerUnavailableWith503 } from './unavailable.ts';
+import { installTokenExchange, prepareTokenExchange } from './tokenExchange.ts';
+import type { TokenExchangeService } from '../../services/tokenExchange.ts';
 
 export { ACCESS_TOKEN_TTL_SECONDS } from './lifetimes.ts';
 export { OIDC_SCOPES } from './scopes.ts';
@@ -33,16 +35,19 @@ export interface ProviderDeps {
   metrics: Metrics;
   /** What Slipway's own budgets are measured by (src/lib/clock.ts); oidc-provider's token lifetimes use the system clock. */
   clock: Clock;
+  /** RFC 8693 token exchange for CI (docs/product.md §13): whether a subject token is accepted, and the event. */
+  tokenExchange: TokenExchangeService;
 }
 
 /**
  * The authorization server: oidc-provider configured from small named parts (each file beside this one
  * holds one of them), then the steps Slipway adds to it, in the order they run.
  */
-export function createProvider({ config, keys, repos, db, logger, metrics, clock }: ProviderDeps): Provider {
+export function createProvider({ config, keys, repos, db, logger, metrics, clock, tokenExchange }: ProviderDeps): Provider {
   const adapter = createAdapter(db, repos, config, logger, clock);
   prepareStructuredTokenEndpoints();
   prepareTokenBudgets();
+  prepareTokenExchange();
   const provider = new Provider(config.issuer, providerConfiguration({ config, keys, repos, logger, adapter }));
   // The provider's own contexts (interaction cookies) read X-Forwarded-Proto only behind a trusted proxy.
   provider.proxy = behindProxy(proxyModel(config));
@@ -55,6 +60,7 @@ export function createProvider({ config, keys, repos, db, logger, metrics, clock
   trackCurrentRequest(provider);
   hashAccessTokensIntoIdTokens(provider);
   truthfulDiscovery(provider);
+  installTokenExchange(provider, tokenExchange, config.apiAudience);
   enforceTokenBudgets(provider, repos, config, logger, metrics, clock);
   // After the budgets: a slow_down it answers counts as a failed token request, a pending answer does not.
   installDeviceFlow(provider, repos, clock);

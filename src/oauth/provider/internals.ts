@@ -5,6 +5,7 @@ import revocation from 'oidc-provider/lib/actions/revocation.js';
 import token from 'oidc-provider/lib/actions/token.js';
 import userinfo from 'oidc-provider/lib/actions/userinfo.js';
 import revoke from 'oidc-provider/lib/helpers/revoke.js';
+import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js';
 import rejectStructuredTokens from 'oidc-provider/lib/shared/reject_structured_tokens.js';
 
 /*
@@ -12,7 +13,7 @@ import rejectStructuredTokens from 'oidc-provider/lib/shared/reject_structured_t
  * `oidc-provider/lib/...` or replaces a method of oidc-provider's classes (ESLint refuses both
  * elsewhere). Each internal is named below with what Slipway relies on; each change to the provider is
  * one named function here, and what Slipway does instead lives in the modules beside this one that call
- * it (singleUse.ts, structuredTokens.ts, budgets.ts, idTokens.ts, clientAuth.ts, replay.ts).
+ * it (singleUse.ts, structuredTokens.ts, budgets.ts, idTokens.ts, clientAuth.ts, replay.ts, tokenExchange.ts).
  *
  * test/oauth/providerInternals.test.ts checks every one of them against the installed oidc-provider and
  * fails when its version is not the one below: an upgrade is reviewed here first.
@@ -73,6 +74,19 @@ export function insertBeforeTokenHandler(step: EndpointStep): void {
   token.splice(at, 0, step);
 }
 
+/**
+ * Relied on: lib/actions/token.js holds a step named `assembleTokenParams` (the body read into
+ * `ctx.oidc.params`, a mutable object of the allowed parameters: every registered grant's and client
+ * authentication's) directly followed by the client authentication steps (lib/shared/client_auth.js),
+ * which read `client_id` from those params.
+ */
+export function insertBeforeTokenClientAuth(step: EndpointStep): void {
+  if (token.includes(step)) return;
+  const at = token.findIndex((s) => s.name === 'assembleTokenParams');
+  if (at === -1) throw changed('token endpoint', 'src/oauth/provider/tokenExchange.ts');
+  token.splice(at + 1, 0, step);
+}
+
 // --- Helpers --------------------------------------------------------------------------------------------
 
 /**
@@ -83,6 +97,27 @@ export function insertBeforeTokenHandler(step: EndpointStep): void {
  */
 export async function revokeGrant(ctx: KoaContextWithOIDC, grantId: string): Promise<void> {
   await revoke(ctx, grantId);
+}
+
+/** A DPoP proof oidc-provider verified for this request (opaque to Slipway). */
+export type VerifiedDpopProof = { thumbprint: string } & Record<string, unknown>;
+
+/**
+ * Relied on: lib/helpers/validate_dpop.js's default export `validateDpop(provider, ctx)` verifies the
+ * request's DPoP proof the way every grant does (algorithms, `htm`/`htu`, `iat` or nonce; answers
+ * `use_dpop_nonce` when a nonce is required) and resolves to it, or undefined without one; its
+ * `checkDpopReplay(provider, ctx, proof, clientId)` claims the proof once (ReplayDetection, ./replay.ts).
+ * A grant then binds the token with `setThumbprint('jkt', proof.thumbprint)` (lib/helpers/grant_common.js
+ * `applyDpopBinding`, what client_credentials does).
+ */
+export async function readDpopProof(provider: Provider, ctx: KoaContextWithOIDC): Promise<VerifiedDpopProof | undefined> {
+  return (await validateDpop(provider, ctx)) as VerifiedDpopProof | undefined;
+}
+
+/** Binds `token` to a proof read by readDpopProof, after claiming the proof once, as oidc-provider's own grants do. */
+export async function bindToDpopProof(provider: Provider, ctx: KoaContextWithOIDC, proof: VerifiedDpopProof, token: { setThumbprint(prop: string, input: string): void }): Promise<void> {
+  await checkDpopReplay(provider, ctx, proof, ctx.oidc.client!.clientId);
+  token.setThumbprint('jkt', proof.thumbprint);
 }
 
 // --- The models -----------------------------------------------------------------------------------------

@@ -23,3 +23,11 @@ declare module 'oidc-provider/lib/helpers/revoke.js' {
   /** Revokes a grant and every token issued from it, as oidc-provider does on a second use (./singleUse.ts). */
   export default function revoke(ctx: KoaContextWithOIDC, grantId: string): Promise<void>;
 }
+declare module 'oidc-provider/lib/helpers/validate_dpop.js' {
+  import type Provider from 'oidc-provider';
+  import type { KoaContextWithOIDC } from 'oidc-provider';
+  /** The request's DPoP proof, verified (undefined without one): what every grant binds its tokens to (./tokenExchange.ts). */
+  export default function validateDpop(provider: Provider, ctx: KoaContextWithOIDC): Promise<unknown>;
+  /** Claims the proof's `jti` once for the client (ReplayDetection); throws invalid_grant on a replay. */
+  export function checkDpopReplay(provider: Provider, ctx: KoaContextWithOIDC, proof: unknown, clientId: string): Promise<void>;
+}

@@ -19,6 +19,7 @@ import { registerDeploymentRoutes } from './deployments/index.ts';
 import { registerEventRoutes } from './events/index.ts';
 import { registerOAuthClientRoutes } from './oauthClients/index.ts';
 import { registerProjectRoutes } from './projects/index.ts';
+import { registerTrustPolicyRoutes } from './trustPolicies/index.ts';
 import { registerUserRoutes } from './users/index.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
 
@@ -62,6 +63,7 @@ export function createV1Api({ config, services, authenticators, rateLimit, accou
   registerOAuthClientRoutes(api, deps);
   registerEventRoutes(api, deps);
   registerWebhookRoutes(api, deps);
+  registerTrustPolicyRoutes(api, deps);
 
   /**
    * Around the routes: no caching of API responses; unknown paths → 404 and known paths with another
