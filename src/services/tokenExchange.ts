@@ -1,4 +1,4 @@
-import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, generateKeyPair, jwtVerify, type CryptoKey, type JWTPayload } from 'jose';
 import { MAX_SUBJECT_TOKEN_BYTES, SUBJECT_TOKEN_TYPES } from '../domain/federation.ts';
 import { expandScopes, SCOPE_ORDER, type Principal, type Scope } from '../domain/principal.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -168,6 +168,16 @@ export class TokenExchangeService extends Service<TokenExchangeDeps> {
   }
 
   /**
+   * For an issuer no policy names, the work a trusted issuer's refusal does (a signature check, with a
+   * key of this process that signs nothing; the policies' lookup), so that how long a refusal takes does
+   * not tell whether some project trusts the issuer. No key is fetched.
+   */
+  async #asIfTrusted(token: string, alg: string, issuer: string, unverified: JWTPayload): Promise<void> {
+    await jwtVerify(token, await decoyKey(alg), { algorithms: [alg] }).catch(() => undefined);
+    await this.deps.trustPolicies.forIssuer(issuer, audiences(unverified));
+  }
+
+  /**
    * The token's claims once it proved itself: RS256 or ES256 by a key of its issuer (which some policy
    * must name, else no key is ever fetched), `iss` exactly that issuer, `exp`, `nbf`, `iat` at most five
    * minutes old, a `jti`. Every failure is the one refusal.
@@ -184,7 +194,10 @@ export class TokenExchangeService extends Service<TokenExchangeDeps> {
     if (typeof header.alg !== 'string' || !SUBJECT_TOKEN_ALGORITHMS.includes(header.alg)) throw untrusted();
     const issuer = unverified.iss;
     if (typeof issuer !== 'string' || !issuer) throw untrusted();
-    if (!(await this.deps.trustPolicies.anyForIssuer(issuer))) throw untrusted();
+    if (!(await this.deps.trustPolicies.anyForIssuer(issuer))) {
+      await this.#asIfTrusted(token, header.alg, issuer, unverified);
+      throw untrusted();
+    }
     const keys = await this.deps.issuerKeys.keysFor(issuer, header.kid);
     if (!keys) throw untrusted();
     try {
@@ -204,4 +217,12 @@ export class TokenExchangeService extends Service<TokenExchangeDeps> {
       throw err;
     }
   }
+}
+
+const decoys = new Map<string, Promise<CryptoKey>>();
+/** A public key per algorithm that verifies no token anyone has (its private half is dropped at once). */
+function decoyKey(alg: string): Promise<CryptoKey> {
+  let key = decoys.get(alg);
+  if (!key) decoys.set(alg, (key = generateKeyPair(alg).then((pair) => pair.publicKey)));
+  return key;
 }
