@@ -1,0 +1,280 @@
+/**
+ * The user CLI `slip` (cli/, PRODUCT.md §12), installed from a copy of the checkout with its README's
+ * commands into an empty prefix and run as a child process against the real server: API-key scripts
+ * (projects, deploy --wait, deployments, env), the credential stores (a 0600 file, a refusal when no
+ * keychain answers and the file is not allowed), the exit codes, the help's examples, and the device
+ * sign-in (run only when the server offers the device authorization endpoint).
+ */
+import { mkdirSync, readFileSync, statSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/db/embeddedFerretdb.ts';
+import { createProject, useApiServer } from '../support/fixtures.ts';
+import { tempDir } from '../support/tempDirs.ts';
+import { installCli, slip, type InstalledCli, type SlipOptions } from './support.ts';
+
+const env = useApiServer();
+let cli: InstalledCli;
+let project: { id: string; name: string };
+let apiKey: string;
+
+async function newKey(projectId: string, scopes: string[]): Promise<string> {
+  const res = await env.api.post(`/v1/projects/${projectId}/api_keys`, { token: env.adminToken, body: { name: `cli ${Date.now()}`, scopes } });
+  expect(res.status).toBe(201);
+  return res.body.key as string;
+}
+
+/** A person's machine: an empty HOME (so an empty config folder), nothing of the suite's environment. */
+function home(): string {
+  return tempDir('slipway-cli-home-');
+}
+
+/** `slip` with SLIPWAY_URL and the API key of the test's project. */
+function scripted(args: string[], extra: Partial<SlipOptions> = {}) {
+  return slip(cli, args, { home: home(), ...extra, env: { SLIPWAY_URL: env.server.url, SLIPWAY_TOKEN: apiKey, ...extra.env } });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON output, checked field by field
+const json = <T = any>(text: string): T => JSON.parse(text) as T;
+
+beforeAll(async () => {
+  cli = await installCli();
+  console.log(`installed slip with the README's commands (${cli.commands.join(' && ')}) in ${cli.seconds.toFixed(1)} s`);
+  // Named as in the help's examples, so they run as they are (see the last test).
+  project = await createProject(env.api, env.adminToken, { name: 'checkout' });
+  apiKey = await newKey(project.id, ['read', 'write']);
+}, 300_000);
+
+describe('scripts with SLIPWAY_URL and SLIPWAY_TOKEN (an API key)', () => {
+  it('projects --json lists the key’s project; the table shows it by name', async () => {
+    const listed = await scripted(['projects', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(json(listed.stdout).map((p: { id: string }) => p.id)).toEqual([project.id]);
+    const table = await scripted(['projects']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(new RegExp(`^ID\\s+NAME\\s+STATUS\\s+TARGET\\n${project.id}\\s+checkout\\s+active`));
+  });
+
+  it('deploy --wait --json follows the deployment the deployer moves to succeeded, prints it once, exit 0', async () => {
+    const run = scripted(['deploy', '--project', 'checkout', '--env', 'production', '--branch', 'main', '--commit', '3f2a9c1', '--wait', '--json', '--poll', '0.1']);
+    const deployment = await waitForDeployment(project.id, 'main', '3f2a9c1');
+    for (const status of ['building', 'deploying', 'succeeded']) {
+      const res = await env.api.patch(`/v1/projects/${project.id}/deployments/${deployment.id}`, { token: apiKey, body: { status, ...(status === 'succeeded' ? { url: 'https://checkout.example.com' } : {}) } });
+      expect(res.status).toBe(200);
+    }
+    const done = await run;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toBe(''); // no progress with --json
+    expect(json(done.stdout)).toMatchObject({ id: deployment.id, status: 'succeeded', environment: 'production', branch: 'main', commit_sha: '3f2a9c1', url: 'https://checkout.example.com' });
+  });
+
+  it('deploy --wait without --json shows each status as it changes; a failed deployment exits 6', async () => {
+    const run = scripted(['deploy', '-p', project.id, '-e', 'staging', '-b', 'feature/x', '--wait', '--poll', '0.1']);
+    const deployment = await waitForDeployment(project.id, 'feature/x');
+    await env.api.patch(`/v1/projects/${project.id}/deployments/${deployment.id}`, { token: apiKey, body: { status: 'building' } });
+    await waitFor(() => run.stderrSoFar().includes('building'));
+    await env.api.patch(`/v1/projects/${project.id}/deployments/${deployment.id}`, { token: apiKey, body: { status: 'failed', status_message: 'tests failed' } });
+    const done = await run;
+    expect(done.code).toBe(6);
+    expect(done.stderr.split('\n').filter(Boolean)).toEqual([`${deployment.id}: queued`, `${deployment.id}: building`, `${deployment.id}: failed — tests failed`]);
+    expect(done.stdout).toBe(`${deployment.id} feature/x → staging: failed (tests failed)\n`);
+  });
+
+  it('deployments list / get / cancel --json', async () => {
+    const created = await scripted(['deploy', '-p', 'checkout', '-e', 'preview', '-b', 'fix/cancel-me', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const deployment = json(created.stdout);
+    expect(deployment).toMatchObject({ status: 'queued', environment: 'preview', branch: 'fix/cancel-me' });
+
+    const listed = await scripted(['deployments', 'list', '-p', 'checkout', '-e', 'preview', '--json']);
+    expect(listed.code).toBe(0);
+    expect(json(listed.stdout).map((d: { id: string }) => d.id)).toEqual([deployment.id]);
+
+    const got = await scripted(['deployments', 'get', deployment.id, '-p', 'checkout', '--json']);
+    expect(json(got.stdout)).toEqual(deployment);
+
+    const canceled = await scripted(['deployments', 'cancel', deployment.id, '-p', 'checkout', '-m', 'wrong branch', '--json']);
+    expect(canceled.code, canceled.stderr).toBe(0);
+    expect(json(canceled.stdout)).toMatchObject({ id: deployment.id, status: 'canceled', status_message: 'wrong branch' });
+    const read = await env.api.get(`/v1/projects/${project.id}/deployments/${deployment.id}`, { token: apiKey });
+    expect(read.body.status).toBe('canceled');
+
+    // A deployment that has finished cannot be canceled: the API's invalid_transition, exit 4.
+    const finished = await env.api.post(`/v1/projects/${project.id}/deployments`, { token: apiKey, body: { environment: 'preview', branch: 'fix/done' } });
+    await env.api.patch(`/v1/projects/${project.id}/deployments/${finished.body.id}`, { token: apiKey, body: { status: 'failed' } });
+    const again = await scripted(['deployments', 'cancel', finished.body.id, '-p', 'checkout', '--json']);
+    expect(again.code).toBe(4);
+    expect(json(again.stderr).error).toMatchObject({ code: 'invalid_transition', exit_code: 4 });
+    expect(again.stdout).toBe('');
+  });
+
+  it('env set / list / unset --json, a secret read from standard input and never printed back', async () => {
+    const set = await scripted(['env', 'set', 'LOG_LEVEL', 'debug', '-p', 'checkout', '-e', 'qa', '--json']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(json(set.stdout)).toMatchObject({ key: 'LOG_LEVEL', value: 'debug', environment: 'qa', secret: false });
+    const changed = await scripted(['env', 'set', 'LOG_LEVEL', 'info', '-p', 'checkout', '-e', 'qa', '--json']);
+    expect(json(changed.stdout)).toMatchObject({ id: json(set.stdout).id, value: 'info' });
+
+    const secretValue = `postgres://app:${Date.now()}@db/checkout`;
+    const secret = await scripted(['env', 'set', 'DATABASE_URL', '--secret', '-p', 'checkout', '-e', 'qa', '--json'], { input: `${secretValue}\n` });
+    expect(secret.code, secret.stderr).toBe(0);
+    expect(json(secret.stdout)).toMatchObject({ key: 'DATABASE_URL', secret: true, value: null });
+    expect(secret.stdout + secret.stderr).not.toContain(secretValue);
+
+    const listed = await scripted(['env', 'list', '-p', 'checkout', '-e', 'qa', '--json']);
+    expect(json(listed.stdout).map((c: { key: string; value: string | null }) => [c.key, c.value])).toEqual([
+      ['DATABASE_URL', null],
+      ['LOG_LEVEL', 'info'],
+    ]);
+    const table = await scripted(['env', 'list', '-p', 'checkout', '-e', 'qa']);
+    expect(table.stdout).toMatch(/qa\s+DATABASE_URL\s+\(secret\)\n/);
+    expect(table.stdout).not.toContain(secretValue);
+    // The stored value is the one given on standard input (without its trailing newline).
+    const revealed = await env.api.get(`/v1/projects/${project.id}/configurations?environment=qa&reveal=true`, { token: env.adminToken });
+    expect(revealed.body.data.find((c: { key: string }) => c.key === 'DATABASE_URL').value).toBe(secretValue);
+
+    const unset = await scripted(['env', 'unset', 'LOG_LEVEL', '-p', 'checkout', '-e', 'qa', '--json']);
+    expect(unset.code).toBe(0);
+    expect(json(unset.stdout)).toMatchObject({ key: 'LOG_LEVEL', deleted: true });
+    const after = await scripted(['env', 'list', '-p', 'checkout', '-e', 'qa', '--json']);
+    expect(json(after.stdout).map((c: { key: string }) => c.key)).toEqual(['DATABASE_URL']);
+    const missing = await scripted(['env', 'unset', 'LOG_LEVEL', '-p', 'checkout', '-e', 'qa']);
+    expect(missing.code).toBe(4);
+  });
+
+  it('whoami with an API key names its project and where the credentials come from', async () => {
+    const who = await scripted(['whoami', '--json']);
+    expect(who.code, who.stderr).toBe(0);
+    expect(json(who.stdout)).toEqual({ url: env.server.url, credentials: 'env', stored_in: null, user: null, projects: [{ id: project.id, name: 'checkout' }] });
+  });
+});
+
+describe('credential stores', () => {
+  it('login --with-token keeps the token in a file only the user can read (0600 in a 0700 folder), says so, and later commands use it; logout forgets it', async () => {
+    const h = home();
+    const login = await slip(cli, ['login', '--with-token', '--url', env.server.url], { home: h, input: `${apiKey}\n` });
+    expect(login.code, login.stderr).toBe(0);
+    const file = path.join(h, '.config', 'slipway', 'credentials.json');
+    expect(login.stderr).toContain(`Credentials stored in the file ${file} (mode 0600, readable by you alone) — no OS keychain answered: secret-tool (libsecret) is not installed.`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    expect(json(readFileSync(file, 'utf8')).servers[env.server.url]).toMatchObject({ kind: 'token', token: apiKey });
+
+    // No SLIPWAY_URL, no SLIPWAY_TOKEN: the server signed in to last, the stored token.
+    const projects = await slip(cli, ['projects', '--json'], { home: h });
+    expect(projects.code, projects.stderr).toBe(0);
+    expect(json(projects.stdout).map((p: { id: string }) => p.id)).toEqual([project.id]);
+    const who = await slip(cli, ['whoami', '--json'], { home: h });
+    expect(json(who.stdout)).toMatchObject({ credentials: 'token', stored_in: 'file' });
+
+    const logout = await slip(cli, ['logout'], { home: h });
+    expect(logout.code).toBe(0);
+    expect(logout.stderr).toContain(`Forgot the token stored for ${env.server.url}`);
+    expect(existsSync(file)).toBe(false);
+    const after = await slip(cli, ['projects'], { home: h });
+    expect(after.code).toBe(3);
+    expect(after.stderr).toContain(`Not signed in to ${env.server.url}`);
+  });
+
+  it('with no keychain and the file store not allowed, login refuses to store (exit 5) and writes nothing; by flag or by SLIPWAY_CREDENTIAL_STORE', async () => {
+    const ways: { args: string[]; env: Record<string, string> }[] = [{ args: ['--store', 'keychain'], env: {} }, { args: [], env: { SLIPWAY_CREDENTIAL_STORE: 'keychain' } }];
+    for (const how of ways) {
+      const h = home();
+      const refused = await slip(cli, ['login', '--with-token', '--url', env.server.url, ...how.args], { home: h, input: apiKey, env: how.env });
+      expect(refused.code).toBe(5);
+      expect(refused.stderr).toContain('No OS keychain answered (secret-tool (libsecret) is not installed) and the file store is not allowed');
+      expect(refused.stderr).toContain('Nothing was saved.');
+      expect(existsSync(path.join(h, '.config', 'slipway'))).toBe(false);
+    }
+  });
+
+  it('a credentials file that others can read is refused (exit 5), not used', async () => {
+    const h = home();
+    const dir = path.join(h, '.config', 'slipway');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'credentials.json');
+    writeFileSync(file, JSON.stringify({ servers: { [env.server.url]: { url: env.server.url, kind: 'token', token: apiKey, storedAt: new Date().toISOString() } } }));
+    chmodSync(file, 0o644);
+    const refused = await slip(cli, ['projects', '--url', env.server.url], { home: h });
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toContain('can be read by others (mode 0644): refusing to use it');
+    chmodSync(file, 0o600);
+    const accepted = await slip(cli, ['projects', '--url', env.server.url, '--json'], { home: h });
+    expect(accepted.code, accepted.stderr).toBe(0);
+  });
+});
+
+describe('exit codes', () => {
+  it('0 help, 2 usage, 3 not signed in or refused, 4 refused request, 1 unreachable server', async () => {
+    const h = home();
+    expect((await slip(cli, ['--help'], { home: h })).code).toBe(0);
+    const version = await slip(cli, ['--version'], { home: h });
+    expect(version.stdout.trim()).toBe(json(readFileSync(path.join(import.meta.dirname, '../../cli/package.json'), 'utf8')).version);
+
+    const unknown = await slip(cli, ['deploy', '--no-such-option'], { home: h, env: { SLIPWAY_URL: env.server.url } });
+    expect(unknown.code).toBe(2);
+    expect((await slip(cli, ['frobnicate'], { home: h })).code).toBe(2);
+    expect((await slip(cli, ['deploy', '-p', 'checkout', '-e', 'production'], { home: h })).code).toBe(2); // no --branch
+    expect((await slip(cli, ['projects'], { home: h })).code).toBe(2); // which server?
+    expect((await slip(cli, ['deployments', 'list', '-p', 'checkout', '-n', 'many'], { home: h, env: { SLIPWAY_URL: env.server.url, SLIPWAY_TOKEN: apiKey } })).code).toBe(2);
+
+    const notSignedIn = await slip(cli, ['projects', '--url', env.server.url], { home: h });
+    expect(notSignedIn.code).toBe(3);
+    const badKey = await slip(cli, ['projects', '--json'], { home: h, env: { SLIPWAY_URL: env.server.url, SLIPWAY_TOKEN: 'slw_not_a_real_key_0000000000000000' } });
+    expect(badKey.code).toBe(3);
+    expect(json(badKey.stderr).error.exit_code).toBe(3);
+
+    const missing = await scripted(['deployments', 'get', 'dep_doesnotexist0000', '-p', 'checkout']);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/^slip: .*\(not_found\)/);
+    const unknownProject = await scripted(['deployments', 'list', '-p', 'no-such-project']);
+    expect(unknownProject.code).toBe(4);
+
+    const closed = await freePort();
+    const unreachable = await slip(cli, ['projects', '--url', `http://127.0.0.1:${closed}`], { home: h, env: { SLIPWAY_TOKEN: apiKey } });
+    expect(unreachable.code).toBe(1);
+  });
+
+  it('logout when signed in nowhere says so and succeeds', async () => {
+    const out = await slip(cli, ['logout', '--url', env.server.url, '--json'], { home: home() });
+    expect(out.code).toBe(0);
+    expect(json(out.stdout)).toEqual({ url: env.server.url, signed_out: false, revoked: false });
+  });
+});
+
+it('the examples in --help run as they are (those that name nothing of another machine)', async () => {
+  const commands = [[], ['projects'], ['deploy'], ['deployments', 'list'], ['env', 'list'], ['env', 'set'], ['env', 'unset']];
+  const ran: string[] = [];
+  for (const command of commands) {
+    const help = await slip(cli, [...command, '--help'], { home: home() });
+    expect(help.code).toBe(0);
+    const examples = [...help.stdout.matchAll(/^ {2}\$ (slip .*)$/gm)].map((m) => m[1]!);
+    expect(examples.length, `slip ${command.join(' ')} --help has examples`).toBeGreaterThan(0);
+    // Runnable as they are: no placeholder ids, no other server, no shell syntax.
+    for (const example of examples.filter((e) => !/dep_123|acct_|example\.com|[$|"'…]|--wait/.test(e))) {
+      const args = example.split(/\s+/).slice(1);
+      const done = await scripted(args);
+      expect(done.code, `${example}\n${done.stderr}`).toBe(0);
+      ran.push(example);
+    }
+  }
+  expect(ran).toEqual(expect.arrayContaining(['slip projects', 'slip deploy --project checkout --env production --branch main', 'slip env set LOG_LEVEL debug --project checkout --env staging', 'slip env unset LOG_LEVEL --project checkout --env staging']));
+});
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function waitForDeployment(projectId: string, branch: string, commit?: string): Promise<{ id: string }> {
+  let found: { id: string } | undefined;
+  await waitFor(async () => {
+    const res = await env.api.get(`/v1/projects/${projectId}/deployments?branch=${encodeURIComponent(branch)}`, { token: apiKey });
+    found = res.body.data.find((d: { commit_sha: string | null; status: string }) => d.status === 'queued' && (commit === undefined || d.commit_sha === commit));
+    return found !== undefined;
+  });
+  return found!;
+}
