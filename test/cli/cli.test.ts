@@ -278,3 +278,97 @@ async function waitForDeployment(projectId: string, branch: string, commit?: str
   });
   return found!;
 }
+
+describe('slip login: the device authorization grant (RFC 8628) of the client slipway-cli, DPoP-bound tokens', () => {
+  /** The device authorization endpoint the server's discovery announces, if any. */
+  async function deviceEndpoint(): Promise<string | undefined> {
+    const res = await fetch(`${env.server.url}/oauth/.well-known/openid-configuration`);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { device_authorization_endpoint?: string }).device_authorization_endpoint;
+  }
+
+  it('against a server without the device flow, login says so and stores nothing (exit 1)', async (ctx) => {
+    if (await deviceEndpoint()) ctx.skip('this server offers the device flow: the next test signs in with it');
+    const h = home();
+    const out = await slip(cli, ['login', '--url', env.server.url, '--no-browser'], { home: h });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('does not offer the device sign-in');
+    expect(existsSync(path.join(h, '.config', 'slipway', 'credentials.json'))).toBe(false);
+  });
+
+  it('login prints the URL and code, a person allows it in the browser; the DPoP-bound tokens and their key are stored, refreshed when expired, useless as Bearer; logout revokes them', { timeout: 120_000 }, async (ctx) => {
+    if (!(await deviceEndpoint())) {
+      ctx.skip("the server's discovery has no device_authorization_endpoint yet (the device flow is server work of PRODUCT.md §12): this test runs once it has one");
+    }
+    const { launchBrowser } = await import('../support/browser.ts');
+    const browser = await launchBrowser();
+    try {
+      const h = home();
+      const login = slip(cli, ['login', '--url', env.server.url, '--no-browser', '--store', 'file', '--json'], { home: h, timeoutMs: 90_000 });
+      let complete = '';
+      await waitFor(() => {
+        complete = /\(or open (\S+), which carries the code\)/.exec(login.stderrSoFar())?.[1] ?? '';
+        return complete !== '';
+      }, 15_000);
+      const code = /enter the code (\S+)/.exec(login.stderrSoFar())![1]!;
+      expect(code).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
+
+      const page = await browser.newPage();
+      await page.goto(complete);
+      for (let step = 0; step < 6; step += 1) {
+        if ((await page.locator('input[name="email"]').count()) > 0) {
+          await page.getByLabel('Email').fill(env.owner.email);
+          await page.getByLabel('Password').fill(env.owner.password);
+          await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Sign in' }).click()]);
+        } else if ((await page.getByRole('button', { name: 'Allow' }).count()) > 0) {
+          await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Allow' }).click()]);
+          break;
+        } else if ((await page.locator('input[name="user_code"]').count()) > 0) {
+          expect(await page.locator('input[name="user_code"]').inputValue()).toBe(code);
+          await Promise.all([page.waitForLoadState('load'), page.locator('form:has(input[name="user_code"]) [type="submit"]').first().click()]);
+        } else {
+          throw new Error(`stuck at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`);
+        }
+      }
+      const done = await login;
+      expect(done.code, done.stderr).toBe(0);
+      expect(json(done.stdout)).toMatchObject({ url: env.server.url, kind: 'oauth', user: { id: env.owner.id, email: env.owner.email }, account: { id: env.owner.accountId }, store: 'file' });
+
+      const file = path.join(h, '.config', 'slipway', 'credentials.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const stored = json(readFileSync(file, 'utf8')).servers[env.server.url];
+      expect(stored.tokens.tokenType.toLowerCase()).toBe('dpop');
+      expect(stored.tokens.refreshToken).toEqual(expect.any(String));
+      expect(stored.dpopKey).toMatchObject({ kty: 'EC', crv: 'P-256', d: expect.any(String) });
+
+      const who = await slip(cli, ['whoami', '--json'], { home: h });
+      expect(who.code, who.stderr).toBe(0);
+      expect(json(who.stdout)).toMatchObject({ credentials: 'oauth', stored_in: 'file', user: { id: env.owner.id, email: env.owner.email } });
+      const accounts = await slip(cli, ['accounts', '--json'], { home: h });
+      expect(json(accounts.stdout)).toEqual([expect.objectContaining({ account_id: env.owner.accountId, current: true })]);
+
+      // The access token alone, as Bearer: refused (it is bound to the key).
+      const bearer = await fetch(`${env.server.url}/v1/users/me`, { headers: { authorization: `Bearer ${stored.tokens.accessToken}` } });
+      expect(bearer.status).toBe(401);
+
+      // Expired: the next command refreshes it with a proof of the same key and stores the new one.
+      writeFileSync(file, JSON.stringify({ servers: { [env.server.url]: { ...stored, tokens: { ...stored.tokens, expiresAt: 0 } } } }), { mode: 0o600 });
+      const refreshed = await slip(cli, ['projects', '--json'], { home: h });
+      expect(refreshed.code, refreshed.stderr).toBe(0);
+      const after = json(readFileSync(file, 'utf8')).servers[env.server.url];
+      expect(after.tokens.accessToken).not.toBe(stored.tokens.accessToken);
+      expect(after.tokens.expiresAt).toBeGreaterThan(Date.now());
+
+      // Logout revokes the refresh token: a copy kept aside no longer works.
+      const logout = await slip(cli, ['logout', '--json'], { home: h });
+      expect(logout.code, logout.stderr).toBe(0);
+      expect(json(logout.stdout)).toEqual({ url: env.server.url, signed_out: true, revoked: true });
+      expect(existsSync(file)).toBe(false);
+      writeFileSync(file, JSON.stringify({ servers: { [env.server.url]: { ...after, tokens: { ...after.tokens, expiresAt: 0 } } } }), { mode: 0o600 });
+      const revoked = await slip(cli, ['whoami'], { home: h });
+      expect(revoked.code).toBe(3);
+    } finally {
+      await browser.close();
+    }
+  });
+});
