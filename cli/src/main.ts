@@ -148,8 +148,12 @@ Examples:
     } else {
       credentials = await deviceLogin({ url, scope: opts.scope, account: opts.account, browser: opts.browser, say });
     }
+    // A sign-in this one replaces is revoked, not left valid on the server.
+    const previous = findStored(url);
     store.save(credentials);
+    if (previous && previous.store.kind !== store.kind) previous.store.remove(url);
     writeSettings({ url });
+    if (previous?.credentials.kind === 'oauth') await revoke(previous.credentials).catch((err: unknown) => say(`The previous sign-in could not be revoked: ${describeError(err).message}`));
     const who = credentials.user ? `${credentials.user.email ?? credentials.user.id}${credentials.account ? ` in ${credentials.account.name ?? credentials.account.id}` : ''}` : 'a token';
     if (opts.json) {
       printJson({ url, kind: credentials.kind, user: credentials.user ?? null, account: credentials.account ?? null, store: store.kind, store_location: store.description, ...(fallback ? { fallback_reason: fallback } : {}) });

@@ -359,6 +359,13 @@ describe('slip login: the device authorization grant (RFC 8628) of the client sl
       expect(after.tokens.accessToken).not.toBe(stored.tokens.accessToken);
       expect(after.tokens.expiresAt).toBeGreaterThan(Date.now());
 
+      // Several commands at once, all finding the token expired: each refreshes (a bound refresh token
+      // does not rotate, so none ends the grant) and the file stays whole (written and renamed).
+      writeFileSync(file, JSON.stringify({ servers: { [env.server.url]: { ...after, tokens: { ...after.tokens, expiresAt: 0 } } } }), { mode: 0o600 });
+      const together = await Promise.all(Array.from({ length: 5 }, () => slip(cli, ['whoami', '--json'], { home: h })));
+      expect(together.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
+      expect(json(readFileSync(file, 'utf8')).servers[env.server.url].tokens.expiresAt).toBeGreaterThan(Date.now());
+
       // Logout revokes the refresh token: a copy kept aside no longer works.
       const logout = await slip(cli, ['logout', '--json'], { home: h });
       expect(logout.code, logout.stderr).toBe(0);
@@ -370,5 +377,90 @@ describe('slip login: the device authorization grant (RFC 8628) of the client sl
     } finally {
       await browser.close();
     }
+  });
+});
+
+/**
+ * The commands on the routes of PRODUCT.md §9 (reviews, redeploy, rollback) and §10 (logs): each test
+ * runs once the server's OpenAPI document has its route, and says so when it skips.
+ */
+describe('approve, reject, redeploy, rollback, logs (against the §9/§10 contract)', () => {
+  const has = (shape: RegExp, method: string) => Object.entries(env.api.document.paths as Record<string, Record<string, unknown>>).some(([p, ops]) => shape.test(p) && method in ops);
+  const deployAs = async (token: string, body: Record<string, unknown>) => {
+    const res = await env.api.post(`/v1/projects/${project.id}/deployments`, { token, body });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body as { id: string; status: string; commit_sha: string | null };
+  };
+  const move = async (id: string, ...statuses: string[]) => {
+    for (const status of statuses) expect((await env.api.patch(`/v1/projects/${project.id}/deployments/${id}`, { token: apiKey, body: { status } })).status).toBe(200);
+  };
+
+  it('logs prints the lines (stderr lines to stderr; --json one object per line); --follow ends when the deployment has and its log is complete', async (ctx) => {
+    if (!has(/\/deployments\/\{[^}]+\}\/logs$/, 'post')) ctx.skip('the server has no deployment logs route yet (PRODUCT.md §10)');
+    const d = await deployAs(apiKey, { environment: 'logs', branch: 'main' });
+    const append = async (lines: Record<string, unknown>[]) => expect((await env.api.post(`/v1/projects/${project.id}/deployments/${d.id}/logs`, { token: apiKey, body: { lines } })).status).toBe(202);
+    await append([{ text: 'step 1' }, { text: 'warning: slow', stream: 'stderr' }]);
+    const plain = await scripted(['logs', d.id, '-p', 'checkout']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toBe('step 1\n');
+    expect(plain.stderr).toBe('warning: slow\n');
+    const lines = await scripted(['logs', d.id, '-p', 'checkout', '--json']);
+    expect(lines.stdout.trim().split('\n').map((l) => json(l))).toMatchObject([
+      { seq: 1, stream: 'stdout', text: 'step 1' },
+      { seq: 2, stream: 'stderr', text: 'warning: slow' },
+    ]);
+
+    const follow = scripted(['logs', d.id, '-p', 'checkout', '--follow', '--after', '2', '--poll', '0.1']);
+    await append([{ text: 'step 2' }]);
+    await move(d.id, 'building', 'succeeded');
+    const followed = await follow;
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout).toBe('step 2\n');
+  });
+
+  it('deployments redeploy makes a new deployment of the same branch and commit (to another environment: a promotion)', async (ctx) => {
+    if (!has(/\/deployments\/\{[^}]+\}\/redeploy$/, 'post')) ctx.skip('the server has no redeploy route yet (PRODUCT.md §9)');
+    const d = await deployAs(apiKey, { environment: 'staging', branch: 'main', commit_sha: 'abc1234' });
+    await move(d.id, 'building', 'deploying', 'succeeded');
+    const again = await scripted(['deployments', 'redeploy', d.id, '-p', 'checkout', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again.stdout)).toMatchObject({ environment: 'staging', branch: 'main', commit_sha: 'abc1234', kind: 'redeploy', source_deployment_id: d.id });
+    const promoted = await scripted(['deployments', 'redeploy', d.id, '-p', 'checkout', '-e', 'production', '--json']);
+    expect(json(promoted.stdout)).toMatchObject({ environment: 'production', commit_sha: 'abc1234', kind: 'promote', source_deployment_id: d.id });
+  });
+
+  it('rollback --env redeploys the one that succeeded before the current one', async (ctx) => {
+    if (!has(/\/environments\/\{[^}]+\}\/rollback$/, 'post')) ctx.skip('the server has no rollback route yet (PRODUCT.md §9)');
+    const first = await deployAs(apiKey, { environment: 'rollback-env', branch: 'main', commit_sha: '1111111' });
+    await move(first.id, 'building', 'deploying', 'succeeded');
+    const second = await deployAs(apiKey, { environment: 'rollback-env', branch: 'main', commit_sha: '2222222' });
+    await move(second.id, 'building', 'deploying', 'succeeded');
+    const back = await scripted(['rollback', '-p', 'checkout', '-e', 'rollback-env', '--json']);
+    expect(back.code, back.stderr).toBe(0);
+    expect(json(back.stdout)).toMatchObject({ environment: 'rollback-env', commit_sha: '1111111', kind: 'rollback', source_deployment_id: first.id });
+  });
+
+  it('approve and reject review a waiting deployment as a user; an API key may not review (exit 4)', async (ctx) => {
+    if (!has(/\/deployments\/\{[^}]+\}\/reviews$/, 'post')) ctx.skip('the server has no reviews route yet (PRODUCT.md §9)');
+    const created = await env.api.post(`/v1/projects/${project.id}/environments`, {
+      token: env.adminToken,
+      body: { name: 'gated', protection: { required_approvals: 1, reviewers: [], prevent_self_review: false, wait_timer_seconds: 0, branch_patterns: null } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const asUser = { env: { SLIPWAY_TOKEN: env.adminToken } };
+
+    const toApprove = await deployAs(apiKey, { environment: 'gated', branch: 'main' });
+    expect(toApprove.status).toBe('waiting');
+    const byKey = await scripted(['approve', toApprove.id, '-p', 'checkout']);
+    expect(byKey.code).toBe(4);
+    const approved = await scripted(['approve', toApprove.id, '-p', project.id, '-m', 'looks good', '--json'], asUser);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(json(approved.stdout)).toMatchObject({ decision: 'approve', comment: 'looks good' });
+
+    const toReject = await deployAs(apiKey, { environment: 'gated', branch: 'main' });
+    const rejected = await scripted(['reject', toReject.id, '-p', project.id], asUser);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    expect(rejected.stdout).toBe(`Rejected ${toReject.id}.\n`);
+    expect((await env.api.get(`/v1/projects/${project.id}/deployments/${toReject.id}`, { token: apiKey })).body.status).toBe('rejected');
   });
 });
