@@ -9,7 +9,11 @@ import { mkdirSync, readFileSync, statSync, writeFileSync, chmodSync, existsSync
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
+import { exportJWK } from 'jose';
+import { dpopProof, newDpopKey } from '../support/dpop.ts';
+import { makeClient } from '../support/factories.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
+import { authorizeOverHttp } from '../support/oauthDriver.ts';
 import { tempDir } from '../support/tempDirs.ts';
 import { installCli, slip, type InstalledCli, type SlipOptions } from './support.ts';
 
@@ -278,6 +282,91 @@ async function waitForDeployment(projectId: string, branch: string, commit?: str
   });
   return found!;
 }
+
+describe('a stored DPoP-bound sign-in (as login stores it)', () => {
+  /**
+   * DPoP-bound tokens of the owner for a public client, got here through the authorization code flow
+   * (the device flow is server work still to come), stored as `login` stores its own.
+   */
+  async function signedIn(h: string) {
+    const { client } = await makeClient(env.server, { account_id: env.owner.accountId, client_name: 'Terminal test', redirect_uris: ['http://127.0.0.1:9/callback'], dpop_bound_access_tokens: true });
+    const clientId = client._id as string;
+    const key = await newDpopKey();
+    const { callback, verifier } = await authorizeOverHttp({ issuer: env.server.issuer, clientId, redirectUri: 'http://127.0.0.1:9/callback', scope: 'read write', email: env.owner.email, password: env.owner.password });
+    const tokenUrl = `${env.server.issuer}/token`;
+    const form = new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: 'http://127.0.0.1:9/callback', code_verifier: verifier, client_id: clientId });
+    let nonce: string | undefined;
+    let res: Response;
+    for (let attempt = 0; ; attempt += 1) {
+      res = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await dpopProof(key, { htm: 'POST', htu: tokenUrl, ...(nonce ? { nonce } : {}) }) }, body: form });
+      nonce = res.headers.get('dpop-nonce') ?? undefined;
+      if (res.status !== 400 || !nonce || attempt > 0) break;
+    }
+    const body = (await res.json()) as { access_token: string; refresh_token: string; expires_in: number; scope: string; token_type: string };
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.token_type).toBe('DPoP');
+    const stored = {
+      url: env.server.url,
+      kind: 'oauth',
+      clientId,
+      tokens: { accessToken: body.access_token, refreshToken: body.refresh_token, expiresAt: Date.now() + body.expires_in * 1000, scope: body.scope, tokenType: body.token_type },
+      dpopKey: await exportJWK(key.privateKey),
+      user: { id: env.owner.id, email: env.owner.email },
+      account: { id: env.owner.accountId },
+      storedAt: new Date().toISOString(),
+    };
+    const dir = path.join(h, '.config', 'slipway');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = path.join(dir, 'credentials.json');
+    const write = (credentials: typeof stored) => writeFileSync(file, JSON.stringify({ servers: { [env.server.url]: credentials } }), { mode: 0o600 });
+    write(stored);
+    writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ url: env.server.url }));
+    return { stored, file, write };
+  }
+
+  it('commands send DPoP proofs with the stored key, refresh an expired token (several at once too) and store it; logout revokes the refresh token', async () => {
+    const h = home();
+    const { stored, file, write } = await signedIn(h);
+
+    const who = await slip(cli, ['whoami', '--json'], { home: h });
+    expect(who.code, who.stderr).toBe(0);
+    expect(json(who.stdout)).toMatchObject({ url: env.server.url, credentials: 'oauth', stored_in: 'file', user: { id: env.owner.id, email: env.owner.email } });
+    const accounts = await slip(cli, ['accounts', '--json'], { home: h });
+    expect(accounts.code, accounts.stderr).toBe(0);
+    expect(json(accounts.stdout)).toEqual([expect.objectContaining({ account_id: env.owner.accountId, current: true })]);
+    // The same token without a proof of the key: refused.
+    expect((await fetch(`${env.server.url}/v1/users/me`, { headers: { authorization: `Bearer ${stored.tokens.accessToken}` } })).status).toBe(401);
+
+    // Expired: refreshed with a proof of the same key, the new access token stored.
+    write({ ...stored, tokens: { ...stored.tokens, expiresAt: 0 } });
+    const projects = await slip(cli, ['projects', '--json'], { home: h });
+    expect(projects.code, projects.stderr).toBe(0);
+    expect(json(projects.stdout).map((p: { id: string }) => p.id)).toContain(project.id);
+    const refreshed = json(readFileSync(file, 'utf8')).servers[env.server.url];
+    expect(refreshed.tokens.accessToken).not.toBe(stored.tokens.accessToken);
+    expect(refreshed.tokens.refreshToken).toBe(stored.tokens.refreshToken); // bound: not rotated
+    expect(refreshed.tokens.expiresAt).toBeGreaterThan(Date.now());
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    // Several commands at once, all finding it expired: each refreshes (a bound refresh token does not
+    // rotate, so none ends the grant) and the file stays whole (each writes a file of its own and renames it).
+    write({ ...refreshed, tokens: { ...refreshed.tokens, expiresAt: 0 } });
+    const together = await Promise.all(Array.from({ length: 6 }, () => slip(cli, ['whoami', '--json'], { home: h })));
+    expect(together.map((r) => [r.code, r.stderr])).toEqual(Array.from({ length: 6 }, () => [0, '']));
+    const after = json(readFileSync(file, 'utf8')).servers[env.server.url];
+    expect(after.tokens.expiresAt).toBeGreaterThan(Date.now());
+
+    // Logout revokes the refresh token: a copy kept aside (with its key) no longer works.
+    const logout = await slip(cli, ['logout', '--json'], { home: h });
+    expect(logout.code, logout.stderr).toBe(0);
+    expect(json(logout.stdout)).toEqual({ url: env.server.url, signed_out: true, revoked: true });
+    expect(existsSync(file)).toBe(false);
+    write({ ...after, tokens: { ...after.tokens, expiresAt: 0 } }); // what a copy kept aside would hold
+    const revoked = await slip(cli, ['whoami', '--json'], { home: h });
+    expect(revoked.code).toBe(3);
+    expect(json(revoked.stderr).error).toMatchObject({ code: 'invalid_grant', exit_code: 3 });
+  });
+});
 
 describe('slip login: the device authorization grant (RFC 8628) of the client slipway-cli, DPoP-bound tokens', () => {
   /** The device authorization endpoint the server's discovery announces, if any. */
