@@ -5,7 +5,7 @@
  * keychain answers and the file is not allowed), the exit codes, the help's examples, and the device
  * sign-in (run only when the server offers the device authorization endpoint).
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
@@ -190,6 +190,67 @@ describe('credential stores', () => {
       expect(refused.stderr).toContain('Nothing was saved.');
       expect(existsSync(path.join(h, '.config', 'slipway'))).toBe(false);
     }
+  });
+
+  /**
+   * A stand-in for libsecret's `secret-tool` on PATH (this machine has no Secret Service): it keeps
+   * secrets in a folder by their attributes and logs every command line, so the test sees what the CLI
+   * asks of a keychain and that no secret is ever on a command line. `broken` answers as secret-tool
+   * does without a D-Bus session.
+   */
+  function fakeSecretTool(broken: boolean): { pathDir: string; keyring: string; argvLog: string } {
+    const dir = tempDir('slipway-cli-keyring-');
+    const keyring = path.join(dir, 'keyring');
+    mkdirSync(keyring);
+    const argvLog = path.join(dir, 'argv.log');
+    const script = `#!/usr/bin/env node
+const fs = require('node:fs'), path = require('node:path');
+const [cmd, ...rest] = process.argv.slice(2);
+fs.appendFileSync(${JSON.stringify(argvLog)}, JSON.stringify(process.argv.slice(2)) + '\\n');
+if (${broken}) { process.stderr.write('Cannot autolaunch D-Bus without X11 $DISPLAY\\n'); process.exit(1); }
+const attrs = rest.filter((a) => !a.startsWith('--'));
+const file = path.join(${JSON.stringify(keyring)}, Buffer.from(attrs.join('\\0')).toString('base64url'));
+if (cmd === 'store') { fs.writeFileSync(file, fs.readFileSync(0)); process.exit(0); }
+if (cmd === 'lookup') { if (!fs.existsSync(file)) process.exit(1); process.stdout.write(fs.readFileSync(file)); process.exit(0); }
+if (cmd === 'clear') { fs.rmSync(file, { force: true }); process.exit(0); }
+process.exit(2);
+`;
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'secret-tool'), script, { mode: 0o755 });
+    symlinkSync(path.join(cli.nodeOnlyPath, 'node'), path.join(bin, 'node'));
+    return { pathDir: bin, keyring, argvLog };
+  }
+
+  it('where the Secret Service answers, login keeps the credentials in the keychain (secret on stdin, never on a command line), says so, and logout clears them', async () => {
+    const h = home();
+    const keychain = fakeSecretTool(false);
+    const withKeychain = { PATH: keychain.pathDir };
+    const login = await slip(cli, ['login', '--with-token', '--url', env.server.url], { home: h, input: apiKey, env: withKeychain });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toContain('Credentials stored in the OS keychain (Secret Service, through secret-tool).');
+    expect(existsSync(path.join(h, '.config', 'slipway', 'credentials.json'))).toBe(false);
+    const [secret] = readdirSync(keychain.keyring);
+    expect(json(readFileSync(path.join(keychain.keyring, secret!), 'utf8'))).toMatchObject({ url: env.server.url, kind: 'token', token: apiKey });
+    expect(readFileSync(keychain.argvLog, 'utf8')).not.toContain(apiKey);
+    expect(readFileSync(keychain.argvLog, 'utf8')).toContain(JSON.stringify(['store', `--label=Slipway CLI (${env.server.url})`, 'service', 'slipway-cli', 'server', env.server.url]));
+
+    const who = await slip(cli, ['whoami', '--json'], { home: h, env: withKeychain });
+    expect(json(who.stdout)).toMatchObject({ credentials: 'token', stored_in: 'keychain', projects: [{ id: project.id }] });
+    const logout = await slip(cli, ['logout'], { home: h, env: withKeychain });
+    expect(logout.code).toBe(0);
+    expect(readdirSync(keychain.keyring)).toEqual([]);
+  });
+
+  it('where secret-tool is there but no Secret Service answers, login says why and uses the file; with the file not allowed it refuses (exit 5)', async () => {
+    const broken = { PATH: fakeSecretTool(true).pathDir };
+    const h = home();
+    const login = await slip(cli, ['login', '--with-token', '--url', env.server.url], { home: h, input: apiKey, env: broken });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toContain('no OS keychain answered: no Secret Service answered (Cannot autolaunch D-Bus without X11 $DISPLAY)');
+    expect(statSync(path.join(h, '.config', 'slipway', 'credentials.json')).mode & 0o777).toBe(0o600);
+    const refused = await slip(cli, ['login', '--with-token', '--url', env.server.url, '--store', 'keychain'], { home: home(), input: apiKey, env: broken });
+    expect(refused.code).toBe(5);
   });
 
   it('a credentials file that others can read is refused (exit 5), not used', async () => {
