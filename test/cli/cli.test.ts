@@ -465,23 +465,25 @@ describe('slip login: the device authorization grant (RFC 8628) of the client sl
 
       const page = await browser.newPage();
       await page.goto(complete);
-      for (let step = 0; step < 6; step += 1) {
+      // The code form, the sign-in and the confirm page, in whatever order the server shows them, until
+      // a page with none of them (the end page).
+      for (let step = 0; step < 8; step += 1) {
         if ((await page.locator('input[name="email"]').count()) > 0) {
           await page.getByLabel('Email').fill(env.owner.email);
           await page.getByLabel('Password').fill(env.owner.password);
           await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Sign in' }).click()]);
         } else if ((await page.getByRole('button', { name: 'Allow' }).count()) > 0) {
           await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Allow' }).click()]);
-          break;
         } else if ((await page.locator('input[name="user_code"]').count()) > 0) {
           expect(await page.locator('input[name="user_code"]').inputValue()).toBe(code);
           await Promise.all([page.waitForLoadState('load'), page.locator('form:has(input[name="user_code"]) [type="submit"]').first().click()]);
         } else {
-          throw new Error(`stuck at ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`);
+          break;
         }
       }
+      const endPage = `${page.url()}: ${(await page.locator('body').innerText()).slice(0, 300)}`;
       const done = await login;
-      expect(done.code, done.stderr).toBe(0);
+      expect(done.code, `${done.stderr}\nthe browser ended at ${endPage}`).toBe(0);
       expect(json(done.stdout)).toMatchObject({ url: env.server.url, kind: 'oauth', user: { id: env.owner.id, email: env.owner.email }, account: { id: env.owner.accountId }, store: 'file' });
 
       const file = path.join(h, '.config', 'slipway', 'credentials.json');
@@ -501,27 +503,13 @@ describe('slip login: the device authorization grant (RFC 8628) of the client sl
       const bearer = await fetch(`${env.server.url}/v1/users/me`, { headers: { authorization: `Bearer ${stored.tokens.accessToken}` } });
       expect(bearer.status).toBe(401);
 
-      // Expired: the next command refreshes it with a proof of the same key and stores the new one.
-      writeFileSync(file, JSON.stringify({ servers: { [env.server.url]: { ...stored, tokens: { ...stored.tokens, expiresAt: 0 } } } }), { mode: 0o600 });
-      const refreshed = await slip(cli, ['projects', '--json'], { home: h });
-      expect(refreshed.code, refreshed.stderr).toBe(0);
-      const after = json(readFileSync(file, 'utf8')).servers[env.server.url];
-      expect(after.tokens.accessToken).not.toBe(stored.tokens.accessToken);
-      expect(after.tokens.expiresAt).toBeGreaterThan(Date.now());
-
-      // Several commands at once, all finding the token expired: each refreshes (a bound refresh token
-      // does not rotate, so none ends the grant) and the file stays whole (written and renamed).
-      writeFileSync(file, JSON.stringify({ servers: { [env.server.url]: { ...after, tokens: { ...after.tokens, expiresAt: 0 } } } }), { mode: 0o600 });
-      const together = await Promise.all(Array.from({ length: 5 }, () => slip(cli, ['whoami', '--json'], { home: h })));
-      expect(together.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
-      expect(json(readFileSync(file, 'utf8')).servers[env.server.url].tokens.expiresAt).toBeGreaterThan(Date.now());
-
+      // Refresh, several commands at once and the stored key: the stored-sign-in test above.
       // Logout revokes the refresh token: a copy kept aside no longer works.
       const logout = await slip(cli, ['logout', '--json'], { home: h });
       expect(logout.code, logout.stderr).toBe(0);
       expect(json(logout.stdout)).toEqual({ url: env.server.url, signed_out: true, revoked: true });
       expect(existsSync(file)).toBe(false);
-      writeFileSync(file, JSON.stringify({ servers: { [env.server.url]: { ...after, tokens: { ...after.tokens, expiresAt: 0 } } } }), { mode: 0o600 });
+      writeFileSync(file, JSON.stringify({ servers: { [env.server.url]: { ...stored, tokens: { ...stored.tokens, expiresAt: 0 } } } }), { mode: 0o600 });
       const revoked = await slip(cli, ['whoami'], { home: h });
       expect(revoked.code).toBe(3);
     } finally {
