@@ -29,7 +29,7 @@ const ONE_WAY = [
 const oneWayBut = (home) => ['error', ...ONE_WAY.filter(([file]) => file !== home).flatMap(([, rules]) => rules)];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'keys/', 'test-artifacts/', 'coverage/', 'sdk/typescript/dist/', 'sdk/typescript/src/generated/', 'sdk/python/', 'sdk/go/'] },
+  { ignores: ['dist/', 'node_modules/', '.tools/', 'data/', 'keys/', 'test-artifacts/', 'coverage/', 'sdk/typescript/dist/', 'cli/dist/', 'sdk/typescript/src/generated/', 'sdk/python/', 'sdk/go/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -33,6 +33,7 @@ export const DOCUMENTDB_EXCLUDE: Record<string, string> = {
   'test/http/clientAddress.test.ts': 'client addresses from X-Forwarded-For, no database',
   'test/http/corsOrigins.test.ts': "the CORS allow-list's cache over an in-memory list of clients, no database",
   'test/http/schemathesis.test.ts': "fuzzes the HTTP API's shapes against its OpenAPI document (Python, minutes), not storage",
+  'test/cli/cli.test.ts': "the user CLI installed from the checkout (npm, tsc: most of its minute) and run against the API: the CLI, not storage",
   'test/examples/spa.test.ts': "the browser example signing in and reading one list through Chromium: the example, not storage",
 };
 

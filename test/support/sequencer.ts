@@ -11,6 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const SLOW_FIRST = [
   'test/perf/bulkDelete.test.ts',
   'test/http/schemathesis.test.ts',
+  'test/cli/cli.test.ts',
   'test/ops/cliAdmin.test.ts',
   'test/v1/authorization.test.ts',
   'test/dashboard/pages.test.ts',
