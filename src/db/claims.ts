@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MongoServerError, type Collection, type Filter, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Filter, type OptionalUnlessRequiredId } from 'mongodb';
 import { deleteInBatches } from './deleteInBatches.ts';
 
 /*
@@ -82,6 +82,32 @@ export async function claimOnce<T extends { _id: string }>(collection: Collectio
     },
     () => false,
   );
+}
+
+/**
+ * Inserts `claim` and, only if this caller inserted it, `follows` after it, in one ordered insert of one
+ * collection (one round trip): true when this caller holds the claim (and `follows` were written), false
+ * when someone, on any instance, had taken it (then nothing was written: an ordered insert stops at its
+ * first failure). Of any number of concurrent callers with the same key exactly one gets true. A conflict
+ * on one of `follows` (never expected: they carry fresh keys) is thrown, with the claim kept.
+ */
+export async function claimWith<T extends { _id: string }>(collection: Collection<T>, claim: NoInfer<OptionalUnlessRequiredId<T>>, follows: NoInfer<OptionalUnlessRequiredId<T>>[]): Promise<boolean> {
+  try {
+    await collection.insertMany([claim, ...follows], { ordered: true });
+    return true;
+  } catch (err) {
+    if (isDuplicateKeyError(err) && firstFailedIndex(err) === 0) return false;
+    throw err;
+  }
+}
+
+/** The index of the first document an ordered insert refused (0 when the error names none). */
+function firstFailedIndex(err: unknown): number {
+  if (err instanceof MongoBulkWriteError) {
+    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    return Math.min(...errors.map((e) => e.index));
+  }
+  return 0;
 }
 
 /**
