@@ -6,6 +6,7 @@ import { createProject, useApiServer } from '../support/fixtures.ts';
 import type { TestUser } from '../support/tokens.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
 import { collectionName } from '../../src/repositories/oidc/index.ts';
+import { keyDerivations } from '../../src/keys/secretBox.ts';
 
 /**
  * Database round trips per request on the hot paths, counted with the driver's command monitoring on
@@ -22,11 +23,13 @@ let api: Api;
 let owner: TestUser;
 
 /**
- * Database commands the server sent per call of `request`, over REPEAT sequential calls (after one
+ * Database commands the server sent per call of `request` (and keys it derived from secrets to seal or
+ * open artifacts, src/keys/secretBox.ts: the server runs in this process), over REPEAT sequential calls (after one
  * unmeasured call); each named with its collection where it has one, e.g. `find oidc_grant`.
  */
-async function commandsPerRequest(request: () => Promise<unknown>): Promise<{ perRequest: number; commands: string[] }> {
+async function commandsPerRequest(request: () => Promise<unknown>): Promise<{ perRequest: number; commands: string[]; derivationsPerRequest: number }> {
   await request();
+  const derivedBefore = keyDerivations();
   const commands: string[] = [];
   const client = env.server.running.container.database.client;
   const seen = (event: { commandName: string; command: Record<string, unknown> }) => {
@@ -39,7 +42,7 @@ async function commandsPerRequest(request: () => Promise<unknown>): Promise<{ pe
   } finally {
     client.off('commandStarted', seen);
   }
-  return { perRequest: commands.length / REPEAT, commands };
+  return { perRequest: commands.length / REPEAT, commands, derivationsPerRequest: (keyDerivations() - derivedBefore) / REPEAT };
 }
 
 /** Each distinct command with how many times per request it was sent, most frequent first: `2 × find oidc_grant`. */
@@ -92,10 +95,12 @@ describe('database commands per request', () => {
     const credentials = { clientId: client._id, clientSecret: clientSecret! };
     const first = await obtainTokens({ issuer: env.server.issuer, ...credentials, redirectUri: REDIRECT_URI, scope: 'read write', email: owner.email, password: owner.password });
     expect(first.refresh_token).toBeTruthy();
-    const { perRequest, commands } = await commandsPerRequest(async () => {
+    const { perRequest, commands, derivationsPerRequest } = await commandsPerRequest(async () => {
       const tokens = await tokenRequest(env.server.issuer, credentials, { grant_type: 'refresh_token', refresh_token: first.refresh_token! });
       expect(tokens.access_token).toBeTruthy();
     });
+    // The refresh token's key was derived when it was first opened; the grant is held opened.
+    expect(derivationsPerRequest, 'key derivations per refresh').toBe(0);
     // Measured, printed: which commands a refresh sends (bench/RESULTS.md's profile of the refresh grant).
     console.log(`refresh, confidential client: ${perRequest} commands per request: ${perRequestTally(commands).join(', ')}`);
     expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(1.25);
@@ -112,7 +117,7 @@ describe('database commands per request', () => {
     const clientId = await env.tokens.publicClient(owner.accountId, true);
     let refreshToken = (await env.tokens.forUser(owner, 'read', { clientId, withRefresh: true })).refresh_token!;
     expect(refreshToken).toBeTruthy();
-    const { perRequest, commands } = await commandsPerRequest(async () => {
+    const { perRequest, commands, derivationsPerRequest } = await commandsPerRequest(async () => {
       const tokens = await tokenRequest(env.server.issuer, { clientId }, { grant_type: 'refresh_token', refresh_token: refreshToken });
       expect(tokens.refresh_token).toBeTruthy();
       expect(tokens.refresh_token).not.toBe(refreshToken);
@@ -120,6 +125,8 @@ describe('database commands per request', () => {
     });
     console.log(`refresh, public client (rotated): ${perRequest} commands per request: ${perRequestTally(commands).join(', ')}`);
     expect(perRequest, commands.join(', ')).toBeLessThanOrEqual(3.25);
+    // One key per rotation, the new token's (derived to seal it); the presented one was sealed here, its key held.
+    expect(derivationsPerRequest, 'key derivations per rotation').toBe(1);
     expect(commands.filter((c) => FROM_MEMORY.includes(c)), 'client and user from memory').toEqual([]);
     expect(commands.filter((c) => c === 'find oidc_grant'), 'grant from memory').toEqual([]);
     // Single use: every rotation claims the token it consumes together with storing its successor, one insert.
