@@ -3,12 +3,17 @@
  * `node src/main.ts`) on FerretDB, or on MONGODB_URI when set, measured with autocannon over loopback,
  * database commands per request (from the server's /metrics), CPU milliseconds per request of the server
  * and of the embedded database (from /proc), and the server's peak RSS; the token endpoint
- * scenarios beside a bare oidc-provider (in-memory adapter) and the /v1 ones beside a bare node:http
+ * scenarios beside a bare oidc-provider (in-memory adapter) and a fair peer (the same oidc-provider on
+ * a plain MongoDB adapter, bench/lib/peerMongoAdapter.ts, on its own embedded FerretDB), in alternating
+ * rounds (bench/lib/rounds.ts), and the /v1 ones beside a bare node:http
  * baseline. Exits non-zero when any scenario saw errors or non-2xx answers.
  *
  *   BENCH_SECONDS         measured seconds per scenario (default 10)
  *   BENCH_CONNECTIONS     concurrent connections (default 10)
  *   BENCH_WARMUP_SECONDS  unmeasured seconds before each scenario (default 1)
+ *   BENCH_ROUNDS          rounds of a token scenario with a fair peer (default 5): it, the bare provider and
+ *                         the peer (oidc-provider on a plain MongoDB adapter, on an embedded FerretDB of
+ *                         its own) are measured in alternating rounds; ratios per round, median, range
  *   BENCH_SCENARIOS       comma-separated scenario ids to run (default: all but the opt-in ones, e.g.
  *                         token-refresh-public-history; see bench/scenarios/)
  *   BENCH_REFRESH_HISTORY used refresh tokens seeded for token-refresh-public-history (default 100000)
@@ -41,7 +46,8 @@ import { runScaling } from './scaling.ts';
 import { runTenantIsolation } from './tenants.ts';
 import type { ScenarioResult } from './lib/types.ts';
 import { SCENARIOS } from './scenarios/index.ts';
-import { intSetting } from './lib/settings.ts';
+import { benchRounds, intSetting } from './lib/settings.ts';
+import { formatRoundComparisons, runAlternating, type AlternatingRun } from './lib/rounds.ts';
 
 /**
  * The contract's 600 token requests/minute per client would cap every token scenario at 10 req/s; the
@@ -145,7 +151,27 @@ async function main(): Promise<number> {
     if (tenants) results.push(...tenants.results);
     const scaling = process.env.BENCH_SCALING === '1' ? await runScaling(ctx, options) : undefined;
     if (scaling) for (const row of scaling.results.values()) results.push(...row);
+    // A scenario with a fair peer runs with its baseline and its peer in alternating rounds.
+    const alternating = new Map<string, AlternatingRun>();
+    const grouped = new Set<string>();
     for (const scenario of scaling || tenants ? [] : scenarios) {
+      if (!scenario.peer) continue;
+      const group = [scenario, ...scenarios.filter((s) => s.id === scenario.compareTo || s.id === scenario.peer!.id)];
+      for (const member of group) grouped.add(member.id);
+    }
+    for (const scenario of scaling || tenants ? [] : scenarios) {
+      if (scenario.peer) {
+        const group = [scenario, ...scenarios.filter((s) => s.id === scenario.compareTo || s.id === scenario.peer!.id)];
+        try {
+          const run = await runAlternating(group, ctx, options, benchRounds(), progress);
+          alternating.set(scenario.id, run);
+          results.push(...run.results);
+        } catch (err) {
+          broken.push(`${scenario.title}: ${(err as Error).message}`);
+        }
+        continue;
+      }
+      if (grouped.has(scenario.id)) continue;
       progress(`${scenario.title}: ${options.warmupSeconds} s warm-up, ${options.seconds} s measured, ${options.connections} connections`);
       try {
         results.push(await runScenario(scenario, ctx, options));
@@ -170,7 +196,11 @@ async function main(): Promise<number> {
       console.log(scaling.table);
       console.log(`seeding (every dataset, insertMany of 1,000): ${[...scaling.seedSeconds].map(([n, sec]) => `to ${n.toLocaleString('en')} in ${sec.toFixed(1)} s`).join(', ')}`);
     } else if (results.length && !tenants) console.log(formatTable(results));
-    const comparisons = formatComparisons(scenarios, results);
+    const comparisons = formatComparisons(scenarios.filter((s) => !s.peer), results);
+    for (const scenario of scenarios) {
+      const run = alternating.get(scenario.id);
+      if (run) comparisons.push(...formatRoundComparisons(scenario, run));
+    }
     if (comparisons.length) console.log(['', 'ours / baseline:', ...comparisons.map((l) => `  ${l}`)].join('\n'));
     console.log('');
     console.log(`server peak RSS (VmHWM, whole run): ${mib(peak)} MiB`);

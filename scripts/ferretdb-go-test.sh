@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the Go tests of the FerretDB packages Slipway patches (tools/ferretdb/patches), in the patched
 # source tree that `slipway db build-embedded` prepared (and builds first if needed). Fast packages only
-# (about a minute): the SQLite backend and its metadata, the sjson encoding, the handler's common code.
+# (about a minute): the SQLite backend and its metadata, the sjson encoding, the handler's common code,
+# resource tracking.
 #
 #   scripts/ferretdb-go-test.sh            # go test -count=1 on those packages
 #   scripts/ferretdb-go-test.sh -v -run X  # extra arguments go to `go test`
@@ -21,7 +22,8 @@ status=0
 go test -count=1 "$@" \
   ./internal/backends/sqlite/... \
   ./internal/handler/sjson/ \
-  ./internal/handler/common/ 2>&1 | grep -v -E '^\s+logging\.go:[0-9]+: ' || status=1
+  ./internal/handler/common/ \
+  ./internal/util/resource/ 2>&1 | grep -v -E '^\s+logging\.go:[0-9]+: ' || status=1
 # Test databases a failing test keeps for debugging.
 find internal/backends/sqlite -maxdepth 2 -type d -name 'test*' -newer go.mod -exec rm -rf {} + 2>/dev/null || true
 exit "$status"

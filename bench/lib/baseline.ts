@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import { PROJECT_ROOT } from '../../src/config/index.ts';
-import { freePort } from '../../src/db/embeddedFerretdb.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { FERRETDB_VERSION, ensureFerretdbBinary, freePort, startFerretdb } from '../../src/db/embeddedFerretdb.ts';
 
 /** The bare oidc-provider baseline's static clients (bench/lib/oidcBaselineServer.ts). */
 export const BARE_CONFIDENTIAL = { clientId: 'bench-confidential', clientSecret: 'bench-confidential-secret-0123456789abcdef' };
@@ -9,6 +12,8 @@ export const BARE_PUBLIC = { clientId: 'bench-public' };
 export interface BaselineProcess {
   url: string;
   pid: number;
+  /** Its database's process (the fair peer's embedded FerretDB), whose CPU is measured per request too. */
+  databasePid?: number;
   stop(): Promise<void>;
 }
 
@@ -25,6 +30,36 @@ export async function startBaseline(env: { uri: string; db: string; accountId: s
 /** Starts bench/lib/oidcBaselineServer.ts (bare oidc-provider, in-memory adapter) and waits until it answers. */
 export async function startOidcBaseline(): Promise<BaselineProcess> {
   return await startBaselineScript('bench/lib/oidcBaselineServer.ts', {});
+}
+
+/**
+ * The fair peer: the same oidc-provider on a plain MongoDB adapter (bench/lib/peerMongoAdapter.ts), on an
+ * embedded FerretDB of its own started from the project's binary (FERRETDB_BINARY when set, as Slipway's),
+ * so neither shares the other's database process.
+ */
+export async function startOidcPeer(): Promise<BaselineProcess> {
+  const binary = process.env.FERRETDB_BINARY || (await ensureFerretdbBinary(PROJECT_ROOT, FERRETDB_VERSION));
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'slipway-bench-peer-'));
+  const synchronous = process.env.EMBEDDED_SQLITE_SYNCHRONOUS === 'full' ? 'full' : 'normal';
+  const ferretdb = await startFerretdb({ binary, dataDir: dir, synchronous });
+  const stopDatabase = async () => {
+    await ferretdb.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const peer = await startBaselineScript('bench/lib/oidcBaselineServer.ts', { BASELINE_MONGODB_URI: ferretdb.uri, BASELINE_DB: 'peer' });
+    return {
+      ...peer,
+      databasePid: ferretdb.pid,
+      async stop() {
+        await peer.stop();
+        await stopDatabase();
+      },
+    };
+  } catch (err) {
+    await stopDatabase();
+    throw err;
+  }
 }
 
 async function startBaselineScript(script: string, extraEnv: Record<string, string>): Promise<BaselineProcess> {

@@ -44,19 +44,47 @@ export function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-export async function runScenario(scenario: Scenario, ctx: BenchContext, options: LoadOptions): Promise<ScenarioResult> {
+/** A scenario prepared, checked with its first request and warmed up, ready for measured rounds. */
+export interface StartedScenario {
+  scenario: Scenario;
+  prepared: PreparedScenario;
+  url: string;
+  common: { url: string; connections: number; pipelining: number; timeout: number; requests: Request[] };
+}
+
+/** Prepares the scenario, sends its first request (it must answer 2xx) and warms it up. */
+export async function startScenario(scenario: Scenario, ctx: BenchContext, options: LoadOptions): Promise<StartedScenario> {
   const prepared: PreparedScenario = await scenario.prepare(ctx);
   const url = prepared.url ?? ctx.server.url;
-  if (!LOOPBACK.has(new URL(url).hostname)) throw new Error(`${scenario.id}: the benchmark only targets loopback, not ${url}`);
   try {
+    if (!LOOPBACK.has(new URL(url).hostname)) throw new Error(`${scenario.id}: the benchmark only targets loopback, not ${url}`);
     await preflight(url, prepared.requests[0]!);
     const common = { url, connections: prepared.connections ?? options.connections, pipelining: 1, timeout: prepared.timeoutSeconds ?? 10, requests: prepared.requests };
     if (prepared.warmup !== false && options.warmupSeconds > 0) await autocannon({ ...common, duration: options.warmupSeconds });
+    return { scenario, prepared, url, common };
+  } catch (err) {
+    await prepared.close?.();
+    throw err;
+  }
+}
 
+export async function runScenario(scenario: Scenario, ctx: BenchContext, options: LoadOptions): Promise<ScenarioResult> {
+  const started = await startScenario(scenario, ctx, options);
+  try {
+    return await measureRound(started, ctx, options);
+  } finally {
+    await started.prepared.close?.();
+  }
+}
+
+/** One measured run of `options.seconds` of a started scenario. */
+export async function measureRound(started: StartedScenario, ctx: BenchContext, options: LoadOptions): Promise<ScenarioResult> {
+  const { scenario, prepared, common } = started;
+  {
     const countsCommands = prepared.url === undefined;
     const commandsBefore = countsCommands ? await ctx.databaseCommands() : 0;
     const serverPid = prepared.pid ?? ctx.server.pid;
-    const databasePid = countsCommands ? ctx.databasePid : undefined;
+    const databasePid = prepared.databasePid ?? (countsCommands ? ctx.databasePid : undefined);
     const cpuBefore = { server: procCpuMs(serverPid), database: databasePid === undefined ? undefined : procCpuMs(databasePid) };
     const sampler = sampleRss(serverPid);
     let measured: Awaited<ReturnType<typeof measure>>;
@@ -93,7 +121,5 @@ export async function runScenario(scenario: Scenario, ctx: BenchContext, options
       databaseCpuMsPerRequest: perRequest(cpuBefore.database, cpuAfter.database),
       statusCodes,
     };
-  } finally {
-    await prepared.close?.();
   }
 }

@@ -8,12 +8,19 @@
  * Refresh tokens are minted in-process through the provider's own models (a grant, then a refresh token
  * from it), as a code exchange would store them, and handed out by GET /baseline/refresh-tokens.
  *
+ * With BASELINE_MONGODB_URI it is the fair peer instead: the same provider on a plain MongoDB adapter
+ * (./peerMongoAdapter.ts, the shape of oidc-provider's own example) in database BASELINE_DB, what a team
+ * would deploy instead of Slipway; bench/lib/baseline.ts starts it on an embedded FerretDB of its own,
+ * from the project's binary.
+ *
  * Run as a child process by bench/lib/baseline.ts (so autocannon does not share its event loop):
- *   BASELINE_PORT, BASELINE_AUDIENCE
+ *   BASELINE_PORT, BASELINE_AUDIENCE, BASELINE_MONGODB_URI, BASELINE_DB
  */
 import http from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
+import { MongoClient } from 'mongodb';
 import Provider, { type Configuration } from 'oidc-provider';
+import { ensurePeerIndexes, peerAdapterClass } from './peerMongoAdapter.ts';
 import { BARE_CONFIDENTIAL, BARE_PUBLIC } from './baseline.ts';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
@@ -66,6 +73,13 @@ async function main(): Promise<void> {
     extraTokenClaims: (_ctx, token) => ({ acct: 'acct-bench', gid: (token as { grantId?: string }).grantId }),
     ttl: { AccessToken: 3600, ClientCredentials: 3600, AuthorizationCode: 60, RefreshToken: 30 * 24 * 3600, Grant: 365 * 24 * 3600, Session: 14 * 24 * 3600, Interaction: 3600 },
   };
+  const mongodbUri = process.env.BASELINE_MONGODB_URI;
+  if (mongodbUri) {
+    const client = await new MongoClient(mongodbUri).connect();
+    const db = client.db(process.env.BASELINE_DB ?? 'peer');
+    await ensurePeerIndexes(db, ['Session', 'AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'ClientCredentials', 'Interaction', 'ReplayDetection', 'PushedAuthorizationRequest', 'Grant']);
+    configuration.adapter = peerAdapterClass(db);
+  }
   const provider = new Provider(issuer, configuration);
 
   async function mintRefreshToken(clientId: string): Promise<string> {

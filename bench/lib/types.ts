@@ -30,6 +30,8 @@ export interface PreparedScenario {
   url?: string;
   /** Whose memory to sample; defaults to the Slipway server. */
   pid?: number;
+  /** The database process of another target (the fair peer's FerretDB), whose CPU per request is measured. */
+  databasePid?: number;
   /** Concurrent connections for this scenario (default BENCH_CONNECTIONS); the title should say so. */
   connections?: number;
   /** Per-request timeout in seconds (default 10). */
@@ -55,6 +57,12 @@ export interface Scenario {
   optIn?: boolean;
   /** The least share of the baseline's req/s this scenario should reach (printed as met or not). */
   target?: number;
+  /**
+   * The fair peer (oidc-provider on a plain MongoDB adapter, bench/lib/peerMongoAdapter.ts) and the least
+   * ratio of req/s to it. A scenario with a peer runs in alternating rounds with its baseline and peer
+   * (BENCH_ROUNDS), and the report gives the ratio of each round, their median and range.
+   */
+  peer?: { id: string; target: number };
   prepare(ctx: BenchContext): Promise<PreparedScenario>;
 }
 

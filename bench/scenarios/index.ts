@@ -2,7 +2,18 @@ import type { Scenario } from '../lib/types.ts';
 import { getProjectApiKey, getProjectBaseline, getProjectJwt } from './projectGet.ts';
 import { healthz } from './system.ts';
 import { getProjectDpop, refreshPublicDpop } from './dpop.ts';
-import { clientCredentials, clientCredentialsBare, refreshConfidential, refreshConfidentialBare, refreshPublicAfterHistory, refreshPublicRotating, refreshPublicRotatingBare } from './token.ts';
+import {
+  clientCredentials,
+  clientCredentialsBare,
+  clientCredentialsPeer,
+  refreshConfidential,
+  refreshConfidentialBare,
+  refreshConfidentialPeer,
+  refreshPublicAfterHistory,
+  refreshPublicRotating,
+  refreshPublicRotatingBare,
+  refreshPublicRotatingPeer,
+} from './token.ts';
 import { createDeployment, createDeploymentBaseline, listProjects, listProjectsBaseline, listProjectsSmall, listProjectsSmallBaseline } from './v1.ts';
 
 /**
@@ -13,10 +24,13 @@ export const SCENARIOS: Scenario[] = [
   healthz,
   clientCredentials,
   clientCredentialsBare,
+  clientCredentialsPeer,
   refreshConfidential,
   refreshConfidentialBare,
+  refreshConfidentialPeer,
   refreshPublicRotating,
   refreshPublicRotatingBare,
+  refreshPublicRotatingPeer,
   refreshPublicDpop,
   // Opt-in: seeds (and afterwards removes) 100,000 used refresh tokens.
   refreshPublicAfterHistory,

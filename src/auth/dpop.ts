@@ -1,5 +1,6 @@
 import { createHash, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWTPayload } from 'jose';
+import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { Context } from 'koa';
 import type { Config } from '../config/index.ts';
 import { DPOP_ALGORITHMS, invalidDpopProof, useDpopNonce } from '../errors.ts';
@@ -55,6 +56,36 @@ export class DpopNonces {
   }
 }
 
+/** A proof key as imported for verification, with its thumbprint (RFC 7638). */
+interface ProofKey {
+  key: Awaited<ReturnType<typeof importJWK>>;
+  thumbprint: string;
+}
+
+/**
+ * Proof keys imported once and held (a client signs every proof with the same key): the JWK's public
+ * members and the `alg` name the entry, so a header with another key or algorithm imports its own.
+ * What is held is public. At most 10,000 keys.
+ */
+const proofKeys = new LRUCache<string, Promise<ProofKey>>({ max: 10_000 });
+
+function proofKey(jwk: JWK, alg: unknown): Promise<ProofKey> {
+  const name = JSON.stringify([alg, jwk.kty, jwk.crv, jwk.x, jwk.y, jwk.n, jwk.e]);
+  let held = proofKeys.get(name);
+  if (!held) {
+    held = (async () => {
+      if (typeof alg !== 'string') throw invalidDpopProof('The DPoP proof needs an alg.');
+      const key = await importJWK({ ...jwk, ext: true }, alg);
+      if (key instanceof Uint8Array || key.type !== 'public') throw invalidDpopProof('The DPoP proof must carry a public key in its header.');
+      return { key, thumbprint: await calculateJwkThumbprint(jwk) };
+    })();
+    // A key that does not import is not held: the next proof with it is refused the same way.
+    held.catch(() => proofKeys.delete(name));
+    proofKeys.set(name, held);
+  }
+  return held;
+}
+
 export interface DpopVerifierDeps {
   config: Pick<Config, 'publicUrl' | 'dpopNonceRequired'>;
   nonceSecret: Buffer;
@@ -84,8 +115,11 @@ export function createDpopVerifier({ config, nonceSecret, proofs }: DpopVerifier
     try {
       const header = decodeProtectedHeader(proof);
       if (!header.jwk || typeof header.jwk !== 'object' || 'd' in header.jwk) throw invalidDpopProof('The DPoP proof must carry a public key in its header.');
-      ({ payload } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS] }));
-      thumbprint = await calculateJwkThumbprint(header.jwk);
+      if (typeof header.alg !== 'string' || !(DPOP_ALGORITHMS as readonly string[]).includes(header.alg)) throw invalidDpopProof('The DPoP proof is not a valid dpop+jwt signed with ES256, Ed25519 or EdDSA by the key in its header.');
+      // The key in the header, imported once per key (proofKeys); the signature is verified every time.
+      const held = await proofKey(header.jwk, header.alg);
+      ({ payload } = await jwtVerify(proof, held.key, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS] }));
+      thumbprint = held.thumbprint;
     } catch (err) {
       if (err instanceof Error && 'code' in err && err.code === 'invalid_dpop_proof') throw err;
       throw invalidDpopProof('The DPoP proof is not a valid dpop+jwt signed with ES256, Ed25519 or EdDSA by the key in its header.');

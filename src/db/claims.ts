@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MongoServerError, type Collection, type Filter, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Filter, type OptionalUnlessRequiredId } from 'mongodb';
 import { deleteInBatches } from './deleteInBatches.ts';
 
 /*
@@ -82,6 +82,87 @@ export async function claimOnce<T extends { _id: string }>(collection: Collectio
     },
     () => false,
   );
+}
+
+/**
+ * Inserts `claim` and, only if this caller inserted it, `follows` after it, in one ordered insert of one
+ * collection (one round trip): true when this caller holds the claim (and `follows` were written), false
+ * when someone, on any instance, had taken it (then nothing was written: an ordered insert stops at its
+ * first failure). Of any number of concurrent callers with the same key exactly one gets true. A conflict
+ * on one of `follows` (never expected: they carry fresh keys) is thrown, with the claim kept.
+ */
+export async function claimWith<T extends { _id: string }>(collection: Collection<T>, claim: NoInfer<OptionalUnlessRequiredId<T>>, follows: NoInfer<OptionalUnlessRequiredId<T>>[]): Promise<boolean> {
+  try {
+    await collection.insertMany([claim, ...follows], { ordered: true });
+    return true;
+  } catch (err) {
+    if (isDuplicateKeyError(err) && firstFailedIndex(err) === 0) return false;
+    throw err;
+  }
+}
+
+/** The index of the first document an ordered insert refused (0 when the error names none). */
+function firstFailedIndex(err: unknown): number {
+  if (err instanceof MongoBulkWriteError) {
+    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    return Math.min(...errors.map((e) => e.index));
+  }
+  return 0;
+}
+
+/**
+ * Whether one document's failure in a multi-document insert (a write error of an insertMany) was its
+ * unique key taken: the single-document forms of isDuplicateKeyError, read from the write error.
+ */
+function isDuplicateWriteError(e: { code?: number; errmsg?: string }): boolean {
+  if (e.code === 11000 || e.code === POSTGRES_DEADLOCK_DETECTED) return true;
+  return e.code === 1 && /UNIQUE constraint failed|conflicting key value violates exclusion constraint/.test(e.errmsg ?? '');
+}
+
+/**
+ * Claims many at once, as many callers of claimOnce would (group commit): each call waits for its own
+ * answer, true for the one caller (on any instance) that inserted its document. A call made while no
+ * insert is in flight is sent at once, alone; calls made while one is in flight wait for it and go
+ * together, in one unordered insert of up to `maxBatch` documents, where each document's unique-key
+ * refusal answers its caller only. So nothing waits longer than one insert, and under load many claims
+ * cost one round trip. Two calls with the same key in one batch: one wins, as with claimOnce.
+ */
+export function batchedClaims<T extends { _id: string }>(collection: Collection<T>, maxBatch = 256): (doc: NoInfer<OptionalUnlessRequiredId<T>>) => Promise<boolean> {
+  type Waiting = { doc: OptionalUnlessRequiredId<T>; resolve: (won: boolean) => void; reject: (err: unknown) => void };
+  let queue: Waiting[] = [];
+  let sending = false;
+  async function send(): Promise<void> {
+    sending = true;
+    while (queue.length) {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(maxBatch);
+      try {
+        const taken = await insertEach(collection, batch.map((w) => w.doc));
+        batch.forEach((w, i) => w.resolve(!taken.has(i)));
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    sending = false;
+  }
+  return (doc) =>
+    new Promise<boolean>((resolve, reject) => {
+      queue.push({ doc, resolve, reject });
+      if (!sending) void send();
+    });
+}
+
+/** One unordered insert of `docs`: the indexes of those whose unique key was taken. Any other failure is thrown. */
+async function insertEach<T extends { _id: string }>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<Set<number>> {
+  try {
+    await collection.insertMany(docs, { ordered: false });
+    return new Set();
+  } catch (err) {
+    if (!(err instanceof MongoBulkWriteError)) throw err;
+    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    if (!errors.length || !errors.every((e) => isDuplicateWriteError(e))) throw err;
+    return new Set(errors.map((e) => e.index));
+  }
 }
 
 /**

@@ -24,6 +24,7 @@ export function createMetrics() {
     new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
   const httpDuration = histogram('slipway_http_request_duration_seconds', 'HTTP request duration by method, route and status', ['method', 'route', 'status']);
   const httpTotal = counter('slipway_http_requests_total', 'HTTP requests by method, route and status', ['method', 'route', 'status']);
+  const httpSeries = new Map<string, { duration: { observe(seconds: number): void }; total: { inc(): void } }>();
   return {
     registry,
     logins: counter('slipway_logins_total', 'Sign-ins on the authorization server login page by outcome (ok, failed, throttled)', ['outcome']),
@@ -60,11 +61,21 @@ export function createMetrics() {
     webhookEndpointPaused(): void {
       this.webhookEndpointsPaused.inc();
     },
-    /** One HTTP request answered (src/http/requestContext.ts). */
+    /**
+     * One HTTP request answered (src/http/requestContext.ts). The labelled series of each method, route and
+     * status are looked up once and held (a bounded set: routes are labels of routeLabel, methods and
+     * statuses are few), so a request does not hash its labels twice.
+     */
     observe(method: string, route: string, status: number, seconds: number): void {
-      const labels = { method, route, status: String(status) };
-      httpDuration.observe(labels, seconds);
-      httpTotal.inc(labels);
+      const key = `${method} ${route} ${status}`;
+      let series = httpSeries.get(key);
+      if (!series) {
+        const labels = { method, route, status: String(status) };
+        series = { duration: httpDuration.labels(labels), total: httpTotal.labels(labels) };
+        httpSeries.set(key, series);
+      }
+      series.duration.observe(seconds);
+      series.total.inc();
     },
   };
 }

@@ -12,7 +12,17 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware {
     const incoming = ctx.get('X-Request-Id');
     const requestId = VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = logger.child({ request_id: requestId });
+    // The request's child logger is made when something logs through it; the access line below does not
+    // need it (most requests log nothing else, and a child costs as much as the line).
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      configurable: true,
+      enumerable: true,
+      get: () => (log ??= logger.child({ request_id: requestId })),
+      set: (value: Logger) => {
+        log = value;
+      },
+    });
     ctx.set('X-Request-Id', requestId);
     // An error that escapes every handler is answered by Koa after this line is written: log the status
     // Koa will send (the error's own 4xx, else 500), not the 404 the response still holds.
@@ -29,9 +39,9 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware {
       const route = routeLabel(ctx.path, (ctx as { _matchedRoute?: string })._matchedRoute);
       metrics.observe(ctx.method, route, status, seconds);
       // Only the path is logged: query strings can carry authorization parameters.
-      const line = { method: ctx.method, path: ctx.path, status, ms: Math.round(seconds * 1e4) / 10 };
-      if (ctx.path === '/healthz' || ctx.path === '/metrics') ctx.state.log.debug(line, 'request');
-      else ctx.state.log.info(line, 'request');
+      const line = { request_id: requestId, method: ctx.method, path: ctx.path, status, ms: Math.round(seconds * 1e4) / 10 };
+      if (ctx.path === '/healthz' || ctx.path === '/metrics') logger.debug(line, 'request');
+      else logger.info(line, 'request');
     }
   };
 }

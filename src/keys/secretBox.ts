@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { KEY_FILES, type KeyMaterial } from './keystore.ts';
@@ -76,25 +77,61 @@ function decrypt(key: Buffer, { iv, tag, ct }: Ciphertext, aad: string): string 
   return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
 }
 
+let derivations = 0;
+
 /** A 256-bit key derived from `secret` for one purpose (HKDF-SHA-256, empty salt, `info` names the purpose). */
-const keyFrom = (secret: string, info: string) => Buffer.from(hkdfSync('sha256', secret, '', info, 32));
+function keyFrom(secret: string, info: string): Buffer {
+  derivations += 1;
+  return Buffer.from(hkdfSync('sha256', secret, '', info, 32));
+}
+
+/** How many keys this process has derived from secrets (sealWithKeyFrom, openWithKeyFrom): tests count them per request. */
+export const keyDerivations = () => derivations;
+
+/**
+ * Keys derived from secrets, each derived once and then held for a while: the same key serves every
+ * seal and open under one secret (an artifact saved, then read on each presentation), and a derivation
+ * costs as much as the sealing itself. Held by the SHA-256 of the secret and the purpose, never the
+ * secret, at most `max` of them for at most `ttlMs` (the process holds what opens records it handled
+ * recently, as it held the secrets themselves while handling them). Nothing about the stored format
+ * changes: a key is the same whether it was derived now or earlier.
+ */
+export class DerivedKeys {
+  readonly #keys: LRUCache<string, Buffer>;
+  constructor(max: number, ttlMs: number) {
+    this.#keys = new LRUCache<string, Buffer>({ max, ttl: ttlMs });
+  }
+
+  for(secret: string, info: string): Buffer {
+    const name = `${info}\0${createHash('sha256').update(secret).digest('base64url')}`;
+    let key = this.#keys.get(name);
+    if (!key) {
+      key = keyFrom(secret, info);
+      this.#keys.set(name, key);
+    }
+    return key;
+  }
+}
+
+const derive = (secret: string, info: string, keys?: DerivedKeys) => (keys ? keys.for(secret, info) : keyFrom(secret, info));
 
 /**
  * Seals `plaintext` under a key derived from `secret` itself rather than a data key: only whoever
  * presents the secret (an authorization server artifact's id, which the database never holds) can open
- * it. `info` names the purpose, `aad` the record. base64url(iv ‖ tag ‖ ciphertext), a string.
+ * it. `info` names the purpose, `aad` the record. base64url(iv ‖ tag ‖ ciphertext), a string. With
+ * `keys`, the key is derived once per secret (DerivedKeys).
  */
-export function sealWithKeyFrom(secret: string, info: string, aad: string, plaintext: string): string {
-  const { iv, tag, ct } = encrypt(keyFrom(secret, info), plaintext, aad);
+export function sealWithKeyFrom(secret: string, info: string, aad: string, plaintext: string, keys?: DerivedKeys): string {
+  const { iv, tag, ct } = encrypt(derive(secret, info, keys), plaintext, aad);
   return Buffer.concat([iv, tag, ct]).toString('base64url');
 }
 
 /** Opens what sealWithKeyFrom sealed with the same secret, `info` and `aad`; undefined when it does not open. */
-export function openWithKeyFrom(secret: string, info: string, aad: string, sealed: string): string | undefined {
+export function openWithKeyFrom(secret: string, info: string, aad: string, sealed: string, keys?: DerivedKeys): string | undefined {
   try {
     const raw = Buffer.from(sealed, 'base64url');
     const parts = { iv: raw.subarray(0, IV_BYTES), tag: raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES), ct: raw.subarray(IV_BYTES + TAG_BYTES) };
-    return decrypt(keyFrom(secret, info), parts, aad);
+    return decrypt(derive(secret, info, keys), parts, aad);
   } catch {
     return undefined;
   }

@@ -48,6 +48,11 @@ export class RevokedGrantRepository {
     await claimOnce(this.collection, { _id: key, revoked_at: at, expires_at: new Date(at.getTime() + KEEP_SECONDS * 1000) });
   }
 
+  /** Calls `listener` with each key revoked in this process, at once (before it is written), for what holds grants in memory. */
+  onRevoked(listener: (key: string) => void): void {
+    this.#changes.on('revoked', listener);
+  }
+
   /** Whether any of the keys is listed: one lookup by `_id` each (for the introspection endpoint). */
   async anyListed(keys: string[]): Promise<boolean> {
     for (const key of keys) if (await this.collection.findOne({ _id: key }, { projection: { _id: 1 } })) return true;

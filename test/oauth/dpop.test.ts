@@ -126,6 +126,30 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
     }
   });
 
+  it('fresh proofs sent at once, on one instance and across two: each accepted once, their claims grouped into fewer inserts than requests', async () => {
+    for (const servers of [[a], [a, b]]) {
+      const proofs = await Promise.all(Array.from({ length: 20 }, () => dpopProof(key, { htm: 'GET', htu: projects(), accessToken })));
+      let inserts = 0;
+      const count = (event: { commandName: string; command: Record<string, unknown> }) => {
+        if (event.commandName === 'insert' && event.command.insert === 'dpop_proofs') inserts += 1;
+      };
+      const clients = servers.map((s) => s.running.container.database.client);
+      for (const client of clients) client.on('commandStarted', count);
+      try {
+        const results = await race(20, (i) => dpopCall(servers[i % servers.length]!.url, '/v1/projects', accessToken, proofs[i]!));
+        expect(results.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 200));
+      } finally {
+        for (const client of clients) client.off('commandStarted', count);
+      }
+      console.log(`/v1: 20 fresh proofs at once on ${servers.length} instance(s): ${inserts} inserts into dpop_proofs`);
+      expect(inserts).toBeGreaterThan(0);
+      expect(inserts).toBeLessThan(20);
+      // Each is claimed once: presented again, every one is refused, on either instance.
+      const again = await race(20, (i) => dpopCall(servers[(i + 1) % servers.length]!.url, '/v1/projects', accessToken, proofs[i]!));
+      expect(again.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 401));
+    }
+  });
+
   it('asks for a nonce when the proof iat is too old; the retry with the nonce succeeds (and that nonce is good on the other instance)', async () => {
     const iat = Math.floor(Date.now() / 1000) - 600;
     const stale = await dpopCall(a.url, '/v1/projects', accessToken, await dpopProof(key, { htm: 'GET', htu: projects(), accessToken, iat }));

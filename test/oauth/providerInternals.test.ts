@@ -148,6 +148,14 @@ describe('oidc-provider as the seam was checked against', () => {
     expect(isExpired?.get?.call({ exp: now - 1 })).toBe(true);
     expect(isExpired?.get?.call({ exp: now + 60 })).toBe(false);
     expect(fn(proto(one.Interaction).destroy)).toBeDefined();
+    // A rotated refresh token is claimed by its successor's save(): the refresh grant consumes the used
+    // token, then saves the one that replaces it, before it issues anything (the access token is saved after).
+    expect(fn(proto(one.RefreshToken).save)).toBeDefined();
+    const refreshGrant = readFileSync(new URL('../../node_modules/oidc-provider/lib/actions/grants/refresh_token.js', import.meta.url), 'utf8');
+    const [consumed, saved, issued] = ['await refreshToken.consume();', 'refreshTokenValue = await refreshToken.save();', 'await at.save();'].map((step) => refreshGrant.indexOf(step));
+    expect(consumed).toBeGreaterThan(-1);
+    expect(saved).toBeGreaterThan(consumed);
+    expect(issued).toBeGreaterThan(saved);
 
     const statics = (model: unknown) => model as Record<string, unknown>;
     for (const model of [one.AccessToken, one.ClientCredentials]) {

@@ -4,6 +4,7 @@ import { sha256Hex } from '../../src/lib/hash.ts';
 import { collectionName, createAdapterClass, storedArtifact } from '../../src/repositories/oidc/index.ts';
 import { openUnder, recordOf, sealUnder } from '../../src/repositories/oidc/sealing.ts';
 import { useTestDatabase } from '../support/fixtures.ts';
+import { keyDerivations } from '../../src/keys/secretBox.ts';
 
 /*
  * The sealed format of authorization server artifacts goes through the secret box now; what the code
@@ -76,6 +77,22 @@ describe('sealing of authorization server artifacts', () => {
     flipped[flipped.length - 1]! ^= 1;
     expect(openUnder('payload', id, record, flipped.toString('base64url'))).toBeUndefined();
     expect(openUnder('payload', id, record, 'short')).toBeUndefined();
+  });
+
+  it('derives each id\'s key once: sealing, then opening again and again, derives one key; a held key opens under no other id', () => {
+    const id = randomBytes(24).toString('base64url');
+    const other = randomBytes(24).toString('base64url');
+    const record = recordOf('RefreshToken', sha256Hex(id));
+    const before = keyDerivations();
+    const sealed = sealUnder('payload', id, record, '{"jti":"x"}');
+    for (let i = 0; i < 5; i += 1) expect(openUnder('payload', id, record, sealed)).toBe('{"jti":"x"}');
+    expect(keyDerivations() - before).toBe(1);
+    // Another id (its own key, derived now), the held key for another purpose: neither opens it.
+    expect(openUnder('payload', other, record, sealed)).toBeUndefined();
+    expect(openUnder('uid', id, record, sealed)).toBeUndefined();
+    expect(keyDerivations() - before).toBe(3);
+    // What was sealed with a held key is the old format still.
+    expect(oldOpen('payload', id, record, sealUnder('payload', id, record, 'again'))).toBe('again');
   });
 
   it('the stored form of the new code matches the old one field for field', () => {

@@ -1,6 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { claimOnce, GenerationLeases, sweepEnded, writeUnique, type EndingClaim, type GenerationDoc } from '../../src/db/claims.ts';
+import { batchedClaims, claimOnce, claimWith, GenerationLeases, sweepEnded, writeUnique, type EndingClaim, type GenerationDoc } from '../../src/db/claims.ts';
 import { LockRepository } from '../../src/repositories/locks.ts';
 import { WebhookLeaseRepository } from '../../src/repositories/webhookLeases.ts';
 import { rejection, useTestDatabase } from '../support/fixtures.ts';
@@ -68,6 +68,59 @@ describe('claimOnce', () => {
       );
       expect(wins.filter(Boolean)).toHaveLength(1);
       expect(await collection.countDocuments({})).toBe(1);
+    });
+  }
+});
+
+describe('batchedClaims', () => {
+  for (const instances of INSTANCES) {
+    it(`${RACERS} keys each claimed ${RACERS / 4} times at once (${RACERS * 5} calls) on ${instances} instance(s): one winner per key, in fewer inserts than calls`, async () => {
+      const name = `claims_batched_${instances}`;
+      // Two clients of this run's database that report their commands (one per instance).
+      const clients = [await MongoClient.connect(inject('mongodbUri'), { monitorCommands: true }), await MongoClient.connect(inject('mongodbUri'), { monitorCommands: true })] as const;
+      const claimers = [batchedClaims(clients[0].db(t.db.databaseName).collection<Named>(name)), batchedClaims(clients[1].db(t.db.databaseName).collection<Named>(name))] as const;
+      let inserts = 0;
+      const count = (event: { commandName: string; command: Record<string, unknown> }) => {
+        if (event.commandName === 'insert' && event.command.insert === name) inserts += 1;
+      };
+      for (const client of clients) client.on('commandStarted', count);
+      try {
+        const keys = ids(RACERS, `batched-${instances}-`);
+        const calls = Array.from({ length: RACERS * 5 }, (_, i) => ({ key: keys[i % RACERS]!, by: i }));
+        const wins = await Promise.all(calls.map(({ key, by }) => pick(claimers, instances, by)({ _id: key, name: key, by, expires_at: new Date() })));
+        for (const key of keys) expect(calls.filter((c, i) => c.key === key && wins[i]), key).toHaveLength(1);
+        // The stored document is the winner's.
+        for (const doc of await t.db.collection<Named>(name).find({}).toArray()) expect(wins[doc.by]).toBe(true);
+        expect(await t.db.collection<Named>(name).countDocuments({})).toBe(RACERS);
+        expect(inserts).toBeGreaterThan(0);
+        expect(inserts).toBeLessThan(calls.length);
+      } finally {
+        for (const client of clients) await client.close();
+      }
+    });
+  }
+
+  it('a lone claim is sent at once and answered like claimOnce; the same key again is refused', async () => {
+    const claim = batchedClaims(t.db.collection<Named>('claims_batched_lone'));
+    expect(await claim({ _id: 'lone', name: 'lone', by: 1, expires_at: new Date() })).toBe(true);
+    expect(await claim({ _id: 'lone', name: 'lone', by: 2, expires_at: new Date() })).toBe(false);
+  });
+});
+
+describe('claimWith', () => {
+  for (const instances of INSTANCES) {
+    it(`${RACERS} claims of one key with a document each, at once on ${instances} instance(s): one wins and only its document is stored`, async () => {
+      const name = `claims_with_${instances}`;
+      const wins = await Promise.all(
+        Array.from({ length: RACERS }, (_, i) =>
+          claimWith(pick(dbs, instances, i).collection<Named>(name), { _id: 'the-claim', name: 'claim', by: i, expires_at: new Date() }, [{ _id: `follower-${i}`, name: 'follower', by: i, expires_at: new Date() }]),
+        ),
+      );
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      const winner = wins.indexOf(true);
+      const followers = await t.db.collection<Named>(name).find({ name: 'follower' }).toArray();
+      expect(followers.map((f) => f.by)).toEqual([winner]);
+      expect((await t.db.collection<Named>(name).findOne({ _id: 'the-claim' }))?.by).toBe(winner);
     });
   }
 });

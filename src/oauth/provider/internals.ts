@@ -189,14 +189,22 @@ export type SingleUseArtifact = 'AuthorizationCode' | 'RefreshToken' | 'DeviceCo
  */
 export function onSingleUseClaimFailed(provider: Provider, artifact: SingleUseArtifact, failed: (err: unknown, claimed: { grantId?: string }) => Promise<never>): void {
   const method = artifact === 'Interaction' ? 'destroy' : 'consume';
-  const proto = provider[artifact].prototype as unknown as Record<typeof method, (this: { grantId?: string }) => Promise<void>>;
+  wrapClaim(provider, artifact, method, failed);
+  // A rotated refresh token is claimed by the insert of its successor (src/repositories/oidc/adapter.ts,
+  // rotate()): relied on, lib/actions/grants/refresh_token.js calls `consume()` of the used token, then
+  // builds its successor (same `grantId`) and calls its `save()` before it issues anything.
+  if (artifact === 'RefreshToken') wrapClaim(provider, artifact, 'save', failed);
+}
+
+function wrapClaim(provider: Provider, artifact: SingleUseArtifact, method: 'destroy' | 'consume' | 'save', failed: (err: unknown, claimed: { grantId?: string }) => Promise<never>): void {
+  const proto = provider[artifact].prototype as unknown as Record<typeof method, (this: { grantId?: string }, ...args: unknown[]) => Promise<unknown>>;
   if (typeof proto[method] !== 'function') throw changed(`${artifact}.${method}`, 'src/oauth/provider/singleUse.ts');
   const claim = proto[method];
-  proto[method] = async function claimOnce(this: { grantId?: string }): Promise<void> {
+  proto[method] = async function claimOnce(this: { grantId?: string }, ...args: unknown[]): Promise<unknown> {
     try {
-      await claim.call(this);
+      return await claim.apply(this, args);
     } catch (err) {
-      await failed(err, this);
+      return await failed(err, this);
     }
   };
 }

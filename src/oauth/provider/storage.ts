@@ -5,6 +5,7 @@ import type { Logger } from '../../logger.ts';
 import type { Repositories } from '../../repositories/index.ts';
 import { createAdapterClass } from '../../repositories/oidc/index.ts';
 import { revokedTokenKey } from '../../repositories/revokedGrants.ts';
+import { currentRequest } from './currentRequest.ts';
 import { AUTHORIZATION_CODE_TTL_SECONDS, DEVICE_CODE_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from './lifetimes.ts';
 
 /**
@@ -17,7 +18,10 @@ export type ProviderStorage = Pick<Repositories, 'users' | 'oauthClients' | 'con
 
 /**
  * The provider's adapter (src/repositories/oidc/): a revoked grant or access token is listed where /v1
- * looks (revokedGrants), single-use claims live as long as what they claim.
+ * looks (revokedGrants), single-use claims live as long as what they claim. Grants are answered from
+ * memory for at most REVOCATION_REFRESH_SECONDS (the bound a revocation made elsewhere already has; one
+ * made here drops them at once), and a refresh token rotated in a request is claimed by its successor's
+ * insert (the request is what ties the two together).
  */
 export function createAdapter(db: Db, repos: Pick<ProviderStorage, 'oauthClients' | 'revokedGrants'>, config: Config, logger: Logger, clock?: Clock) {
   return createAdapterClass(db, repos.oauthClients, {
@@ -31,6 +35,9 @@ export function createAdapter(db: Db, repos: Pick<ProviderStorage, 'oauthClients
     },
     ttlSeconds: { AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS, DeviceCode: DEVICE_CODE_TTL_SECONDS, RefreshToken: REFRESH_TOKEN_TTL_SECONDS },
     refreshReuseGraceSeconds: config.oauthRefreshReuseGraceSeconds,
+    grantCacheMs: config.revocationRefreshSeconds * 1000,
+    currentRequest,
+    onGrantRevokedHere: (forget) => repos.revokedGrants.onRevoked(forget),
     ...(clock ? { clock } : {}),
   });
 }

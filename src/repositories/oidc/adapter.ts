@@ -1,9 +1,10 @@
 import type { Collection, Db } from 'mongodb';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { claimOnce, writeUnique } from '../../db/claims.ts';
+import { LRUCache } from 'lru-cache';
+import { claimOnce, claimWith, writeUnique } from '../../db/claims.ts';
 import { sha256Hex } from '../../lib/hash.ts';
 import type { OAuthClientRepository } from '../oauthClients.ts';
-import { CONSUMED_REFRESH_TOKENS, OIDC_CLAIMS, collectionName, storedArtifact, type ClaimDoc, type StoredArtifact } from './artifacts.ts';
+import { CONSUMED_REFRESH_TOKENS, OIDC_CLAIMS, collectionName, refreshTokenClaimId, storedArtifact, type ClaimDoc, type StoredArtifact } from './artifacts.ts';
 import { clientMetadata } from './clients.ts';
 import { openUnder, recordOf } from './sealing.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
@@ -27,7 +28,27 @@ export interface AdapterHooks {
   refreshReuseGraceSeconds?: number;
   /** What the reuse grace window is measured by (src/lib/clock.ts); default the system clock. Artifact lifetimes are oidc-provider's, in real time. */
   clock?: Clock;
+  /**
+   * How long a grant read from the database may be answered from memory (the revocation bound elsewhere,
+   * REVOCATION_REFRESH_SECONDS); a grant saved or destroyed on this instance is dropped from memory at
+   * once. 0 or absent: every grant is read from the database.
+   */
+  grantCacheMs?: number;
+  /**
+   * The request being handled, if any (an object that lives as long as it): a refresh token consumed in a
+   * request is claimed by the insert of its successor in the same request (one ordered insert of the
+   * claim and the new token), not by a write of its own. Without it every claim is made at once.
+   */
+  currentRequest?: () => object | undefined;
+  /**
+   * Subscribes to the grants revoked in this process (whichever way: the provider, a service deleting a
+   * user's or client's grants), so that a grant held in memory is dropped at once.
+   */
+  onGrantRevokedHere?: (forget: (grantId: string) => void) => void;
 }
+
+/** At most this many grants are held in memory (AdapterHooks.grantCacheMs). */
+const GRANT_CACHE_ENTRIES = 10_000;
 
 /** How long a claim is kept when the model's lifetime is not given (AdapterHooks.ttlSeconds). */
 const DEFAULT_CLAIM_TTL_SECONDS = 24 * 3600;
@@ -65,6 +86,12 @@ async function saveArtifact(collection: Collection<StoredArtifact>, stored: Stor
   );
 }
 
+/** A refresh token consumed in the current request, to be claimed by its successor's insert. */
+interface PendingClaim {
+  _id: string;
+  at: Date;
+}
+
 /** The reuse grace window of refresh tokens (AdapterHooks.refreshReuseGraceSeconds). */
 function reuseGrace(seconds: number | undefined) {
   const graceMs = Math.max(0, seconds ?? 0) * 1000;
@@ -83,6 +110,7 @@ function reuseGrace(seconds: number | undefined) {
 export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks: AdapterHooks = {}) {
   const consumedRefreshTokens = db.collection<StoredArtifact>(CONSUMED_REFRESH_TOKENS);
   const claims = db.collection<ClaimDoc>(OIDC_CLAIMS);
+  const refreshTokenClaims = db.collection<ClaimDoc>(collectionName('RefreshToken'));
   const grace = reuseGrace(hooks.refreshReuseGraceSeconds);
   const clock = hooks.clock ?? systemClock;
 
@@ -103,18 +131,57 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
   /**
    * Claims the artifact (./index.ts, "Single use"): the first caller marks it used and returns; every
    * later one gets AlreadyConsumed, except a refresh token presented again inside the reuse grace
-   * window, which returns as if it were the first.
+   * window, which returns as if it were the first. A refresh token's claim is a document beside it in
+   * its own collection (so that its successor can be inserted with it, rotate() below); the others' are
+   * in `oidc_claims`.
    */
   async function claim(model: string, _id: string, now: Date): Promise<void> {
+    if (model === 'RefreshToken') {
+      if (await claimOnce(refreshTokenClaims, refreshTokenClaim(_id, now))) return;
+      if (await insideGrace(_id, now)) return;
+      throw new AlreadyConsumed(model);
+    }
     const claimId = `${model}:${_id}`;
     const ttlSeconds = hooks.ttlSeconds?.[model] ?? DEFAULT_CLAIM_TTL_SECONDS;
     if (await claimOnce(claims, { _id: claimId, claimed_at: now, expires_at: new Date(now.getTime() + ttlSeconds * 1000) })) return;
-    if (grace.applies(model)) {
-      const first = await claims.findOne({ _id: claimId });
-      if (first && grace.covers(model, first.claimed_at, now.getTime())) return;
-    }
     throw new AlreadyConsumed(model);
   }
+
+  /** The claim of the refresh token stored under `_id`, kept as long as the token can be presented. */
+  function refreshTokenClaim(_id: string, now: Date): ClaimDoc {
+    const ttlSeconds = hooks.ttlSeconds?.RefreshToken ?? DEFAULT_CLAIM_TTL_SECONDS;
+    return { _id: refreshTokenClaimId(_id), claimed_at: now, expires_at: new Date(now.getTime() + ttlSeconds * 1000) };
+  }
+
+  /** Whether the refresh token stored under `_id` was claimed inside the reuse grace window (may be taken again). */
+  async function insideGrace(_id: string, now: Date): Promise<boolean> {
+    if (!grace.applies('RefreshToken')) return false;
+    const first = await refreshTokenClaims.findOne({ _id: refreshTokenClaimId(_id) });
+    return !!first && grace.covers('RefreshToken', first.claimed_at, now.getTime());
+  }
+
+  /**
+   * Rotation: the refresh token `used` (consumed earlier in this request) is claimed by the insert of its
+   * successor: one ordered insert of the claim, then the new token. Exactly one of any number of
+   * concurrent rotations of the same token inserts the claim and so its successor; the others insert
+   * nothing and get AlreadyConsumed (inside the reuse grace window they store their successor after all).
+   * The used token is then marked used (`consumed_at`), as before, by the one that claimed it.
+   */
+  async function rotate(collection: Collection<StoredArtifact>, used: PendingClaim, successor: StoredArtifact): Promise<void> {
+    if (await claimWith(refreshTokenClaims as unknown as Collection<StoredArtifact | ClaimDoc>, refreshTokenClaim(used._id, used.at), [successor])) {
+      await collection.updateOne({ _id: used._id }, { $set: { consumed_at: used.at } });
+      return;
+    }
+    if (!(await insideGrace(used._id, used.at))) throw new AlreadyConsumed('RefreshToken');
+    await saveArtifact(collection, successor);
+  }
+
+  /** Grants read recently (AdapterHooks.grantCacheMs): the opened payload, until when it may be used, the grant's expiry. */
+  const grantCacheMs = Math.max(0, hooks.grantCacheMs ?? 0);
+  const grants = new LRUCache<string, { text: string; until: number; expiresAt: number | null }>({ max: GRANT_CACHE_ENTRIES });
+  hooks.onGrantRevokedHere?.((grantId) => grants.delete(sha256Hex(grantId)));
+  /** Refresh tokens consumed in a request and not yet claimed: claimed by the insert of their successor (rotate()). */
+  const pendingClaims = new WeakMap<object, PendingClaim>();
 
   /** Finds by a secondary lookup key (a session's uid, a device userCode): stored hashed, the id sealed under it. */
   async function findBy(model: string, collection: Collection<StoredArtifact>, field: 'uid' | 'user_code', value: string) {
@@ -135,7 +202,16 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (this.model === 'Client') throw new Error('clients are registered through Slipway, not the provider');
-      await saveArtifact(this.collection, storedArtifact(this.model, id, payload, expiresIn ? new Date(Date.now() + expiresIn * 1000) : null));
+      const stored = storedArtifact(this.model, id, payload, expiresIn ? new Date(Date.now() + expiresIn * 1000) : null);
+      if (this.model === 'Grant') grants.delete(stored._id);
+      const request = this.model === 'RefreshToken' ? hooks.currentRequest?.() : undefined;
+      const used = request ? pendingClaims.get(request) : undefined;
+      if (request && used) {
+        pendingClaims.delete(request);
+        await rotate(this.collection, used, stored);
+        return;
+      }
+      await saveArtifact(this.collection, stored);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -147,10 +223,25 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
         return client ? clientMetadata(client) : undefined;
       }
       const _id = sha256Hex(id);
+      if (this.model === 'Grant' && grantCacheMs > 0) return await this.findGrant(id, _id);
       const doc = await this.collection.findOne({ _id });
       // A used refresh token moved by an earlier version is looked for there only when it is not a live one.
       if (!doc && this.model === 'RefreshToken') return load(this.model, id, await consumedRefreshTokens.findOne({ _id }));
       return load(this.model, id, doc);
+    }
+
+    /**
+     * A grant, from memory when read in the last `grantCacheMs` (AdapterHooks.grantCacheMs): its opened
+     * payload, never handed out twice as the same object.
+     */
+    private async findGrant(id: string, _id: string): Promise<AdapterPayload | undefined> {
+      const now = clock.now();
+      const held = grants.get(_id);
+      if (held && held.until > now && (held.expiresAt === null || held.expiresAt > Date.now())) return JSON.parse(held.text) as AdapterPayload;
+      const doc = await this.collection.findOne({ _id });
+      const payload = load(this.model, id, doc);
+      if (payload && doc && !grants.has(_id)) grants.set(_id, { text: JSON.stringify(payload), until: now + grantCacheMs, expiresAt: doc.expires_at?.getTime() ?? null });
+      return payload;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -164,6 +255,12 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     async consume(id: string): Promise<void> {
       const _id = sha256Hex(id);
       const now = clock.date();
+      const request = this.model === 'RefreshToken' ? hooks.currentRequest?.() : undefined;
+      if (request) {
+        // Claimed by the insert of the token that replaces it (upsert(), rotate()), later in this request.
+        pendingClaims.set(request, { _id, at: now });
+        return;
+      }
       await claim(this.model, _id, now);
       // Marked used too, so a later presentation is refused before it gets this far.
       await this.collection.updateOne({ _id }, { $set: { consumed_at: now } });
@@ -177,6 +274,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
      * write), so of concurrent deletes exactly one counts 1. The others get AlreadyConsumed.
      */
     async destroy(id: string): Promise<void> {
+      if (this.model === 'Grant') grants.delete(sha256Hex(id));
       const { deletedCount } = await this.collection.deleteOne({ _id: sha256Hex(id) });
       if (this.model === 'Interaction' && deletedCount === 0) throw new AlreadyConsumed(this.model);
       if (this.model === 'RefreshToken') await consumedRefreshTokens.deleteOne({ _id: sha256Hex(id) });
@@ -185,6 +283,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      if (this.model === 'Grant') grants.delete(sha256Hex(grantId));
       await deleteInBatches(this.collection, { grant_id: grantId });
       if (this.model === 'RefreshToken') await deleteInBatches(consumedRefreshTokens, { grant_id: grantId });
     }

@@ -30,7 +30,10 @@ export interface LegacyArtifact {
   consumed_at?: Date;
 }
 
-/** A claim of a single-use artifact (`oidc_claims`). */
+/**
+ * A claim of a single-use artifact (`oidc_claims`; a refresh token's is kept beside it in
+ * `oidc_refresh_token`, under refreshTokenClaimId).
+ */
 export interface ClaimDoc {
   _id: string;
   claimed_at: Date;
@@ -62,6 +65,13 @@ export function collectionName(model: string): string {
 
 /** Where single-use artifacts are claimed: `_id` = `${model}:${SHA-256 of the id}` (never the id itself). */
 export const OIDC_CLAIMS = 'oidc_claims';
+
+/**
+ * The `_id` of the claim of the refresh token stored under `hashedId`, in the refresh tokens' own
+ * collection, so that the claim and the token that replaces it are one insert (./adapter.ts, rotate()).
+ * It never looks like a stored token's `_id` (a hex SHA-256).
+ */
+export const refreshTokenClaimId = (hashedId: string) => `used:${hashedId}`;
 
 /**
  * Where versions before the indexed embedded database moved used refresh tokens (stored form,

@@ -21,11 +21,23 @@
  * FerretDB read the whole collection for every find; that collection is still read when a token is not
  * among the live ones, and swept, until the last token moved there expires (30 days).
  *
- * Single use (codes, refresh tokens, pushed requests): consume() claims the artifact by inserting
- * `${model}:${hashed id}` into `oidc_claims`, a claim (src/db/claims.ts): of any number of concurrent
- * consumers on any number of instances exactly one wins; the others get AlreadyConsumed. An update after a read (how consume() worked before) is not: FerretDB
- * applies it as read-modify-write, and every concurrent request that had read the artifact unused went
- * on to issue tokens. Interactions are single use by their delete (./adapter.ts, destroy()).
+ * Single use (codes, refresh tokens, pushed requests): consume() claims the artifact with a claim
+ * (src/db/claims.ts): of any number of concurrent consumers on any number of instances exactly one wins;
+ * the others get AlreadyConsumed. Codes and pushed requests insert `${model}:${hashed id}` into
+ * `oidc_claims`. A refresh token's claim is `used:${hashed id}` in `oidc_refresh_token` itself: when it is
+ * rotated in a token request, its claim and its successor are one ordered insert (the claim first; a
+ * loser's insert stops there and stores nothing), then the winner marks the used token `consumed_at`. An
+ * update after a read (how consume() worked before) is not a claim: FerretDB applies it as
+ * read-modify-write, and every concurrent request that had read the artifact unused went on to issue
+ * tokens. Interactions are single use by their delete (./adapter.ts, destroy()). Versions before the
+ * successor's insert claimed refresh tokens in `oidc_claims`: while instances of both run side by side
+ * (a rolling upgrade), two concurrent rotations of one token, one on each, could both succeed; a
+ * token used before the upgrade is marked `consumed_at` and refused as reuse.
+ *
+ * Grants are answered from memory for at most `grantCacheMs` (REVOCATION_REFRESH_SECONDS, the bound a
+ * revocation made on another instance already has): a grant saved, destroyed or revoked in this process
+ * is dropped at once. Nothing is issued from a revoked grant on another instance meanwhile: revoking
+ * deletes its refresh tokens and codes, which are always read from the database.
  *
  * The parts: sealing.ts (the sealed format), artifacts.ts (the stored documents and collection names),
  * adapter.ts (oidc-provider's `Adapter`), clients.ts (a stored client as provider metadata, with the

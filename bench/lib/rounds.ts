@@ -1,0 +1,97 @@
+import { measureRound, startScenario, type LoadOptions, type StartedScenario } from './load.ts';
+import type { BenchContext, Scenario, ScenarioResult } from './types.ts';
+
+/**
+ * A scenario with a fair peer (Scenario.peer) runs beside its baseline and its peer in alternating
+ * rounds: each round measures the three one after another (in a rotated order, so none is always first
+ * or last), so a machine that gets busier or quieter during the run moves all three alike. Each round
+ * gives its own ratios; the report gives their median and range.
+ */
+export interface AlternatingRun {
+  /** Each scenario's rounds folded into one line of the table. */
+  results: ScenarioResult[];
+  /** Each scenario's rounds, by id. */
+  rounds: Map<string, ScenarioResult[]>;
+}
+
+/** The scenarios of one group (ours first), every one started once and closed at the end. */
+export async function runAlternating(group: Scenario[], ctx: BenchContext, options: LoadOptions, rounds: number, progress: (m: string) => void): Promise<AlternatingRun> {
+  const started: StartedScenario[] = [];
+  const byId = new Map<string, ScenarioResult[]>();
+  try {
+    for (const scenario of group) {
+      progress(`${scenario.title.trim()} (${scenario.id}): starting, ${options.warmupSeconds} s warm-up`);
+      started.push(await startScenario(scenario, ctx, options));
+      byId.set(scenario.id, []);
+    }
+    for (let round = 0; round < rounds; round += 1) {
+      const order = started.map((_, i) => started[(i + round) % started.length]!);
+      for (const one of order) {
+        progress(`round ${round + 1}/${rounds}: ${one.scenario.id}, ${options.seconds} s`);
+        byId.get(one.scenario.id)!.push(await measureRound(one, ctx, options));
+      }
+    }
+  } finally {
+    for (const one of started) await one.prepared.close?.();
+  }
+  return { results: group.filter((s) => byId.has(s.id)).map((s) => fold(byId.get(s.id)!)), rounds: byId };
+}
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Rounds as one line: req/s and latencies of the median round, counts summed, per-request figures weighted by requests. */
+function fold(rounds: ScenarioResult[]): ScenarioResult {
+  const byRps = [...rounds].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const middle = byRps[Math.floor((byRps.length - 1) / 2)]!;
+  const total = rounds.reduce((n, r) => n + r.totalRequests, 0);
+  const weighted = (pick: (r: ScenarioResult) => number | undefined) =>
+    rounds.some((r) => pick(r) === undefined) || total === 0 ? undefined : rounds.reduce((sum, r) => sum + pick(r)! * r.totalRequests, 0) / total;
+  const statusCodes: Record<string, number> = {};
+  for (const r of rounds) for (const [code, n] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  return {
+    ...middle,
+    title: `${middle.title} (median of ${rounds.length})`,
+    totalRequests: total,
+    non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    timeouts: rounds.reduce((n, r) => n + r.timeouts, 0),
+    peakRssBytes: rounds.reduce<number | undefined>((m, r) => (r.peakRssBytes === undefined ? m : Math.max(m ?? 0, r.peakRssBytes)), undefined),
+    dbCommandsPerRequest: weighted((r) => r.dbCommandsPerRequest),
+    serverCpuMsPerRequest: weighted((r) => r.serverCpuMsPerRequest),
+    databaseCpuMsPerRequest: weighted((r) => r.databaseCpuMsPerRequest),
+    statusCodes,
+  };
+}
+
+/** CPU ms per request of the server plus its database: what one request costs the machine. */
+const cpuOf = (r: ScenarioResult) => (r.serverCpuMsPerRequest ?? Number.NaN) + (r.databaseCpuMsPerRequest ?? 0);
+
+/**
+ * The ratios of a scenario with a peer, round by round: ours/peer and ours/baseline by req/s and by CPU
+ * per request (server + database), each with its median, range and target.
+ */
+export function formatRoundComparisons(scenario: Scenario, run: AlternatingRun): string[] {
+  const ours = run.rounds.get(scenario.id);
+  if (!ours?.length) return [];
+  const lines: string[] = [];
+  const against = [
+    scenario.peer ? { id: scenario.peer.id, name: 'fair peer', target: scenario.peer.target } : undefined,
+    scenario.compareTo ? { id: scenario.compareTo, name: 'bare provider', target: scenario.target } : undefined,
+  ];
+  for (const other of against) {
+    const theirs = other && run.rounds.get(other.id);
+    if (!other || !theirs?.length) continue;
+    const n = Math.min(ours.length, theirs.length);
+    const rps = Array.from({ length: n }, (_, i) => ours[i]!.requestsPerSecond / theirs[i]!.requestsPerSecond);
+    const cpu = Array.from({ length: n }, (_, i) => cpuOf(theirs[i]!) / cpuOf(ours[i]!));
+    const fmt = (xs: number[]) => `median ${median(xs).toFixed(2)}× (range ${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}; rounds ${xs.map((x) => x.toFixed(2)).join(', ')})`;
+    const verdict = other.target === undefined ? '' : ` (target ≥ ${other.target.toFixed(2)}×: ${median(rps) >= other.target ? 'met' : 'NOT met'})`;
+    lines.push(`${scenario.title} / ${other.name}: req/s ${fmt(rps)}${verdict}`);
+    lines.push(`${' '.repeat(scenario.title.length)}   by CPU ms/request (server + database, theirs / ours): ${fmt(cpu)}; ours ${median(ours.map(cpuOf)).toFixed(2)}, theirs ${median(theirs.map(cpuOf)).toFixed(2)}`);
+  }
+  return lines;
+}
