@@ -19,6 +19,8 @@ export const ID_PREFIX = {
   event: 'evt',
   delivery: 'dlv',
   oauthClient: 'cli',
+  environment: 'env',
+  review: 'rev',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

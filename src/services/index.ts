@@ -9,6 +9,8 @@ import { ApiKeyService } from './apiKeys.ts';
 import { ConfigurationService } from './configurations.ts';
 import { DashboardClientService } from './dashboardClient.ts';
 import { DeploymentService } from './deployments.ts';
+import { DeploymentScheduler } from './deploymentScheduler.ts';
+import { EnvironmentService } from './environments.ts';
 import { EventLog } from './eventLog.ts';
 import { EventService } from './events.ts';
 import { GrantRevocation } from './grantRevocation.ts';
@@ -31,6 +33,10 @@ import { WebhookService } from './webhooks.ts';
 export interface Services {
   projects: ProjectService;
   deployments: DeploymentService;
+  /** Environments and their rules (docs/product.md §9). */
+  environments: EnvironmentService;
+  /** Queues waiting deployments when they are due (src/server.ts starts it; the CLI never does). */
+  deploymentScheduler: DeploymentScheduler;
   configurations: ConfigurationService;
   apiKeys: ApiKeyService;
   users: UserService;
@@ -77,8 +83,13 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const quotas = new QuotaService({ quotaSlots: repos.quotaSlots, limits });
 
   const projects = new ProjectService({ projects: repos.projects, deployments: repos.deployments, eventLog, quotas });
-  const deployments = new DeploymentService({ deployments: repos.deployments, eventLog, projects });
   const configurations = new ConfigurationService({ configurations: repos.configurations, eventLog, locks, secretBox, projects });
+  const environments = new EnvironmentService({ environments: repos.environments, deployments: repos.deployments, eventLog, locks, projects, clock });
+  const deployments = new DeploymentService({
+    ...{ deployments: repos.deployments, deploymentReviews: repos.deploymentReviews, deploymentClaims: repos.deploymentClaims },
+    ...{ eventLog, projects, environments, configurations, clock },
+  });
+  const deploymentScheduler = new DeploymentScheduler({ deployments, logger });
   const apiKeys = new ApiKeyService({
     ...{ apiKeys: repos.apiKeys, apiKeySecrets: repos.apiKeySecrets, apiKeyUsage: repos.apiKeyUsage },
     ...{ eventLog, locks, changes, projects, quotas, clock },
@@ -86,6 +97,8 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   // docs/product.md §5: deleting a project removes its configurations and revokes its API keys.
   projects.onDelete(async (project, principal) => {
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
+    await repos.environments.deleteByProject(project.account_id, project._id);
+    await repos.deploymentReviews.deleteByProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);
   });
   // What ends a user's or a client's access: their grants, consents and authorization-server sessions.
@@ -109,5 +122,5 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const events = new EventService({ events: repos.events });
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users, clock });
   const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
-  return { projects, deployments, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient };
+  return { projects, deployments, environments, deploymentScheduler, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient };
 }
