@@ -7,9 +7,9 @@ export type EnvironmentView = EnvironmentDoc & { current_deployment_id: string |
 
 export function presentEnvironment(doc: EnvironmentView): EnvironmentObject {
   return {
+    name: doc.name,
     id: doc._id,
     project_id: doc.project_id,
-    name: doc.name,
     url: doc.url,
     protection: {
       required_approvals: doc.protection.required_approvals,

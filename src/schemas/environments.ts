@@ -53,8 +53,8 @@ const Instant = z.iso.datetime({ offset: true, abort: true });
 
 export const FreezeWindowInput = z
   .object({
-    starts_at: Instant.meta({ description: 'Start (ISO 8601).', example: '2026-12-20T00:00:00Z' }),
-    ends_at: Instant.meta({ description: 'End (ISO 8601), after `starts_at`.', example: '2027-01-02T00:00:00Z' }),
+    starts_at: Instant.meta({ description: 'Start (ISO 8601).', example: '2099-12-20T00:00:00Z' }),
+    ends_at: Instant.meta({ description: 'End (ISO 8601), after `starts_at`.', example: '2100-01-02T00:00:00Z' }),
     reason: trimmedText(500, { controlCharacters: false }).meta({ description: 'Why, 1–500 characters.', example: 'Holiday freeze' }),
   })
   .strict()
@@ -76,7 +76,7 @@ const environmentFields = {
 };
 
 export const CreateEnvironmentBody = z
-  .object({ name: Environment, ...environmentFields })
+  .object({ name: Environment.meta({ example: 'staging' }), ...environmentFields })
   .strict()
   .meta({ id: 'CreateEnvironment' });
 export type CreateEnvironmentBody = z.output<typeof CreateEnvironmentBody>;
@@ -94,7 +94,7 @@ export const RollbackBody = z
   .object({ deployment_id: DeploymentId.optional().meta({ description: 'The deployment to redeploy; default: the one that succeeded before the current one.' }), ...freezeOverrideFields })
   .strict()
   .refine((body) => !body.override_freeze || body.reason !== undefined, { message: 'override_freeze needs a reason', path: ['reason'] })
-  .meta({ id: 'Rollback' });
+  .meta({ id: 'Rollback', example: {} });
 export type RollbackBody = z.output<typeof RollbackBody>;
 
 export const ListEnvironmentsQuery = PageQuery;
@@ -107,9 +107,10 @@ const Actor = z.object({ type: z.enum(['user', 'api_key', 'client', 'system']), 
 
 export const EnvironmentObject = z
   .object({
+    // The name first: it is what addresses an environment (…/environments/:name).
+    name: z.string().meta({ example: 'staging' }),
     id: EnvironmentId,
     project_id: ProjectId,
-    name: z.string(),
     url: z.string().nullable(),
     protection: z.object({
       required_approvals: z.number().int(),
@@ -144,9 +145,9 @@ export type ReviewBody = z.output<typeof ReviewBody>;
 
 export const Review = z
   .object({
-    id: z.string().regex(/^rev_[0-9a-hjkmnp-tv-z]{26}$/),
+    id: z.string().regex(/^rev_[0-9a-hjkmnp-tv-z]{26}$/).meta({ description: 'Review id.', example: 'rev_01jd8x9q3s5v7w9y1a3c5e7g9j' }),
     deployment_id: DeploymentId,
-    reviewer: Actor,
+    reviewer: Actor.meta({ example: { type: 'user', id: 'usr_01jd8x0a2b4c6d8e0f2g4h6j8k' } }),
     decision: z.enum(['approve', 'reject']),
     comment: z.string().nullable(),
     created_at: Timestamp,
