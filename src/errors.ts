@@ -130,7 +130,7 @@ export const methodNotAllowed = (method: string, allowed: string[]) =>
   new AppError(405, 'method_not_allowed', `${method} is not allowed here; allowed: ${allowed.join(', ')}.`, { headers: { Allow: allowed.join(', ') } });
 export const invalidTransition = (message: string) => new AppError(409, 'invalid_transition', message);
 export const projectNotActive = (message: string) => new AppError(409, 'project_not_active', message);
-/** docs/product.md §9: the environment's rules refuse a deployment, or a move of one. */
+/** docs/product.md §10: the environment's rules refuse a deployment, or a move of one. */
 export const environmentRefusal = (code: 'branch_not_allowed' | 'environment_locked' | 'environment_frozen' | 'environment_busy' | 'deployment_not_active', message: string) =>
   new AppError(409, code, message);
 export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`);

@@ -78,7 +78,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   // Webhook deliveries: every instance polls the queue; leases decide who makes each attempt.
   const webhooks = container.services.webhookDispatcher;
   webhooks.start();
-  // docs/product.md §9: every instance queues waiting deployments that are due; claims decide who moves each.
+  // docs/product.md §10: every instance queues waiting deployments that are due; claims decide who moves each.
   const scheduler = container.services.deploymentScheduler;
   scheduler.start();
 

@@ -24,7 +24,7 @@ export interface DeploymentTimes {
 
 /**
  * A deployment that was superseded had succeeded (a newer one to its environment succeeded after it),
- * so it counts as a success; a rejected one never ran and counts with the canceled (docs/product.md §9);
+ * so it counts as a success; a rejected one never ran and counts with the canceled (docs/product.md §10);
  * one still waiting, queued, building or deploying is in progress.
  */
 export function outcomeOf(status: string): Outcome {

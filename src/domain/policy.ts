@@ -34,9 +34,9 @@ interface InProject extends InAccount {
  */
 export interface Resources {
   project: { target: InAccount & { _id: string }; action: 'list' | 'read' | 'create' | 'update' | 'delete' };
-  /** `review`: approve or reject a waiting deployment (docs/product.md §9; who is a reviewer is the environment's rule). */
+  /** `review`: approve or reject a waiting deployment (docs/product.md §10; who is a reviewer is the environment's rule). */
   deployment: { target: InProject; action: 'list' | 'read' | 'create' | 'update' | 'review' };
-  /** docs/product.md §9: `update` and `delete` change the rules; `lock` locks and unlocks. */
+  /** docs/product.md §10: `update` and `delete` change the rules; `lock` locks and unlocks. */
   environment: { target: InProject; action: 'list' | 'read' | 'create' | 'update' | 'delete' | 'lock' };
   configuration: { target: InProject; action: 'list' | 'read' | 'reveal' | 'create' | 'update' | 'delete' };
   api_key: { target: InProject; action: 'list' | 'read' | 'create' | 'rotate' | 'revoke' };
@@ -193,7 +193,7 @@ allow(NOT_API_KEYS, ['create'], 'project');
 // admin scope, which an API key may carry (judged by the route).
 allow(EVERYONE, ['list', 'read', 'create', 'update'], 'deployment');
 allow(EVERYONE, ['list', 'read', 'reveal', 'create', 'update', 'delete'], 'configuration');
-// docs/product.md §9: a review is a person's judgement (API keys and clients are refused); which people
+// docs/product.md §10: a review is a person's judgement (API keys and clients are refused); which people
 // may review is the environment's `reviewers`. Protection rules are set by people and clients with the
 // admin scope, never by a project's API key (a deployer must not lift the rules it deploys under);
 // locking is everyone's who sees the project (with the write scope).

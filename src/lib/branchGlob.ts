@@ -1,5 +1,5 @@
 /**
- * Branch patterns of an environment (docs/product.md §9): `*` matches within one path segment (any
+ * Branch patterns of an environment (docs/product.md §10): `*` matches within one path segment (any
  * characters but `/`), `**` across segments (any characters, `/` included; `a/**` also matches `a`
  * itself, `**\/b` also `b`); every other character stands for itself.
  *

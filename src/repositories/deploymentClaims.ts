@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { claimOnce } from '../db/claims.ts';
 
 /**
- * What must happen once to a deployment, across instances (docs/product.md §9), each a claim
+ * What must happen once to a deployment, across instances (docs/product.md §10), each a claim
  * (src/db/claims.ts) whose `_id` names it:
  * - `${deployment_id}#decided`: the one way out of `waiting` (to `queued`, `rejected` or `canceled`);
  *   its holder makes the move and records it. `decision` says which.

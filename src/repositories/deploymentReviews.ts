@@ -8,7 +8,7 @@ import { findPage } from './page.ts';
 export type ReviewDecision = 'approve' | 'reject';
 
 /**
- * A reviewer's one review of a waiting deployment (docs/product.md §9). The `_id` is
+ * A reviewer's one review of a waiting deployment (docs/product.md §10). The `_id` is
  * `${deployment_id}:${reviewer_id}`: a reviewer reviews once, claimed by the unique insert.
  */
 export interface DeploymentReviewDoc {

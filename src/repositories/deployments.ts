@@ -24,7 +24,7 @@ export interface DeploymentDoc {
   updated_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
-  /** docs/product.md §9; absent on deployments made before kinds existed (read as `deploy`, null). */
+  /** docs/product.md §10; absent on deployments made before kinds existed (read as `deploy`, null). */
   kind?: DeploymentKind;
   source_deployment_id?: string | null;
   /**
@@ -56,7 +56,7 @@ export class DeploymentRepository {
     // The list's filter and sort (newest first), so that a page is read from the index alone.
     await this.collection.createIndex({ account_id: 1, project_id: 1, _id: -1 }, { name: 'account_project_deployments' });
     await this.collection.createIndex({ project_id: 1, environment: 1, status: 1 }, { name: 'project_environment_status' });
-    // The scheduler's question (docs/product.md §9): which waiting deployments are due.
+    // The scheduler's question (docs/product.md §10): which waiting deployments are due.
     await this.collection.createIndex({ status: 1, due_at: 1 }, { name: 'status_due' });
   }
 

@@ -5,7 +5,7 @@ import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { Actor } from '../domain/principal.ts';
 import { findPage } from './page.ts';
 
-/** docs/product.md §9: who may deploy to an environment and when. */
+/** docs/product.md §10: who may deploy to an environment and when. */
 export interface Protection {
   required_approvals: number;
   /** User ids (`usr_…`) and/or roles; empty: any admin or owner. */

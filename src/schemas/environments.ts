@@ -6,7 +6,7 @@ import { ProjectId, Timestamp } from './projects.ts';
 import { atLeastOneField, documentedPattern, HTTP_URL_PATTERN, trimmedText } from './rules.ts';
 import { UserId } from './users.ts';
 
-/** docs/product.md §9. */
+/** docs/product.md §10. */
 export const MAX_REQUIRED_APPROVALS = 6;
 export const MAX_WAIT_TIMER_SECONDS = 2_592_000;
 
@@ -132,7 +132,7 @@ export type EnvironmentObject = z.output<typeof EnvironmentObject>;
 
 export const EnvironmentList = pageOf(EnvironmentObject, 'EnvironmentList');
 
-// Reviews (docs/product.md §9).
+// Reviews (docs/product.md §10).
 
 export const ReviewBody = z
   .object({

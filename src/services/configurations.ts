@@ -123,7 +123,7 @@ export class ConfigurationService extends ProjectRecordService<ConfigurationServ
   }
 
   /**
-   * docs/product.md §9: the variables a deployment to `environment` runs with, secret values in clear.
+   * docs/product.md §10: the variables a deployment to `environment` runs with, secret values in clear.
    * The caller (DeploymentService.configuration) has decided that the principal may have them.
    */
   async releasedFor(project: Pick<ProjectDoc, '_id' | 'account_id'>, environment: string): Promise<{ key: string; value: string; secret: boolean }[]> {

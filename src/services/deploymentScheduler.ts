@@ -12,7 +12,7 @@ export interface DeploymentSchedulerDeps {
 }
 
 /**
- * docs/product.md §9: moves a waiting deployment to `queued` by itself once its approvals are met and its
+ * docs/product.md §10: moves a waiting deployment to `queued` by itself once its approvals are met and its
  * wait timer ran out. Every instance runs one (src/server.ts starts it; the CLI never does); what is due
  * is read from the database by the server's clock on every tick, so a timer that ran out while every
  * instance was down is seen by the first tick after one comes back, and the `decided` claim

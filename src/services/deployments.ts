@@ -28,7 +28,7 @@ export type { DeploymentReviewDoc } from '../repositories/deploymentReviews.ts';
 /** Deployments read for an activity summary: a month of a very busy project (over 300 a day). */
 const ACTIVITY_LIMIT = 10_000;
 
-/** Who moves a deployment out of `waiting` by itself (docs/product.md §9), as the audit log names it. */
+/** Who moves a deployment out of `waiting` by itself (docs/product.md §10), as the audit log names it. */
 const SCHEDULER: Actor = { type: 'system', id: 'scheduler' };
 
 /** A decision whose holder has not made its move after this long is made by whoever finds it (the holder died). */
@@ -41,7 +41,7 @@ export interface DeploymentServiceDeps extends Pick<Repositories, 'deployments' 
   eventLog: EventLog;
   /** Finds the project for the principal (404 outside its reach). */
   projects: ProjectService;
-  /** The target environment's rules (docs/product.md §9). */
+  /** The target environment's rules (docs/product.md §10). */
   environments: EnvironmentService;
   /** The variables released to a running deployment. */
   configurations: ConfigurationService;
@@ -67,7 +67,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
   protected readonly records = new ProjectRecords(this.deps.deployments, 'deployment', this.deps.projects);
 
   /**
-   * 201 queued (or waiting, docs/product.md §9); the project must be visible (else 404) and active (else
+   * 201 queued (or waiting, docs/product.md §10); the project must be visible (else 404) and active (else
    * 409 project_not_active), and the environment's rules must admit it. `id` is the id reserved for
    * this request (Idempotency-Key): a deployment that already has it was made by an earlier run of the
    * request and is returned as it is, whatever the project's status now.
@@ -79,7 +79,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
     return await this.#createOnce(principal, project, spec, id);
   }
 
-  /** docs/product.md §9: the same branch and commit again, to its environment (`redeploy`) or another (`promote`). */
+  /** docs/product.md §10: the same branch and commit again, to its environment (`redeploy`) or another (`promote`). */
   async redeploy(principal: Principal, projectId: string, sourceId: string, input: RedeployBody, id?: string): Promise<DeploymentDoc> {
     authorize(principal, 'create', 'deployment');
     const project = await this.deps.projects.get(principal, projectId);
@@ -91,7 +91,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
   }
 
   /**
-   * docs/product.md §9: redeploys the deployment that succeeded before the current one (or the one
+   * docs/product.md §10: redeploys the deployment that succeeded before the current one (or the one
    * named, which must have succeeded in this environment), kind `rollback`.
    */
   async rollback(principal: Principal, projectId: string, environment: string, input: RollbackBody, id?: string): Promise<DeploymentDoc> {
@@ -248,7 +248,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
   }
 
   /**
-   * docs/product.md §9 `serial`: the environment's one slot for building or deploying, a claim that one
+   * docs/product.md §10 `serial`: the environment's one slot for building or deploying, a claim that one
    * deployment holds until it leaves them. A slot left by a deployment that finished without giving it
    * back (its instance died) is freed once. True when taken; 409 environment_busy when another holds it.
    */
@@ -291,7 +291,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
     await this.deps.eventLog.record('deployment.status_changed', actor, deployment, data, this.deps.clock.date());
   }
 
-  // Reviews (docs/product.md §9).
+  // Reviews (docs/product.md §10).
 
   /**
    * A person's review of a waiting deployment: a reviewer of the environment (its `reviewers`, or any
@@ -387,7 +387,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
     return moved !== null;
   }
 
-  // The configuration a deployment runs with (docs/product.md §9).
+  // The configuration a deployment runs with (docs/product.md §10).
 
   /**
    * The variables of the deployment's environment, secret values in clear, to the credential that

@@ -33,7 +33,7 @@ const freezeWindows = (windows: FreezeWindowInput[]): FreezeWindow[] =>
 const eventData = (doc: EnvironmentDoc, extra: Record<string, unknown> = {}) => ({ environment_id: doc._id, environment: doc.name, ...extra });
 
 /**
- * A project's environments and their rules (docs/product.md §9). One per project and name: the unique
+ * A project's environments and their rules (docs/product.md §10). One per project and name: the unique
  * index decides between two instances that make the same one (an explicit create, or the first
  * deployment to a name, which makes it without rules).
  */

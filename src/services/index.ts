@@ -33,7 +33,7 @@ import { WebhookService } from './webhooks.ts';
 export interface Services {
   projects: ProjectService;
   deployments: DeploymentService;
-  /** Environments and their rules (docs/product.md §9). */
+  /** Environments and their rules (docs/product.md §10). */
   environments: EnvironmentService;
   /** Queues waiting deployments when they are due (src/server.ts starts it; the CLI never does). */
   deploymentScheduler: DeploymentScheduler;

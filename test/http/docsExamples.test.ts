@@ -62,7 +62,7 @@ function runSh(script: string, pathDir: string): Promise<{ code: number | null; 
 
 /**
  * Operations whose success needs a state that one pass through the examples does not make (docs/product.md
- * §9: a review needs a waiting deployment, a rollback an earlier success of the environment): their
+ * §10: a review needs a waiting deployment, a rollback an earlier success of the environment): their
  * example still runs, and answers the documented refusal a reader would get at that point.
  */
 const NEEDS_STATE: Record<string, string> = { reviewDeployment: 'invalid_transition', rollbackEnvironment: 'conflict' };

@@ -273,7 +273,7 @@ describe('audit events (docs/product.md §7)', () => {
     expect((await api.delete(`/v1/projects/${pid}`, { token })).status).toBe(204);
 
     const all = await server.repos.events.collection.find({ project_id: pid }).sort({ _id: 1 }).toArray();
-    // The first deployment to a name makes its environment, without rules (docs/product.md §9), in the same millisecond or so.
+    // The first deployment to a name makes its environment, without rules (docs/product.md §10), in the same millisecond or so.
     expect(all.filter((e) => e.type === 'environment.created').map((e) => e.data)).toEqual([expect.objectContaining({ environment: 'production' })]);
     const events = all.filter((e) => e.type !== 'environment.created');
     const summary = events.map((e) => [e.type, (e.data as { to?: string }).to ?? null]);

@@ -6,7 +6,7 @@ import { waitFor } from '../support/processes.ts';
 import type { TestServer } from '../support/server.ts';
 import type { TestUser, Tokens } from '../support/tokens.ts';
 
-/** docs/product.md §9: environments, protection rules, approvals, locks, freezes, serial, rollback, the released configuration. */
+/** docs/product.md §10: environments, protection rules, approvals, locks, freezes, serial, rollback, the released configuration. */
 
 const env = useApiServer();
 let server: TestServer, api: Api, tokens: Tokens, owner: TestUser, token: string;
@@ -26,7 +26,7 @@ const move = (pid: string, id: string, status: string, as = token) => api.patch(
 const environment = (pid: string, body: Record<string, unknown>, as = token) => api.post(`/v1/projects/${pid}/environments`, { token: as, body: { name: 'production', ...body } });
 const review = (pid: string, id: string, decision: string, as: string) => api.post(`/v1/projects/${pid}/deployments/${id}/reviews`, { token: as, body: { decision } });
 const status = async (pid: string, id: string) => (await api.get(`/v1/projects/${pid}/deployments/${id}`, { token })).body.status as string;
-/** The service queues it by itself (docs/product.md §9: within 5 s). */
+/** The service queues it by itself (docs/product.md §10: within 5 s). */
 const queuedWithin5s = (pid: string, id: string) => waitFor(`${id} queued`, async () => (await status(pid, id)) === 'queued', 5_000, 50);
 const events = (pid: string, type: string) => server.repos.events.collection.find({ project_id: pid, type }).sort({ _id: 1 }).toArray();
 async function apiKey(pid: string, scopes: string[] = ['read', 'write']): Promise<string> {

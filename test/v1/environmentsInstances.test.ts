@@ -7,7 +7,7 @@ import { startAnotherInstance, startTestServer, type TestServer } from '../suppo
 import { Tokens, type TestUser } from '../support/tokens.ts';
 
 /**
- * docs/product.md §9 across instances: the scheduler moves each due deployment once however many
+ * docs/product.md §10 across instances: the scheduler moves each due deployment once however many
  * instances run it, and also when the instance that accepted it is gone; a serial environment's slot,
  * a reviewer's one review and an environment made by its first deployment are each decided once.
  */

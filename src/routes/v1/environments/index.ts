@@ -23,7 +23,7 @@ import type { V1Deps } from '../deps.ts';
 
 const tags = ['Environments'];
 
-/** docs/product.md §9: a project's environments, their protection rules, locks and rollbacks. */
+/** docs/product.md §10: a project's environments, their protection rules, locks and rollbacks. */
 export function registerEnvironmentRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
   const { environments, deployments } = services;
   const path = (env: { project_id: string; name: string }) => `/v1/projects/${env.project_id}/environments/${env.name}`;
