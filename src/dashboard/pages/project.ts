@@ -20,7 +20,7 @@ import {
 } from '../views/project.ts';
 
 const ENVIRONMENT_MESSAGE = 'Use lower-case letters, digits and "-" only.';
-const TAB_TITLES: Record<ProjectTab, string> = { deployments: 'Deployments', configuration: 'Configuration', 'api-keys': 'API keys', activity: 'Activity' };
+const TAB_TITLES: Record<ProjectTab, string> = { deployments: 'Deployments', environments: 'Environments', configuration: 'Configuration', 'api-keys': 'API keys', activity: 'Activity' };
 /** What a list shows while its filter is not valid. */
 const NOTHING = { items: [], total: 0 };
 const projectPath = (id: string) => `/dashboard/projects/${id}`;
