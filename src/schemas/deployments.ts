@@ -37,13 +37,9 @@ export const DeploymentStatus = z.enum(DEPLOYMENT_STATUSES).meta({
 
 /** What a deployment request may add to pass a freeze window (an admin's, with its reason). */
 export const freezeOverrideFields = {
-  override_freeze: z.boolean().optional().meta({ description: 'Deploy inside a freeze window (admin scope); needs `reason`.', example: true }),
+  override_freeze: z.boolean().optional().meta({ description: 'Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).', example: true }),
   reason: trimmedText(500, { controlCharacters: false }).optional().meta({ description: 'Why the freeze is overridden (recorded in the event).', example: 'Hotfix for incident 42' }),
 };
-
-/** `override_freeze` needs its `reason`. */
-const overrideHasReason = (body: { override_freeze?: boolean | undefined; reason?: string | undefined }) => !body.override_freeze || body.reason !== undefined;
-const OVERRIDE_NEEDS_REASON = { message: 'override_freeze needs a reason', path: ['reason'] };
 
 export const CreateDeploymentBody = z
   .object({
@@ -53,7 +49,6 @@ export const CreateDeploymentBody = z
     ...freezeOverrideFields,
   })
   .strict()
-  .refine(overrideHasReason, OVERRIDE_NEEDS_REASON)
   .meta({ id: 'CreateDeployment' });
 
 export const RedeployBody = z
@@ -62,7 +57,6 @@ export const RedeployBody = z
     ...freezeOverrideFields,
   })
   .strict()
-  .refine(overrideHasReason, OVERRIDE_NEEDS_REASON)
   .meta({ id: 'Redeploy' });
 export type RedeployBody = z.output<typeof RedeployBody>;
 export type CreateDeploymentBody = z.output<typeof CreateDeploymentBody>;

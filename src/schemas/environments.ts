@@ -93,7 +93,6 @@ export type LockEnvironmentBody = z.output<typeof LockEnvironmentBody>;
 export const RollbackBody = z
   .object({ deployment_id: DeploymentId.optional().meta({ description: 'The deployment to redeploy; default: the one that succeeded before the current one.' }), ...freezeOverrideFields })
   .strict()
-  .refine((body) => !body.override_freeze || body.reason !== undefined, { message: 'override_freeze needs a reason', path: ['reason'] })
   .meta({ id: 'Rollback', example: {} });
 export type RollbackBody = z.output<typeof RollbackBody>;
 

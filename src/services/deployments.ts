@@ -173,8 +173,10 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
     if (environment.lock) throw environmentRefusal('environment_locked', `The ${environment.name} environment is locked: ${environment.lock.reason}`);
     const frozen = environment.freeze_windows.find((w) => w.starts_at <= now && now < w.ends_at);
     if (!frozen) return null;
-    if (!spec.override_freeze) throw environmentRefusal('environment_frozen', `The ${environment.name} environment is frozen until ${frozen.ends_at.toISOString()}: ${frozen.reason}`);
+    const until = `The ${environment.name} environment is frozen until ${frozen.ends_at.toISOString()}: ${frozen.reason}`;
+    if (!spec.override_freeze) throw environmentRefusal('environment_frozen', until);
     if (!isAdmin(principal)) throw insufficientScope('admin');
+    if (spec.reason === undefined) throw environmentRefusal('environment_frozen', `${until}. An override needs a reason.`);
     return { reason: spec.reason ?? null, window: { starts_at: frozen.starts_at.toISOString(), ends_at: frozen.ends_at.toISOString(), reason: frozen.reason } };
   }
 

@@ -228,7 +228,7 @@ describe('branch patterns, locks, freeze windows', () => {
     await environment(pid, { freeze_windows: [window, { starts_at: new Date(now + 7_200_000).toISOString(), ends_at: new Date(now + 9_000_000).toISOString(), reason: 'later' }] });
     expectRefused(await deploy(pid), 409, 'environment_frozen');
     expectRefused(await deploy(pid, { override_freeze: true, reason: 'hotfix' }, devToken), 403, 'insufficient_scope');
-    expectRefused(await deploy(pid, { override_freeze: true }), 422, 'validation_failed');
+    expectRefused(await deploy(pid, { override_freeze: true }), 409, 'environment_frozen');
     const overridden = await deploy(pid, { override_freeze: true, reason: 'hotfix for incident 42' });
     expect(overridden.status).toBe(201);
     const audit = await api.get(`/v1/events?type=deployment.created&project_id=${pid}`, { token });
