@@ -3,10 +3,8 @@ import { LockEnvironmentBody, ReviewBody, RollbackBody } from '../../schemas/env
 import { sendPage, type DashboardDeps } from '../context.ts';
 import { str, type FormValues } from '../forms.ts';
 import { success, type PageRouter, type WithParams } from '../pageRouter.ts';
-import { environmentPage, environmentsView } from '../views/environments.ts';
+import { environmentPage } from '../views/environments.ts';
 
-/** One page holds a project's environments and its waiting deployments (no project has hundreds). */
-const LIST_LIMIT = 100;
 const HISTORY_LIMIT = 20;
 
 const projectPath = (id: string) => `/dashboard/projects/${encodeURIComponent(id)}`;
@@ -16,20 +14,13 @@ const reviewBack = (ctx: WithParams<'id' | 'deploymentId'>, form: FormValues) =>
   str(form, 'return') === 'environments' ? `${projectPath(ctx.params.id)}/environments` : `${projectPath(ctx.params.id)}/deployments/${encodeURIComponent(ctx.params.deploymentId)}`;
 
 /**
- * docs/product.md §10 on the dashboard: a project's environments with the reviews waiting in it
- * (Approve, Reject), and an environment's page (current deployment, history, lock, roll back).
+ * docs/product.md §10 on the dashboard: an environment's page (current deployment, history, lock, roll
+ * back) and the review buttons (Approve, Reject). The project's Environments tab is the project page's
+ * (pages/project.ts).
  */
 export function registerEnvironmentPages(pages: PageRouter, deps: DashboardDeps): void {
   const { config } = deps;
   const { projects, deployments, environments } = deps.services;
-
-  pages.get('/projects/:id/environments', 'read', async (ctx, { principal, viewer }) => {
-    const project = await projects.get(principal, ctx.params.id);
-    const list = await environments.list(principal, project._id, { page: 1, per_page: LIST_LIMIT });
-    const waiting = await deployments.list(principal, project._id, { status: 'waiting' }, { page: 1, per_page: LIST_LIMIT });
-    const body = environmentsView({ project, environments: list.items, pending: [...waiting.items].reverse(), csrf: viewer.csrf, canWrite: hasScope(principal, 'write') });
-    sendPage(ctx, config, { title: `Environments · ${project.name}`, body });
-  });
 
   pages.get('/projects/:id/environments/:name', 'read', async (ctx, { principal, viewer }) => {
     const project = await projects.get(principal, ctx.params.id);

@@ -46,16 +46,15 @@ function pendingReviews(v: EnvironmentsView): Html {
   )}</tbody></table>`;
 }
 
-export function environmentsView(v: EnvironmentsView): Html {
+/** The project page's Environments tab: the reviews waiting in the project, then its environments. */
+export function environmentsTab(v: EnvironmentsView): Html {
   const rows = v.environments.map(
     (e) => html`<tr><td><a href="${base(v.project)}/environments/${e.name}">${e.name}</a></td><td>${rules(e)}</td>
 <td>${e.lock ? html`${statusBadge('locked')} ${e.lock.reason}` : html`<span class="muted">Open</span>`}</td>
 <td>${e.current_deployment_id ? html`<a href="${base(v.project)}/deployments/${e.current_deployment_id}"><code>${e.current_deployment_id}</code></a>` : html`<span class="muted">None</span>`}</td></tr>`,
   );
-  return html`<p class="crumb"><a href="/dashboard/projects">Projects</a> › <a href="${base(v.project)}">${v.project.name}</a></p>
-<div class="page-head"><h1>Environments</h1></div>
-<section class="panel" aria-labelledby="pending-title"><h2 id="pending-title">Pending reviews</h2>${pendingReviews(v)}</section>
-<section class="panel" aria-labelledby="environments-title"><h2 id="environments-title">Environments</h2>
+  return html`<section class="panel" id="pending-reviews" aria-labelledby="pending-title"><h2 id="pending-title">Pending reviews</h2>${pendingReviews(v)}</section>
+<section class="panel" id="environments" aria-labelledby="environments-title"><h2 id="environments-title">Environments</h2>
 ${rows.length ? html`<table><thead><tr><th>Name</th><th>Rules</th><th>Lock</th><th>Current deployment</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="empty">No environment yet: the first deployment to a name makes it.</p>`}
 </section>`;
 }
