@@ -44,6 +44,7 @@ export const NOT_FOUND = {
   delivery: 'No such delivery.',
   event: 'No such event.',
   account: 'No such account.',
+  environment: 'No such environment.',
   quota: 'No such quota.',
   trust_policy: 'No such trust policy.',
   endpoint: 'No such endpoint.',
@@ -81,6 +82,11 @@ export const ERROR_CODES = {
   conflict: { status: 409, example: 'A project with this name already exists.' },
   invalid_transition: { status: 409, example: 'A project cannot move from archived to paused.' },
   project_not_active: { status: 409, example: 'The project is paused; it accepts no new deployments.' },
+  branch_not_allowed: { status: 409, example: 'The production environment admits only branches matching release/*; feature/x is not one.' },
+  environment_locked: { status: 409, example: 'The production environment is locked: incident 42 in progress.' },
+  environment_frozen: { status: 409, example: 'The production environment is frozen until 2026-12-27T00:00:00.000Z: holidays.' },
+  environment_busy: { status: 409, example: 'The production environment is serial and dep_01jd8x7p2c4e6g8j0k2m4n6q8s is building there.' },
+  deployment_not_active: { status: 409, example: 'The deployment is succeeded; its configuration is released only while it is queued, building or deploying.' },
   secret_unreadable: { status: 409, example: 'The secret value of DATABASE_URL was sealed with data key dk_m3x1a0f2c4, which this server\'s key material lacks: restore that key into KEYS_DIR, or set the value again.' },
   payload_too_large: { status: 413, example: 'The request body is larger than 102400 bytes.' },
   unsupported_media_type: { status: 415, example: 'The request body must be application/json.' },
@@ -125,6 +131,9 @@ export const methodNotAllowed = (method: string, allowed: string[]) =>
   new AppError(405, 'method_not_allowed', `${method} is not allowed here; allowed: ${allowed.join(', ')}.`, { headers: { Allow: allowed.join(', ') } });
 export const invalidTransition = (message: string) => new AppError(409, 'invalid_transition', message);
 export const projectNotActive = (message: string) => new AppError(409, 'project_not_active', message);
+/** docs/product.md §9: the environment's rules refuse a deployment, or a move of one. */
+export const environmentRefusal = (code: 'branch_not_allowed' | 'environment_locked' | 'environment_frozen' | 'environment_busy' | 'deployment_not_active', message: string) =>
+  new AppError(409, code, message);
 export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`);
 export const unsupportedMediaType = (message = 'The request body must be application/json.') => new AppError(415, 'unsupported_media_type', message);
 export const idempotencyKeyReused = () =>

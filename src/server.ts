@@ -79,6 +79,9 @@ export async function startServer(config: Config, logger: Logger, options: Start
   // Webhook deliveries: every instance polls the queue; leases decide who makes each attempt.
   const webhooks = container.services.webhookDispatcher;
   webhooks.start();
+  // docs/product.md §9: every instance queues waiting deployments that are due; claims decide who moves each.
+  const scheduler = container.services.deploymentScheduler;
+  scheduler.start();
 
   // What a person starting it needs first: where the dashboard is and what to do next. Then the rest.
   const dashboard = `${config.publicUrl}/dashboard`;
@@ -100,12 +103,14 @@ export async function startServer(config: Config, logger: Logger, options: Start
         shuttingDown = true;
         clearInterval(sweep);
         const webhooksStopped = webhooks.stop();
+        const schedulerStopped = scheduler.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
         await drained;
         clearTimeout(timer);
         await webhooksStopped;
+        await schedulerStopped;
         await metricsListener?.close();
         unwatchDatabase();
             await container.close();

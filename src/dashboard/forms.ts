@@ -59,7 +59,7 @@ export interface RefusedForm {
  * Turns a service's refusal into messages for the form: `validation_failed` details go next to their
  * fields (`fieldNames` maps service field names to form field names; a detail for a field the form does
  * not have becomes the form's message), `conflict` goes to `conflictField`, state errors
- * (`invalid_transition`, `project_not_active`) to the form's message. Anything else (403, 404, 500) is
+ * (`invalid_transition`, `project_not_active`, an environment's refusals: every other 409) to the form's message. Anything else (403, 404, 500) is
  * not the form's business: null, and the caller rethrows.
  */
 export function refusal(err: unknown, options: { fields: readonly string[]; rename?: Record<string, string>; conflictField?: string }): RefusedForm | null {
@@ -76,7 +76,8 @@ export function refusal(err: unknown, options: { fields: readonly string[]; rena
     return { status: 422, errors, ...(other.length ? { message: sentence(other.join('; ')) } : {}) };
   }
   if (err.code === 'conflict' && options.conflictField) return { status: 409, errors: { [options.conflictField]: err.message } };
-  if (['conflict', 'invalid_transition', 'project_not_active'].includes(err.code)) return { status: 409, errors: {}, message: err.message };
+  // Every other 409 is a state refusal too (invalid_transition, project_not_active, an environment's rules: docs/product.md §9).
+  if (err.status === 409) return { status: 409, errors: {}, message: err.message };
   return null;
 }
 

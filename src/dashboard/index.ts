@@ -4,6 +4,7 @@ import { dashboardErrors, requireSession, verifyForm, type DashboardDeps } from 
 import { registerAccountPage } from './pages/account.ts';
 import { registerApiKeyPages } from './pages/apiKeys.ts';
 import { registerDeploymentPage } from './pages/deployment.ts';
+import { registerEnvironmentPages } from './pages/environments.ts';
 import { registerEventsPage } from './pages/events.ts';
 import { registerOAuthAppPages } from './pages/oauthApps.ts';
 import { registerProjectPage } from './pages/project.ts';
@@ -34,6 +35,7 @@ export function createDashboard(deps: DashboardDeps): Middleware {
     registerProjectPages,
     registerProjectPage,
     registerDeploymentPage,
+    registerEnvironmentPages,
     registerEventsPage,
     registerApiKeyPages,
     registerUserPages,

@@ -24,11 +24,13 @@ export interface DeploymentTimes {
 
 /**
  * A deployment that was superseded had succeeded (a newer one to its environment succeeded after it),
- * so it counts as a success; one still queued, building or deploying is in progress.
+ * so it counts as a success; a rejected one never ran and counts with the canceled (docs/product.md §9);
+ * one still waiting, queued, building or deploying is in progress.
  */
 export function outcomeOf(status: string): Outcome {
   if (status === 'succeeded' || status === 'superseded') return 'succeeded';
   if (status === 'failed' || status === 'canceled') return status;
+  if (status === 'rejected') return 'canceled';
   return 'in_progress';
 }
 

@@ -35,8 +35,10 @@ interface InProject extends InAccount {
  */
 export interface Resources {
   project: { target: InAccount & { _id: string }; action: 'list' | 'read' | 'create' | 'update' | 'delete' };
-  /** `environment`: where the deployment goes (an exchanged CI token may be limited to some). */
-  deployment: { target: InProject & { environment?: string }; action: 'list' | 'read' | 'create' | 'update' };
+  /** `environment`: where the deployment goes (an exchanged CI token may be limited to some). `review`: approve or reject a waiting deployment (docs/product.md §9; who is a reviewer is the environment's rule). */
+  deployment: { target: InProject & { environment?: string }; action: 'list' | 'read' | 'create' | 'update' | 'review' };
+  /** docs/product.md §9: `update` and `delete` change the rules; `lock` locks and unlocks. */
+  environment: { target: InProject; action: 'list' | 'read' | 'create' | 'update' | 'delete' | 'lock' };
   configuration: { target: InProject; action: 'list' | 'read' | 'reveal' | 'create' | 'update' | 'delete' };
   api_key: { target: InProject; action: 'list' | 'read' | 'create' | 'rotate' | 'revoke' };
   /** `role` is the user's (or, for `create`, the new user's); `to` the role a `change_role` gives. */
@@ -204,6 +206,13 @@ allow(['federated'], ['create', 'update'], 'deployment', {
   refusal: 'This token may not deploy to this environment.',
 });
 allow(EVERYONE, ['list', 'read', 'reveal', 'create', 'update', 'delete'], 'configuration');
+// docs/product.md §9: a review is a person's judgement (API keys and clients are refused); which people
+// may review is the environment's `reviewers`. Protection rules are set by people and clients with the
+// admin scope, never by a project's API key (a deployer must not lift the rules it deploys under);
+// locking is everyone's who sees the project (with the write scope).
+allow(['user'], ['review'], 'deployment', { refusal: 'Only a person can review a deployment.' });
+allow(EVERYONE, ['list', 'read', 'lock'], 'environment');
+allow(NOT_API_KEYS, ['create', 'update', 'delete'], 'environment', { refusal: 'An API key cannot change an environment’s rules.' });
 
 // API keys never manage API keys, their own included.
 allow(NOT_API_KEYS, ['list', 'read', 'create', 'rotate', 'revoke'], 'api_key');

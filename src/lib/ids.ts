@@ -20,6 +20,8 @@ export const ID_PREFIX = {
   delivery: 'dlv',
   oauthClient: 'cli',
   trustPolicy: 'tp',
+  environment: 'env',
+  review: 'rev',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -13,6 +13,8 @@ export function presentDeployment(doc: DeploymentDoc): Deployment {
     status_message: doc.status_message,
     url: doc.url,
     created_by: { type: doc.created_by.type, id: doc.created_by.id },
+    kind: doc.kind ?? 'deploy',
+    source_deployment_id: doc.source_deployment_id ?? null,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
     started_at: iso(doc.started_at),

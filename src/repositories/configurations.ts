@@ -78,6 +78,13 @@ export class ConfigurationRepository {
     return await this.collection.findOneAndDelete({ _id: id, account_id: String(accountId), project_id: String(projectId) });
   }
 
+  /** Every variable of one environment of a project, by key (at most `limit`). */
+  async allIn(accountId: string, projectId: string, environment: string, limit: number): Promise<ConfigurationDoc[]> {
+    return await this.collection
+      .find({ account_id: String(accountId), project_id: String(projectId), environment: String(environment) }, { sort: { key: 1 }, limit })
+      .toArray();
+  }
+
   /** For project deletion. */
   async deleteAllForProject(accountId: string, projectId: string): Promise<number> {
     const deletedCount = await deleteInBatches(this.collection, { account_id: String(accountId), project_id: String(projectId) }, { fixedFields: true });

@@ -4,7 +4,7 @@ import { findPage } from './page.ts';
 import type { Actor } from '../domain/principal.ts';
 import { idFloor } from '../lib/ids.ts';
 
-import type { DeploymentStatus } from '../domain/deployments.ts';
+import type { DeploymentKind, DeploymentStatus } from '../domain/deployments.ts';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 export type CreatedBy = Actor;
@@ -24,7 +24,20 @@ export interface DeploymentDoc {
   updated_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  /** docs/product.md §9; absent on deployments made before kinds existed (read as `deploy`, null). */
+  kind?: DeploymentKind;
+  source_deployment_id?: string | null;
+  /**
+   * While `waiting`: when the service moves it to `queued` (approvals met, plus the wait timer); null
+   * while approvals are missing.
+   */
+  due_at?: Date | null;
+  /** While waiting: the approvals and wait timer it was created under. */
+  required_approvals?: number;
+  wait_timer_seconds?: number;
 }
+
+type Settable = Partial<Pick<DeploymentDoc, 'status' | 'status_message' | 'url' | 'updated_at' | 'started_at' | 'finished_at' | 'due_at'>>;
 
 export interface DeploymentFilter {
   environment?: string;
@@ -43,6 +56,8 @@ export class DeploymentRepository {
     // The list's filter and sort (newest first), so that a page is read from the index alone.
     await this.collection.createIndex({ account_id: 1, project_id: 1, _id: -1 }, { name: 'account_project_deployments' });
     await this.collection.createIndex({ project_id: 1, environment: 1, status: 1 }, { name: 'project_environment_status' });
+    // The scheduler's question (docs/product.md §9): which waiting deployments are due.
+    await this.collection.createIndex({ status: 1, due_at: 1 }, { name: 'status_due' });
   }
 
   async insert(doc: DeploymentDoc): Promise<void> {
@@ -84,7 +99,7 @@ export class DeploymentRepository {
   async transition(
     id: string,
     from: DeploymentStatus,
-    set: Partial<Pick<DeploymentDoc, 'status' | 'status_message' | 'url' | 'updated_at' | 'started_at' | 'finished_at'>>,
+    set: Settable,
   ): Promise<DeploymentDoc | null> {
     return await this.collection.findOneAndUpdate({ _id: String(id), status: from }, { $set: set }, { returnDocument: 'after' });
   }
@@ -112,6 +127,31 @@ export class DeploymentRepository {
       { projection: { _id: 1 } },
     );
     return doc !== null;
+  }
+
+  /** Waiting deployments whose time to be queued has come (any account), oldest due first. */
+  async dueWaiting(now: Date, limit: number): Promise<DeploymentDoc[]> {
+    return await this.collection.find({ status: 'waiting', due_at: { $lte: now } }, { sort: { due_at: 1 }, limit }).toArray();
+  }
+
+  /** The environment's deployments in one of `statuses`, oldest first. */
+  async inEnvironment(projectId: string, environment: string, statuses: DeploymentStatus[]): Promise<DeploymentDoc[]> {
+    return await this.collection
+      .find({ project_id: String(projectId), environment: String(environment), status: { $in: statuses.map(String) as DeploymentStatus[] } }, { sort: { _id: 1 } })
+      .toArray();
+  }
+
+  /** The environment's newest deployment in one of `statuses` older than `beforeId` (any, without it). */
+  async newestIn(projectId: string, environment: string, statuses: DeploymentStatus[], beforeId?: string): Promise<DeploymentDoc | null> {
+    const filter: Filter<DeploymentDoc> = { project_id: String(projectId), environment: String(environment), status: { $in: statuses.map(String) as DeploymentStatus[] } };
+    if (beforeId !== undefined) filter._id = { $lt: String(beforeId) };
+    return await this.collection.findOne(filter, { sort: { _id: -1 } });
+  }
+
+  /** The environment names the project's deployments went to. */
+  async environments(accountId: string, projectId: string): Promise<string[]> {
+    const names = await this.collection.distinct('environment', { project_id: String(projectId), account_id: String(accountId) });
+    return names.filter((name): name is string => typeof name === 'string');
   }
 
   async deleteByProject(accountId: string, projectId: string): Promise<number> {

@@ -14,6 +14,9 @@ import { ConfigurationRepository } from './configurations.ts';
 import { ConsentRepository } from './consents.ts';
 import { DataKeyRegistryRepository } from './dataKeyRegistry.ts';
 import { DeploymentRepository } from './deployments.ts';
+import { DeploymentClaimRepository } from './deploymentClaims.ts';
+import { DeploymentReviewRepository } from './deploymentReviews.ts';
+import { EnvironmentRepository } from './environments.ts';
 import { DeviceCodeLeaseRepository } from './deviceCodeLeases.ts';
 import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
@@ -56,6 +59,9 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     dpopProofs: new DpopProofRepository(db),
     projects: new ProjectRepository(db),
     deployments: new DeploymentRepository(db),
+    environments: new EnvironmentRepository(db),
+    deploymentReviews: new DeploymentReviewRepository(db),
+    deploymentClaims: new DeploymentClaimRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),
     sessions: new SessionRepository(db),
     configurations: new ConfigurationRepository(db),

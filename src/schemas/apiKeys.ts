@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actorRef } from './actor.ts';
 import { trimmedText } from './rules.ts';
 import { pageOf, PageQuery } from './page.ts';
 import { ProjectId, Timestamp } from './projects.ts';
@@ -65,7 +66,7 @@ export const ApiKey = z
     status: z.enum(['active', 'revoked', 'expired']),
     created_at: Timestamp,
     updated_at: Timestamp,
-    created_by: z.object({ type: z.enum(['user', 'api_key', 'client', 'system', 'federated']), id: z.string() }).meta({ example: { type: 'user', id: 'usr_01jd8x0a2b4c6d8e0f2g4h6j8k' } }),
+    created_by: actorRef().meta({ example: { type: 'user', id: 'usr_01jd8x0a2b4c6d8e0f2g4h6j8k' } }),
     last_used_at: Timestamp.nullable().meta({ description: 'Last successful authentication, to the minute.' }),
     expires_at: Timestamp.nullable(),
     rotated_at: Timestamp.nullable(),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { actorRef } from './actor.ts';
 import { branchNameProblem } from '../lib/gitRef.ts';
-import { BRANCH_PATTERN, documentedPattern, HTTP_URL_PATTERN } from './rules.ts';
+import { BRANCH_PATTERN, documentedPattern, HTTP_URL_PATTERN, trimmedText } from './rules.ts';
 import { pageOf, PageQuery } from './page.ts';
-import { DEPLOYMENT_STATUSES } from '../domain/deployments.ts';
+import { DEPLOYMENT_KINDS, DEPLOYMENT_STATUSES } from '../domain/deployments.ts';
 import { ProjectId, Timestamp } from './projects.ts';
 
 export const DeploymentId = z
@@ -32,17 +33,33 @@ export const CommitSha = z
 
 export const DeploymentStatus = z.enum(DEPLOYMENT_STATUSES).meta({
   description:
-    '`queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.',
+    '`queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.',
 });
+
+/** What a deployment request may add to pass a freeze window (an admin's, with its reason). */
+export const freezeOverrideFields = {
+  override_freeze: z.boolean().optional().meta({ description: 'Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).', example: true }),
+  reason: trimmedText(500, { controlCharacters: false }).optional().meta({ description: 'Why the freeze is overridden (recorded in the event).', example: 'Hotfix for incident 42' }),
+};
 
 export const CreateDeploymentBody = z
   .object({
     environment: Environment,
     branch: Branch,
     commit_sha: CommitSha.nullable().optional(),
+    ...freezeOverrideFields,
   })
   .strict()
   .meta({ id: 'CreateDeployment' });
+
+export const RedeployBody = z
+  .object({
+    environment: Environment.optional().meta({ description: 'Where to deploy the same branch and commit: another environment makes it a `promote`. Default: the deployment’s own.' }),
+    ...freezeOverrideFields,
+  })
+  .strict()
+  .meta({ id: 'Redeploy' });
+export type RedeployBody = z.output<typeof RedeployBody>;
 export type CreateDeploymentBody = z.output<typeof CreateDeploymentBody>;
 
 const DeploymentUrl = z
@@ -87,7 +104,9 @@ export const Deployment = z
     status: DeploymentStatus,
     status_message: z.string().nullable(),
     url: z.string().nullable(),
-    created_by: z.object({ type: z.enum(['user', 'api_key', 'client', 'system', 'federated']), id: z.string() }),
+    created_by: actorRef(),
+    kind: z.enum(DEPLOYMENT_KINDS).meta({ description: '`deploy`; `redeploy` (the same branch and commit again), `promote` (to another environment), `rollback`.' }),
+    source_deployment_id: DeploymentId.nullable().meta({ description: 'The deployment a redeploy, promote or rollback repeats.' }),
     created_at: Timestamp,
     updated_at: Timestamp,
     started_at: Timestamp.nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTOR_TYPES } from './actor.ts';
 import { pageOf, PageQuery } from './page.ts';
 import { EVENT_TYPES } from '../domain/eventTypes.ts';
 import { ProjectId, Timestamp } from './projects.ts';
@@ -16,8 +17,8 @@ export const Event = z
     id: z.string().meta({ description: 'Event id, time-sortable.', example: 'evt_01jd8z9r3t5v7x9z1b3d5f7h9k' }),
     type: z.string().meta({ description: 'One of the types listed for the `type` filter; new types may be added.', example: 'deployment.status_changed' }),
     actor: z
-      .object({ type: z.enum(['user', 'api_key', 'client', 'system', 'federated']), id: z.string() })
-      .meta({ description: 'Who made the change: a user, an API key, an OAuth client, or the admin CLI (`system`).', example: { type: 'api_key', id: 'key_01jd8z4c8p6r0t2v4x6z8b0d2f' } }),
+      .object({ type: z.enum(ACTOR_TYPES), id: z.string() })
+      .meta({ description: 'Who made the change: a user, an API key, an OAuth client, a CI token exchanged through a trust policy (`federated`), or the admin CLI (`system`).', example: { type: 'api_key', id: 'key_01jd8z4c8p6r0t2v4x6z8b0d2f' } }),
     project_id: ProjectId.nullable(),
     data: z.record(z.string(), z.unknown()).meta({
       description: 'What changed: ids, names, old and new states. Never a secret value.',

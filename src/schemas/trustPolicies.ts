@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actorRef } from './actor.ts';
 import { pageOf } from './page.ts';
 import { trimmedText } from './rules.ts';
 import { Environment } from './deployments.ts';
@@ -99,7 +100,7 @@ export const TrustPolicy = z
     environments: z.array(z.string()).nullable(),
     max_ttl_seconds: z.number().int(),
     created_at: Timestamp,
-    created_by: z.object({ type: z.enum(['user', 'api_key', 'client', 'system', 'federated']), id: z.string() }),
+    created_by: actorRef(),
   })
   .meta({ id: 'TrustPolicy', description: 'Which CI tokens may be exchanged for a token acting as the project (docs: "CI without stored secrets").' });
 export type TrustPolicy = z.output<typeof TrustPolicy>;

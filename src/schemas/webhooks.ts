@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actorRef } from './actor.ts';
 import { pageOf, PageQuery } from './page.ts';
 import { atLeastOneField, documentedPattern, HTTP_URL_PATTERN, trimmedText } from './rules.ts';
 import { DELIVERY_STATUSES } from '../repositories/webhookDeliveries.ts';
@@ -141,7 +142,7 @@ export const WebhookPayload = z
   .object({
     id: z.string().meta({ example: 'evt_01jd8x4m2c7p9r1t3v5x7z9b1d' }),
     type: z.string().meta({ description: 'An event type, or `webhook.ping` for a ping.', example: 'deployment.status_changed' }),
-    actor: z.object({ type: z.enum(['user', 'api_key', 'client', 'system', 'federated']), id: z.string() }),
+    actor: actorRef(),
     project_id: z.string().nullable(),
     data: z.record(z.string(), z.unknown()).meta({ description: 'What changed; never secret values.' }),
     created_at: Timestamp,

@@ -31,6 +31,9 @@ function eventData(doc: ConfigurationDoc) {
   return { configuration_id: doc._id, environment: doc.environment, key: doc.key, secret: doc.secret };
 }
 
+/** The most variables one release hands out (a limit far above any real environment). */
+const MAX_RELEASED = 5000;
+
 const SECRET_STAYS_SECRET = 'a secret configuration cannot be made non-secret; delete it and create it again';
 
 /** A configuration as read: for a secret read with `reveal`, its plaintext as `revealed`. */
@@ -117,6 +120,18 @@ export class ConfigurationService extends ProjectRecordService<ConfigurationServ
 
   override async get(principal: Principal, projectId: string, id: string, options: ReadOptions = {}): Promise<ReadConfiguration> {
     return options.reveal ? this.#revealed(await this.records.get(principal, projectId, id, 'reveal')) : await this.records.get(principal, projectId, id);
+  }
+
+  /**
+   * docs/product.md §9: the variables a deployment to `environment` runs with, secret values in clear.
+   * The caller (DeploymentService.configuration) has decided that the principal may have them.
+   */
+  async releasedFor(project: Pick<ProjectDoc, '_id' | 'account_id'>, environment: string): Promise<{ key: string; value: string; secret: boolean }[]> {
+    const docs = await this.deps.configurations.allIn(project.account_id, project._id, environment, MAX_RELEASED);
+    return docs.map((doc) => {
+      const read = this.#revealed(doc);
+      return { key: read.key, value: read.revealed ?? read.value ?? '', secret: read.secret };
+    });
   }
 
   /**

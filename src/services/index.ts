@@ -10,6 +10,8 @@ import { ConfigurationService } from './configurations.ts';
 import { DashboardClientService } from './dashboardClient.ts';
 import { CliClientService } from './cliClient.ts';
 import { DeploymentService } from './deployments.ts';
+import { DeploymentScheduler } from './deploymentScheduler.ts';
+import { EnvironmentService } from './environments.ts';
 import { EventLog } from './eventLog.ts';
 import { EventService } from './events.ts';
 import { GrantRevocation } from './grantRevocation.ts';
@@ -35,6 +37,10 @@ import { WebhookService } from './webhooks.ts';
 export interface Services {
   projects: ProjectService;
   deployments: DeploymentService;
+  /** Environments and their rules (docs/product.md §9). */
+  environments: EnvironmentService;
+  /** Queues waiting deployments when they are due (src/server.ts starts it; the CLI never does). */
+  deploymentScheduler: DeploymentScheduler;
   configurations: ConfigurationService;
   apiKeys: ApiKeyService;
   users: UserService;
@@ -86,8 +92,13 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const quotas = new QuotaService({ quotaSlots: repos.quotaSlots, limits });
 
   const projects = new ProjectService({ projects: repos.projects, deployments: repos.deployments, eventLog, quotas });
-  const deployments = new DeploymentService({ deployments: repos.deployments, eventLog, projects });
   const configurations = new ConfigurationService({ configurations: repos.configurations, eventLog, locks, secretBox, projects });
+  const environments = new EnvironmentService({ environments: repos.environments, deployments: repos.deployments, eventLog, locks, projects, clock });
+  const deployments = new DeploymentService({
+    ...{ deployments: repos.deployments, deploymentReviews: repos.deploymentReviews, deploymentClaims: repos.deploymentClaims },
+    ...{ eventLog, projects, environments, configurations, clock },
+  });
+  const deploymentScheduler = new DeploymentScheduler({ deployments, logger });
   const apiKeys = new ApiKeyService({
     ...{ apiKeys: repos.apiKeys, apiKeySecrets: repos.apiKeySecrets, apiKeyUsage: repos.apiKeyUsage },
     ...{ eventLog, locks, changes, projects, quotas, clock },
@@ -101,6 +112,8 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   // docs/product.md §5: deleting a project removes its configurations and revokes its API keys (§13: and its trust policies).
   projects.onDelete(async (project, principal) => {
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
+    await repos.environments.deleteByProject(project.account_id, project._id);
+    await repos.deploymentReviews.deleteByProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);
     await trustPolicies.deleteAllForProject(project);
   });
@@ -126,5 +139,5 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users, clock });
   const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
   const cliClient = new CliClientService({ oauthClients: repos.oauthClients, changes });
-  return { projects, deployments, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient, cliClient, trustPolicies, tokenExchange };
+  return { projects, deployments, environments, deploymentScheduler, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient, cliClient, trustPolicies, tokenExchange };
 }

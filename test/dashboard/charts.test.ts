@@ -23,7 +23,7 @@ let projectId: string;
 let accountId: string;
 
 const DAY = 86_400_000;
-const OUTCOME: Record<DeploymentStatus, string> = { succeeded: 'succeeded', superseded: 'succeeded', failed: 'failed', canceled: 'canceled', queued: 'in_progress', building: 'in_progress', deploying: 'in_progress' };
+const OUTCOME: Record<DeploymentStatus, string> = { succeeded: 'succeeded', superseded: 'succeeded', failed: 'failed', canceled: 'canceled', queued: 'in_progress', building: 'in_progress', deploying: 'in_progress', waiting: 'in_progress', rejected: 'canceled' };
 
 /** A deployment as the service stores it, created `daysAgo` days back (the chart reads history that tests cannot wait for). */
 function pastDeployment(daysAgo: number, status: DeploymentStatus, secondsToFinish: number): DeploymentDoc {

@@ -83,7 +83,7 @@ describe('events page', () => {
     // Nor does the project page offer a viewer the Activity and API keys tabs, or answer them.
     await viewerPage.goto(`${server.url}/dashboard/projects/${projectId}`);
     const tabs = viewerPage.getByRole('navigation', { name: 'Project sections' });
-    expect(await tabs.getByRole('link').allInnerTexts()).toEqual(['Deployments', 'Configuration']);
+    expect(await tabs.getByRole('link').allInnerTexts()).toEqual(['Deployments', 'Environments', 'Configuration']);
     expect((await viewerPage.goto(`${server.url}/dashboard/projects/${projectId}/activity`))!.status()).toBe(403);
     // The deployment's history is shown without who made each change.
     await viewerPage.goto(`${server.url}/dashboard/projects/${projectId}/deployments/${deploymentId}`);
@@ -98,7 +98,7 @@ describe('project page', () => {
     const p = await noScript.newPage();
     await p.goto(`${server.url}/dashboard/projects/${projectId}`);
     const tabs = p.getByRole('navigation', { name: 'Project sections' });
-    expect(await tabs.getByRole('link').allInnerTexts()).toEqual(['Deployments', 'Configuration', 'API keys', 'Activity']);
+    expect(await tabs.getByRole('link').allInnerTexts()).toEqual(['Deployments', 'Environments', 'Configuration', 'API keys', 'Activity']);
     expect(await tabs.locator('[aria-current="page"]').innerText()).toBe('Deployments');
     expect(await p.locator('#deployments table tbody tr').count()).toBe(2);
     expect(await p.locator('#configuration').count()).toBe(0);

@@ -75,7 +75,7 @@ describe('unique indexes with a null field', () => {
     }
     // the indexes the repositories declare (src/repositories: grep `unique: true`) are all there
     expect(new Set(tried)).toEqual(
-      new Set(['identities.email_unique', 'users.account_email_unique', 'configurations.project_environment_key_unique', 'quota_slots.account_kind_n', 'projects.account_name_unique']),
+      new Set(['identities.email_unique', 'users.account_email_unique', 'configurations.project_environment_key_unique', 'quota_slots.account_kind_n', 'projects.account_name_unique', 'environments.project_name_unique']),
     );
   });
 

@@ -62,6 +62,13 @@ const TABLE: Row[] = [
   row('deployment', ['read', 'update'], 'YYYYYYY', { account_id: A, project_id: P }),
   row('deployment', ['read', 'update'], 'YYYYYNY', { account_id: A, project_id: Q }),
   row('deployment', ['read'], 'NNNNNNN', { account_id: B, project_id: P }),
+  row('deployment', ['review'], 'YYYYFFF'),
+  row('deployment', ['review'], 'NNNNFFF', { account_id: B, project_id: P }),
+  // Environments: everyone reads and locks; rules are not an API key's to change.
+  row('environment', ['list', 'read', 'lock'], 'YYYYYYY'),
+  row('environment', ['read', 'lock'], 'YYYYYNY', { account_id: A, project_id: Q }),
+  row('environment', ['create', 'update', 'delete'], 'YYYYYFY'),
+  row('environment', ['update'], 'NNNNNFN', { account_id: B, project_id: P }),
   row('configuration', ['list', 'read', 'reveal', 'create', 'update', 'delete'], 'YYYYYYY'),
   row('configuration', ['read', 'reveal', 'delete'], 'YYYYYNY', { account_id: A, project_id: Q }),
   // API keys never manage API keys, not even in their own project (403 before 404).
@@ -143,7 +150,7 @@ describe('the policy table', () => {
     const declared = declaredRules().map((r) => `${r.resource}:${r.action}`);
     expect(declared.filter((key) => !tabled.has(key))).toEqual([]);
     expect([...tabled].filter((key) => !declared.includes(key))).toEqual([]);
-    expect(new Set(declaredRules().map((r) => r.resource))).toEqual(new Set(['project', 'deployment', 'configuration', 'api_key', 'user', 'oauth_client', 'webhook', 'event', 'account', 'quota', 'trust_policy']));
+    expect(new Set(declaredRules().map((r) => r.resource))).toEqual(new Set(['project', 'deployment', 'environment', 'configuration', 'api_key', 'user', 'oauth_client', 'webhook', 'event', 'account', 'quota', 'trust_policy']));
   });
 
   it('an action nobody declared is refused to every kind', () => {

@@ -1,7 +1,9 @@
 import { hasScope } from '../../http/requireScope.ts';
 import { sendPage, type DashboardDeps } from '../context.ts';
 import type { PageRouter } from '../pageRouter.ts';
+import { html } from '../../lib/html.ts';
 import { deploymentView } from '../views/deployment.ts';
+import { reviewsPanel } from '../views/environments.ts';
 
 /** A deployment has a handful of status changes (queued → … → superseded); one page holds them all. */
 const HISTORY_LIMIT = 100;
@@ -22,9 +24,12 @@ export function registerDeploymentPage(pages: PageRouter, deps: DashboardDeps): 
     const deployment = await deployments.get(principal, project._id, ctx.params.deploymentId);
     const found = await events.list(principal, { project_id: project._id, deployment_id: deployment._id }, { page: 1, per_page: HISTORY_LIMIT });
     const history = found.items.filter((e) => e.type.startsWith('deployment.')).reverse();
+    const reviews = await deployments.listReviews(principal, project._id, deployment._id, { page: 1, per_page: HISTORY_LIMIT });
+    const canReview = principal.kind === 'user' && hasScope(principal, 'write');
     sendPage(ctx, config, {
       title: `Deployment ${deployment.environment} · ${project.name}`,
-      body: deploymentView({ project, deployment, history, csrf: viewer.csrf, canWrite: hasScope(principal, 'write'), isAdmin: hasScope(principal, 'admin') }),
+      body: html`${deploymentView({ project, deployment, history, csrf: viewer.csrf, canWrite: hasScope(principal, 'write'), isAdmin: hasScope(principal, 'admin') })}
+${reviewsPanel(project, deployment, reviews.items, viewer.csrf, canReview)}`,
     });
   });
 }

@@ -18,9 +18,10 @@ import {
   type ProjectTab,
   type ProjectViewer,
 } from '../views/project.ts';
+import { environmentsTab } from '../views/environments.ts';
 
 const ENVIRONMENT_MESSAGE = 'Use lower-case letters, digits and "-" only.';
-const TAB_TITLES: Record<ProjectTab, string> = { deployments: 'Deployments', configuration: 'Configuration', 'api-keys': 'API keys', activity: 'Activity' };
+const TAB_TITLES: Record<ProjectTab, string> = { deployments: 'Deployments', environments: 'Environments', configuration: 'Configuration', 'api-keys': 'API keys', activity: 'Activity' };
 /** What a list shows while its filter is not valid. */
 const NOTHING = { items: [], total: 0 };
 const projectPath = (id: string) => `/dashboard/projects/${id}`;
@@ -90,8 +91,16 @@ export function registerProjectPage(pages: PageRouter, deps: DashboardDeps): voi
 }
 
 function registerTabs(pages: PageRouter, deps: DashboardDeps, { show, showDeployments, showConfiguration }: ProjectPage): void {
-  const { apiKeys, events } = deps.services;
+  const { apiKeys, events, environments, deployments } = deps.services;
   pages.get('/projects/:id', 'read', (ctx) => showDeployments(ctx));
+  // docs/product.md §9: the reviews waiting in the project, then its environments (one page: no project has hundreds).
+  pages.get('/projects/:id/environments', 'read', async (ctx, { principal }) => {
+    await show(ctx, 'environments', async (v) => {
+      const list = await environments.list(principal, v.project._id, { page: 1, per_page: 100 });
+      const waiting = await deployments.list(principal, v.project._id, { status: 'waiting' }, { page: 1, per_page: 100 });
+      return environmentsTab({ project: v.project, environments: list.items, pending: [...waiting.items].reverse(), csrf: v.csrf, canWrite: v.canWrite });
+    });
+  });
   pages.get('/projects/:id/configuration', 'read', (ctx) => showConfiguration(ctx));
   pages.get('/projects/:id/api-keys', 'admin', async (ctx, { principal }) => {
     await show(ctx, 'api-keys', async (v) => apiKeysTab(v, await listPage(ctx, (page) => apiKeys.list(principal, v.project._id, {}, page), PER_PAGE)));

@@ -15,7 +15,7 @@ import { eventTable } from './events.ts';
 import { STATUS_ACTIONS } from './projects.ts';
 
 /** The project page's sections, each its own URL (links, so they work without scripts). */
-export type ProjectTab = 'deployments' | 'configuration' | 'api-keys' | 'activity';
+export type ProjectTab = 'deployments' | 'environments' | 'configuration' | 'api-keys' | 'activity';
 
 export const PER_PAGE = 20;
 export const ACTIVITY_DAYS = 30;
@@ -87,6 +87,7 @@ function projectTabs(v: ProjectViewer, tab: ProjectTab): Html {
   const base = basePath(v.project);
   const tabs: { key: ProjectTab; label: string; href: string }[] = [
     { key: 'deployments', label: 'Deployments', href: base },
+    { key: 'environments', label: 'Environments', href: `${base}/environments` },
     { key: 'configuration', label: 'Configuration', href: `${base}/configuration` },
     ...(v.isAdmin
       ? [

@@ -16,6 +16,7 @@ import { registerConfigurationRoutes } from './configurations/index.ts';
 import type { Services } from '../../services/index.ts';
 import type { V1Deps } from './deps.ts';
 import { registerDeploymentRoutes } from './deployments/index.ts';
+import { registerEnvironmentRoutes } from './environments/index.ts';
 import { registerEventRoutes } from './events/index.ts';
 import { registerOAuthClientRoutes } from './oauthClients/index.ts';
 import { registerProjectRoutes } from './projects/index.ts';
@@ -56,6 +57,7 @@ export function createV1Api({ config, services, authenticators, rateLimit, accou
 
   registerProjectRoutes(api, deps);
   registerDeploymentRoutes(api, deps);
+  registerEnvironmentRoutes(api, deps);
   registerConfigurationRoutes(api, deps);
   registerApiKeyRoutes(api, deps);
   registerUserRoutes(api, deps);

@@ -1,0 +1,71 @@
+import type { Collection, Db } from 'mongodb';
+import { claimOnce } from '../db/claims.ts';
+
+/**
+ * What must happen once to a deployment, across instances (docs/product.md §9), each a claim
+ * (src/db/claims.ts) whose `_id` names it:
+ * - `${deployment_id}#decided`: the one way out of `waiting` (to `queued`, `rejected` or `canceled`);
+ *   its holder makes the move and records it. `decision` says which.
+ * - `${deployment_id}#approved`: the approvals were met (its holder records `deployment.approved`).
+ * - `serial:${project_id}/${environment}`: the one deployment of a serial environment in `building` or
+ *   `deploying` (`deployment_id`), removed by it when it leaves them; `…~${deployment_id}` is the ticket
+ *   of whoever removes a slot whose holder finished without giving it back.
+ */
+export interface DeploymentClaimDoc {
+  _id: string;
+  deployment_id: string;
+  decision?: 'queued' | 'rejected' | 'canceled';
+  claimed_at: Date;
+}
+
+const decidedKey = (deploymentId: string) => `${deploymentId}#decided`;
+const slotKey = (projectId: string, environment: string) => `serial:${projectId}/${environment}`;
+
+export class DeploymentClaimRepository {
+  readonly collection: Collection<DeploymentClaimDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<DeploymentClaimDoc>('deployment_claims');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ deployment_id: 1 }, { name: 'deployment' });
+  }
+
+  /** True for the one caller that decides how the deployment leaves `waiting`. */
+  async decide(deploymentId: string, decision: NonNullable<DeploymentClaimDoc['decision']>, at: Date): Promise<boolean> {
+    return await claimOnce(this.collection, { _id: decidedKey(deploymentId), deployment_id: deploymentId, decision, claimed_at: at });
+  }
+
+  async decision(deploymentId: string): Promise<DeploymentClaimDoc | null> {
+    return await this.collection.findOne({ _id: decidedKey(deploymentId) });
+  }
+
+  /** True for the one caller that found the approvals met. */
+  async approved(deploymentId: string, at: Date): Promise<boolean> {
+    return await claimOnce(this.collection, { _id: `${deploymentId}#approved`, deployment_id: deploymentId, claimed_at: at });
+  }
+
+  /** True when the deployment now holds the serial environment's slot (it took it, or already had it). */
+  async takeSlot(projectId: string, environment: string, deploymentId: string, at: Date): Promise<boolean> {
+    if (await claimOnce(this.collection, { _id: slotKey(projectId, environment), deployment_id: deploymentId, claimed_at: at })) return true;
+    return (await this.slotHolder(projectId, environment)) === deploymentId;
+  }
+
+  async slotHolder(projectId: string, environment: string): Promise<string | null> {
+    return (await this.collection.findOne({ _id: slotKey(projectId, environment) }))?.deployment_id ?? null;
+  }
+
+  /**
+   * Frees the slot a finished holder left behind: of the callers that found it so, the one that inserts
+   * the ticket for that holder removes it (a delete filtered on the holder is not atomic on FerretDB 1.24).
+   */
+  async freeStaleSlot(projectId: string, environment: string, holder: string, at: Date): Promise<void> {
+    const key = slotKey(projectId, environment);
+    if (await claimOnce(this.collection, { _id: `${key}~${holder}`, deployment_id: holder, claimed_at: at })) await this.collection.deleteOne({ _id: key, deployment_id: holder });
+  }
+
+  /** The holder gives the slot back (only its own). */
+  async releaseSlot(projectId: string, environment: string, deploymentId: string): Promise<void> {
+    await this.collection.deleteOne({ _id: slotKey(projectId, environment), deployment_id: deploymentId });
+  }
+}
