@@ -48,11 +48,13 @@ export class DeploymentClaimRepository {
   /** True when the deployment now holds the serial environment's slot (it took it, or already had it). */
   async takeSlot(projectId: string, environment: string, deploymentId: string, at: Date): Promise<boolean> {
     if (await claimOnce(this.collection, { _id: slotKey(projectId, environment), deployment_id: deploymentId, claimed_at: at })) return true;
-    return (await this.slotHolder(projectId, environment)) === deploymentId;
+    return (await this.slotHolder(projectId, environment))?.deploymentId === deploymentId;
   }
 
-  async slotHolder(projectId: string, environment: string): Promise<string | null> {
-    return (await this.collection.findOne({ _id: slotKey(projectId, environment) }))?.deployment_id ?? null;
+  /** Who holds the slot, since when. */
+  async slotHolder(projectId: string, environment: string): Promise<{ deploymentId: string; since: Date } | null> {
+    const doc = await this.collection.findOne({ _id: slotKey(projectId, environment) });
+    return doc ? { deploymentId: doc.deployment_id, since: doc.claimed_at } : null;
   }
 
   /**

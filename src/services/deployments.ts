@@ -63,6 +63,9 @@ interface DeploymentSpec {
 /** Whether a principal has the admin scope (a user's capped by the role). */
 const isAdmin = (principal: Principal) => principal.scopes.has('admin');
 
+/** How long a serial slot's holder may take to move after taking it before the slot counts as left behind. */
+const SLOT_MOVE_GRACE_MS = 30_000;
+
 export class DeploymentService extends ProjectRecordService<DeploymentServiceDeps, DeploymentDoc, DeploymentFilter, 'deployment'> {
   protected readonly records = new ProjectRecords(this.deps.deployments, 'deployment', this.deps.projects);
 
@@ -265,10 +268,15 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
       if (await claims.takeSlot(project._id, deployment.environment, deployment._id, now)) return true;
       const holder = await claims.slotHolder(project._id, deployment.environment);
       if (holder === null) continue;
-      const held = await this.deps.deployments.findInProject(project.account_id, project._id, holder);
+      const held = await this.deps.deployments.findInProject(project.account_id, project._id, holder.deploymentId);
       if (held && RUNNING_STATUSES.has(held.status))
-        throw environmentRefusal('environment_busy', `The ${deployment.environment} environment is serial and ${holder} is ${held.status} there.`);
-      await claims.freeStaleSlot(project._id, deployment.environment, holder, now);
+        throw environmentRefusal('environment_busy', `The ${deployment.environment} environment is serial and ${held._id} is ${held.status} there.`);
+      // Not running yet is not stale: the holder took the slot and is about to move (or gives it back
+      // if its move fails). Stale is a holder gone or finished, or one that never moved for longer than
+      // any move takes (its instance died between the two writes).
+      const stale = !held || !ACTIVE_STATUSES.has(held.status) || now.getTime() - holder.since.getTime() > SLOT_MOVE_GRACE_MS;
+      if (!stale) break;
+      await claims.freeStaleSlot(project._id, deployment.environment, holder.deploymentId, now);
     }
     throw environmentRefusal('environment_busy', `The ${deployment.environment} environment is serial and another deployment is starting there.`);
   }
