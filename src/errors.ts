@@ -80,6 +80,8 @@ export const ERROR_CODES = {
   conflict: { status: 409, example: 'A project with this name already exists.' },
   invalid_transition: { status: 409, example: 'A project cannot move from archived to paused.' },
   project_not_active: { status: 409, example: 'The project is paused; it accepts no new deployments.' },
+  deployment_finished: { status: 409, example: 'The deployment finished more than 10 minutes ago; its log takes no more lines.' },
+  log_full: { status: 409, example: 'The log holds its limit of 100000 lines; it was cut and takes no more lines.' },
   secret_unreadable: { status: 409, example: 'The secret value of DATABASE_URL was sealed with data key dk_m3x1a0f2c4, which this server\'s key material lacks: restore that key into KEYS_DIR, or set the value again.' },
   payload_too_large: { status: 413, example: 'The request body is larger than 102400 bytes.' },
   unsupported_media_type: { status: 415, example: 'The request body must be application/json.' },
@@ -124,6 +126,10 @@ export const methodNotAllowed = (method: string, allowed: string[]) =>
   new AppError(405, 'method_not_allowed', `${method} is not allowed here; allowed: ${allowed.join(', ')}.`, { headers: { Allow: allowed.join(', ') } });
 export const invalidTransition = (message: string) => new AppError(409, 'invalid_transition', message);
 export const projectNotActive = (message: string) => new AppError(409, 'project_not_active', message);
+/** docs/product.md §10: appends end 10 minutes after the deployment finished. */
+export const deploymentFinished = (message: string) => new AppError(409, 'deployment_finished', message);
+/** docs/product.md §10: the log reached LOG_MAX_LINES / LOG_MAX_BYTES (or its retention) and was cut. */
+export const logFull = (message: string) => new AppError(409, 'log_full', message);
 export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`);
 export const unsupportedMediaType = (message = 'The request body must be application/json.') => new AppError(415, 'unsupported_media_type', message);
 export const idempotencyKeyReused = () =>

@@ -19,6 +19,7 @@ export const ID_PREFIX = {
   event: 'evt',
   delivery: 'dlv',
   oauthClient: 'cli',
+  logBatch: 'logb',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

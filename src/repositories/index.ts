@@ -14,6 +14,8 @@ import { ConfigurationRepository } from './configurations.ts';
 import { ConsentRepository } from './consents.ts';
 import { DataKeyRegistryRepository } from './dataKeyRegistry.ts';
 import { DeploymentRepository } from './deployments.ts';
+import { DeploymentLogRepository } from './deploymentLogs.ts';
+import { LogStreamSlotRepository } from './logStreamSlots.ts';
 import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
 import { IdempotencyKeyRepository } from './idempotencyKeys.ts';
@@ -53,6 +55,8 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     dpopProofs: new DpopProofRepository(db),
     projects: new ProjectRepository(db),
     deployments: new DeploymentRepository(db),
+    deploymentLogs: new DeploymentLogRepository(db),
+    logStreamSlots: new LogStreamSlotRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),
     sessions: new SessionRepository(db),
     configurations: new ConfigurationRepository(db),
@@ -116,6 +120,7 @@ export async function sweepExpired(db: Db, repos: Repositories, now = new Date()
     (await repos.invitations.sweep(now)) +
     (await repos.locks.sweep(now)) +
     (await repos.webhookLeases.sweep(now)) +
+    (await repos.logStreamSlots.sweep(now)) +
     (await repos.webhookDeliveries.sweep(now))
   );
 }

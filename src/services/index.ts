@@ -9,6 +9,8 @@ import { ApiKeyService } from './apiKeys.ts';
 import { ConfigurationService } from './configurations.ts';
 import { DashboardClientService } from './dashboardClient.ts';
 import { DeploymentService } from './deployments.ts';
+import { DeploymentLogService } from './deploymentLogs.ts';
+import { DeploymentFeeds, LogFollowers, StreamPlaces } from './logFollowers.ts';
 import { EventLog } from './eventLog.ts';
 import { EventService } from './events.ts';
 import { GrantRevocation } from './grantRevocation.ts';
@@ -32,6 +34,14 @@ export interface Services {
   projects: ProjectService;
   deployments: DeploymentService;
   configurations: ConfigurationService;
+  /** Deployment logs: appends, pages, the sweep (docs/product.md §10). */
+  deploymentLogs: DeploymentLogService;
+  /** Live log and deployment delivery on this instance (event streams). */
+  logFollowers: LogFollowers;
+  /** The event streams each credential holds open, across instances. */
+  streamPlaces: StreamPlaces;
+  /** Live project deployment changes on this instance (event streams). */
+  deploymentFeeds: DeploymentFeeds;
   apiKeys: ApiKeyService;
   users: UserService;
   invitations: InvitationService;
@@ -83,9 +93,15 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
     ...{ apiKeys: repos.apiKeys, apiKeySecrets: repos.apiKeySecrets, apiKeyUsage: repos.apiKeyUsage },
     ...{ eventLog, locks, changes, projects, quotas, clock },
   });
+  const logLimits = { maxLines: config.logMaxLines, maxBytes: config.logMaxBytes, retentionDays: config.logRetentionDays };
+  const deploymentLogs = new DeploymentLogService({ deploymentLogs: repos.deploymentLogs, deployments: repos.deployments, projects, configurations, clock, limits: logLimits });
+  const logFollowers = new LogFollowers({ deploymentLogs: repos.deploymentLogs, deployments: repos.deployments, logs: deploymentLogs, clock, logger, pollIntervalMs: config.logPollIntervalMs });
+  const deploymentFeeds = new DeploymentFeeds({ deployments: repos.deployments, logger, pollIntervalMs: config.logPollIntervalMs });
+  const streamPlaces = new StreamPlaces({ logStreamSlots: repos.logStreamSlots, clock, perCredential: config.logStreamsPerCredential });
   // docs/product.md §5: deleting a project removes its configurations and revokes its API keys.
   projects.onDelete(async (project, principal) => {
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
+    await repos.deploymentLogs.deleteByProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);
   });
   // What ends a user's or a client's access: their grants, consents and authorization-server sessions.
@@ -109,5 +125,5 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const events = new EventService({ events: repos.events });
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users, clock });
   const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
-  return { projects, deployments, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient };
+  return { projects, deployments, configurations, deploymentLogs, logFollowers, streamPlaces, deploymentFeeds, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient };
 }

@@ -8,11 +8,14 @@ import { newId } from '../../../lib/ids.ts';
 import { presentDeployment } from '../../../presenters/deployments.ts';
 import { ProjectParams } from '../../../schemas/projects.ts';
 import type { V1Deps } from '../deps.ts';
+import { DEPLOYMENT_EVENTS, followDeployments, registerDeploymentLogRoutes } from './logs.ts';
+import { wantsEventStream } from '../../../http/eventStream.ts';
 import { CreateDeploymentBody, Deployment, DeploymentList, DeploymentParams, ListDeploymentsQuery, UpdateDeploymentBody } from '../../../schemas/deployments.ts';
 
 const tags = ['Deployments'];
 
-export function registerDeploymentRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
+export function registerDeploymentRoutes(api: ApiRouter, deps: V1Deps): void {
+  const { authenticate, idempotent, services, config } = deps;
   const { deployments } = services;
 
   api.get(
@@ -20,14 +23,15 @@ export function registerDeploymentRoutes(api: ApiRouter, { authenticate, idempot
     {
       operationId: 'listDeployments',
       summary: 'List deployments of a project',
-      description: 'Newest first; filter by `environment`, `status`, `branch`.',
+      description: `Newest first; filter by \`environment\`, \`status\`, \`branch\`. ${DEPLOYMENT_EVENTS}`,
       tags,
-      success: { status: 200, description: 'A page of deployments.', schema: DeploymentList },
+      success: { status: 200, description: 'A page of deployments, or (with `Accept: text/event-stream`) their changes as they happen.', schema: DeploymentList, eventStream: DEPLOYMENT_EVENTS },
     },
     authenticate,
     requireScope('read'),
     validate({ params: ProjectParams, query: ListDeploymentsQuery }),
     async (ctx: ApiContext<{ params: ProjectParams; query: ListDeploymentsQuery }>) => {
+      if (wantsEventStream(ctx)) return await followDeployments(ctx, deps);
       const { page, per_page, environment, status, branch } = ctx.input.query;
       const filter = { ...(environment ? { environment } : {}), ...(status ? { status } : {}), ...(branch !== undefined ? { branch } : {}) };
       const { items, total } = await deployments.list(ctx.state.principal, ctx.input.params.project_id, filter, { page, per_page });
@@ -85,4 +89,7 @@ export function registerDeploymentRoutes(api: ApiRouter, { authenticate, idempot
       ctx.body = presentDeployment(await deployments.updateStatus(ctx.state.principal, project_id, deployment_id, ctx.input.body));
     },
   );
+
+  // docs/product.md §10: the deployment's log.
+  registerDeploymentLogRoutes(api, deps);
 }
