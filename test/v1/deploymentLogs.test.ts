@@ -18,6 +18,7 @@ const two = useTwoInstances({
     logPollIntervalMs: 100,
     logHeartbeatMs: 300,
     logStreamRecheckMs: 100,
+    logStreamStallMs: 500,
     principalCacheSeconds: 0.5,
     revocationRefreshSeconds: 0.2,
     webhookPollIntervalMs: 60_000,
@@ -351,11 +352,55 @@ describe('follow (Server-Sent Events)', () => {
     resumed.close();
   });
 
+  it('a reader that takes nothing is closed once the buffers are full; it resumes after the last id it got', async () => {
+    // 6 MB of lines: more than the loopback connection's buffers take (about 4 MB here).
+    const place = await newDeployment();
+    const total = 2400;
+    for (let i = 0; i < total / 400; i++) expect((await append(api, place, Array.from({ length: 400 }, (_, j) => `${i * 400 + j + 1} ${'z'.repeat(2500)}`))).status).toBe(202);
+    const before = first.services.logFollowers.open;
+    const stalled = await fetch(`${first.url}${place.path}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+    expect(stalled.status).toBe(200);
+    await waitFor('the stalled stream closed', async () => first.services.logFollowers.open === before, 20_000);
+    // What the server wrote before it gave up is still in the pipe: it ends with the reason, after whole events.
+    const text = await stalled.text();
+    expect(text.trimEnd().endsWith(': closed: the reader is too slow; reconnect with Last-Event-ID')).toBe(true);
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    const k = ids.at(-1)!;
+    expect(ids).toEqual(Array.from({ length: k }, (_, i) => i + 1));
+    expect(k).toBeLessThan(total);
+    const resumed = await Follower.open(second, place.path, token, { 'Last-Event-ID': String(k) });
+    await resumed.until('the rest', () => resumed.seqs().length >= total - k, 20_000);
+    expect(resumed.seqs()).toEqual(Array.from({ length: total - k }, (_, i) => k + 1 + i));
+    resumed.close();
+  }, 60_000);
+
   it('the OpenAPI document describes the event stream', async () => {
     type Operation = { responses: Record<string, { content: Record<string, { schema: { description?: string } }> }> };
     const doc = (await (await fetch(`${first.url}/openapi.json`)).json()) as { paths: Record<string, { get: Operation }> };
     const get = doc.paths['/v1/projects/{project_id}/deployments/{deployment_id}/logs']!.get;
     expect(Object.keys(get.responses['200']!.content)).toEqual(['application/json', 'text/event-stream']);
     expect(get.responses['200']!.content['text/event-stream']!.schema.description).toContain('event: line');
+  });
+});
+
+// Last: it moves the clock a month on, past every token's expiry (the API key does not expire).
+describe('retention', () => {
+  it('the sweep removes a log LOG_RETENTION_DAYS after its deployment was created; the deployment then takes no lines', async () => {
+    const place = await newDeployment();
+    const key = await api.post(`/v1/projects/${place.pid}/api_keys`, { token, body: { name: 'deployer', scopes: ['write'] } });
+    expect((await append(api, place, ['kept a month'], {}, key.body.key)).status).toBe(202);
+    const later = await api.post(`/v1/projects/${place.pid}/deployments`, { token, body: { environment: 'staging', branch: 'main' } });
+    const kept = { ...place, did: later.body.id, path: `/v1/projects/${place.pid}/deployments/${later.body.id}/logs` };
+    first.clock.advance(30 * 86_400_000 - 30_000);
+    const chunksOf = (...ids: string[]) => first.repos.deploymentLogs.collection.countDocuments({ deployment_id: { $in: ids } });
+    await first.services.deploymentLogs.sweep();
+    expect(await chunksOf(place.did)).toBe(1);
+    expect((await append(api, kept, ['still in time'], {}, key.body.key)).status).toBe(202);
+    first.clock.advance(120_000);
+    expect(await first.services.deploymentLogs.sweep()).toBeGreaterThanOrEqual(2);
+    expect(await chunksOf(place.did, kept.did)).toBe(0);
+    const read = await api.get(place.path, { token: key.body.key });
+    expect(read.body.data).toEqual([]);
+    expectRefused(await append(api2, place, ['too late'], {}, key.body.key), 409, 'log_full');
   });
 });
