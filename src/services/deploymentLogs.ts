@@ -154,6 +154,18 @@ export class DeploymentLogService extends Service<DeploymentLogServiceDeps> {
     return { lines: page, nextAfter: page.at(-1)?.seq ?? after, complete: finished && lines.length <= limit };
   }
 
+  /**
+   * A page of the log for a person reading it (the dashboard): after `after`, or, without it, the last
+   * `limit` lines; with the highest seq stored.
+   */
+  async window(principal: Principal, projectId: string, deploymentId: string, after: number | undefined, limit: number): Promise<LogRead & { lastSeq: number }> {
+    const deployment = await this.deployment(principal, projectId, deploymentId);
+    const lastSeq = (await this.deps.deploymentLogs.last(deployment._id))?.last_seq ?? 0;
+    const from = after ?? Math.max(0, lastSeq - limit);
+    const lines = linesOf(await this.deps.deploymentLogs.after(deployment._id, from, limit), from, limit);
+    return { lines, nextAfter: lines.at(-1)?.seq ?? from, complete: hasFinished(deployment) && (lines.at(-1)?.seq ?? from) >= lastSeq, lastSeq };
+  }
+
   /** The deployment a reader may read (404 otherwise): what a follower follows. */
   async deployment(principal: Principal, projectId: string, deploymentId: string): Promise<DeploymentDoc> {
     authorize(principal, 'read', 'deployment');
