@@ -22,6 +22,7 @@ const two = useTwoInstances({
     principalCacheSeconds: 0.5,
     revocationRefreshSeconds: 0.2,
     webhookPollIntervalMs: 60_000,
+    corsOrigins: ['https://app.example.com'],
   },
 });
 let first: TestServer, second: TestServer, api: Api, api2: Api, tokens: Tokens, owner: TestUser, token: string;
@@ -373,6 +374,27 @@ describe('follow (Server-Sent Events)', () => {
     expect(resumed.seqs()).toEqual(Array.from({ length: total - k }, (_, i) => k + 1 + i));
     resumed.close();
   }, 60_000);
+
+  it('CORS: a configured origin may follow (preflight with Last-Event-ID); another origin gets no CORS headers', async () => {
+    const place = await newDeployment();
+    const origin = 'https://app.example.com';
+    const preflight = await fetch(`${first.url}${place.path}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, last-event-id' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(preflight.headers.get('access-control-allow-headers')!.toLowerCase()).toContain('last-event-id');
+    await append(api, place, ['cross-origin']);
+    await finish(place);
+    const allowed = await Follower.open(first, place.path, token, { origin, 'Last-Event-ID': '0' });
+    expect(allowed.response.headers.get('access-control-allow-origin')).toBe(origin);
+    await allowed.until('end', () => allowed.ended);
+    expect(allowed.seqs()).toEqual([1]);
+    const other = await Follower.open(first, place.path, token, { origin: 'https://evil.example.net' });
+    expect(other.response.headers.get('access-control-allow-origin')).toBeNull();
+    other.close();
+  });
 
   it('the OpenAPI document describes the event stream', async () => {
     type Operation = { responses: Record<string, { content: Record<string, { schema: { description?: string } }> }> };
