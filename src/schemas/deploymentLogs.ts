@@ -7,8 +7,10 @@ export const LOG_LIMITS = { linesPerRequest: 1000, bytesPerRequest: 1024 * 1024,
 
 export const LogStream = z.enum(LOG_STREAMS).meta({ description: '`stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).' });
 
+// Characters first (the JSON Schema keyword), then UTF-8 bytes, which the keyword cannot say.
 const LineText = z
   .string()
+  .max(LOG_LIMITS.bytesPerLine, { message: `must be at most ${LOG_LIMITS.bytesPerLine} bytes (UTF-8)`, abort: true })
   .refine((text) => Buffer.byteLength(text, 'utf8') <= LOG_LIMITS.bytesPerLine, `must be at most ${LOG_LIMITS.bytesPerLine} bytes (UTF-8)`)
   .meta({ description: 'The line, at most 8 KiB in UTF-8. Any value of a secret configuration of the project (8 characters or longer) in it is stored as `***`.', example: 'Step 3/9 : RUN npm ci', maxLength: LOG_LIMITS.bytesPerLine });
 
