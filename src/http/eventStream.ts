@@ -162,5 +162,8 @@ export async function openEventStream(ctx: ApiContext, deps: EventStreamDeps, ru
         })
         .finally(() => (checking = false));
     });
-  void run(stream).finally(() => stream.close());
+  // `run` reports its own failures (the follower logs them); the stream ends either way.
+  void run(stream)
+    .catch(() => undefined)
+    .finally(() => stream.close());
 }
