@@ -5,6 +5,9 @@ import { integerParam } from './page.ts';
 /** docs/product.md §10: what one append may carry. */
 export const LOG_LIMITS = { linesPerRequest: 1000, bytesPerRequest: 1024 * 1024, bytesPerLine: 8 * 1024, pageLines: 1000 } as const;
 
+/** The highest seq a log can reach (a chunk's `_id` holds 12 digits; LOG_MAX_LINES is far below). */
+export const MAX_SEQ = 999_999_999_999;
+
 export const LogStream = z.enum(LOG_STREAMS).meta({ description: '`stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).' });
 
 // Characters first (the JSON Schema keyword), then UTF-8 bytes, which the keyword cannot say.
@@ -43,7 +46,7 @@ export const AppendLogResult = z
 export type AppendLogResult = z.output<typeof AppendLogResult>;
 
 export const ReadLogQuery = z.strictObject({
-  after: integerParam('after', 0, Number.MAX_SAFE_INTEGER, 0, 'Read the lines after this seq (0: from the first). A follower resumes with `Last-Event-ID` instead, when it is sent.'),
+  after: integerParam('after', 0, MAX_SEQ, 0, 'Read the lines after this seq (0: from the first). A follower resumes with `Last-Event-ID` instead, when it is sent.'),
   limit: integerParam('limit', 1, LOG_LIMITS.pageLines, 100, `Lines per page, 1–${LOG_LIMITS.pageLines}.`),
 });
 export type ReadLogQuery = z.output<typeof ReadLogQuery>;
