@@ -413,12 +413,14 @@ describe('retention', () => {
     expect((await append(api, place, ['kept a month'], {}, key.body.key)).status).toBe(202);
     const later = await api.post(`/v1/projects/${place.pid}/deployments`, { token, body: { environment: 'staging', branch: 'main' } });
     const kept = { ...place, did: later.body.id, path: `/v1/projects/${place.pid}/deployments/${later.body.id}/logs` };
-    first.clock.advance(30 * 86_400_000 - 30_000);
+    const createdAt = async (did: string) => Date.parse((await api.get(`/v1/projects/${place.pid}/deployments/${did}`, { token })).body.created_at);
+    const [placeCreated, keptCreated] = [await createdAt(place.did), await createdAt(kept.did)];
+    first.clock.set(placeCreated + 30 * 86_400_000 - 30_000);
     const chunksOf = (...ids: string[]) => first.repos.deploymentLogs.collection.countDocuments({ deployment_id: { $in: ids } });
     await first.services.deploymentLogs.sweep();
     expect(await chunksOf(place.did)).toBe(1);
     expect((await append(api, kept, ['still in time'], {}, key.body.key)).status).toBe(202);
-    first.clock.advance(120_000);
+    first.clock.set(keptCreated + 30 * 86_400_000 + 1000);
     expect(await first.services.deploymentLogs.sweep()).toBeGreaterThanOrEqual(2);
     expect(await chunksOf(place.did, kept.did)).toBe(0);
     const read = await api.get(place.path, { token: key.body.key });
