@@ -56,6 +56,8 @@ import { formatRoundComparisons, runAlternating, type AlternatingRun } from './l
 const BENCH_TOKEN_RATE_LIMIT = '10000000';
 /** Likewise the /v1 limit of 5,000 requests/hour per credential (`apiRateLimitPerHour`); still counted. */
 const BENCH_API_RATE_LIMIT = '10000000';
+/** Likewise LOG_MAX_LINES (100,000 lines a deployment): v1-logs-append writes more than that into one log. */
+const BENCH_LOG_MAX_LINES = '100000000';
 
 
 function selectScenarios() {
@@ -127,6 +129,9 @@ async function main(): Promise<number> {
       TOKEN_RATE_LIMIT_PER_MINUTE: BENCH_TOKEN_RATE_LIMIT,
       API_RATE_LIMIT_PER_HOUR: BENCH_API_RATE_LIMIT,
       ACCOUNT_REQUESTS_PER_HOUR: BENCH_API_RATE_LIMIT,
+      // A deployment's log holds 100,000 lines by default: the append scenario writes more into one.
+      LOG_MAX_LINES: BENCH_LOG_MAX_LINES,
+      LOG_MAX_BYTES: String(16 * 1024 ** 3),
       // /metrics on the main port behind this token: the database command counts per scenario come from it.
       METRICS_TOKEN: metricsToken,
     });
@@ -189,6 +194,7 @@ async function main(): Promise<number> {
     // autocannon, the server and the database share these CPUs; a busy machine lowers every number.
     console.log(`  machine:  ${cpus[0]?.model.trim() ?? 'unknown CPU'} × ${cpus.length}, ${mib(os.totalmem())} MiB, load average at start ${loadAtStart}`);
     console.log(`  token endpoint limit raised to ${BENCH_TOKEN_RATE_LIMIT}/min per client (TOKEN_RATE_LIMIT_PER_MINUTE)`);
+    console.log(`  deployment logs: LOG_MAX_LINES raised to ${BENCH_LOG_MAX_LINES} (v1-logs-append writes into one log)`);
     console.log(`  /v1 limits raised to ${BENCH_API_RATE_LIMIT}/hour per credential and per account (API_RATE_LIMIT_PER_HOUR, ACCOUNT_REQUESTS_PER_HOUR; every request is still counted in MongoDB)`);
     console.log('');
     if (tenants) console.log(`${tenants.table}\n`);

@@ -87,6 +87,8 @@ export const ERROR_CODES = {
   environment_frozen: { status: 409, example: 'The production environment is frozen until 2026-12-27T00:00:00.000Z: holidays.' },
   environment_busy: { status: 409, example: 'The production environment is serial and dep_01jd8x7p2c4e6g8j0k2m4n6q8s is building there.' },
   deployment_not_active: { status: 409, example: 'The deployment is succeeded; its configuration is released only while it is queued, building or deploying.' },
+  deployment_finished: { status: 409, example: 'The deployment finished more than 10 minutes ago; its log takes no more lines.' },
+  log_full: { status: 409, example: 'The log holds its limit of 100000 lines; it was cut and takes no more lines.' },
   secret_unreadable: { status: 409, example: 'The secret value of DATABASE_URL was sealed with data key dk_m3x1a0f2c4, which this server\'s key material lacks: restore that key into KEYS_DIR, or set the value again.' },
   payload_too_large: { status: 413, example: 'The request body is larger than 102400 bytes.' },
   unsupported_media_type: { status: 415, example: 'The request body must be application/json.' },
@@ -134,6 +136,10 @@ export const projectNotActive = (message: string) => new AppError(409, 'project_
 /** docs/product.md §9: the environment's rules refuse a deployment, or a move of one. */
 export const environmentRefusal = (code: 'branch_not_allowed' | 'environment_locked' | 'environment_frozen' | 'environment_busy' | 'deployment_not_active', message: string) =>
   new AppError(409, code, message);
+/** docs/product.md §10: appends end 10 minutes after the deployment finished. */
+export const deploymentFinished = (message: string) => new AppError(409, 'deployment_finished', message);
+/** docs/product.md §10: the log reached LOG_MAX_LINES / LOG_MAX_BYTES (or its retention) and was cut. */
+export const logFull = (message: string) => new AppError(409, 'log_full', message);
 export const payloadTooLarge = (limit: number) => new AppError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`);
 export const unsupportedMediaType = (message = 'The request body must be application/json.') => new AppError(415, 'unsupported_media_type', message);
 export const idempotencyKeyReused = () =>

@@ -71,6 +71,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
 
   const sweep = setInterval(() => {
     sweepExpired(database.db, repos, container.clock.date())
+      // Deployment logs past LOG_RETENTION_DAYS (docs/product.md §10), in batches.
+      .then(async (removed) => removed + (await container.services.deploymentLogs.sweep(container.clock.date())))
       .then((removed) => removed && logger.debug({ removed }, 'expired records swept'))
       .catch((err: unknown) => logger.warn({ err }, 'sweep failed'));
   }, config.sweepIntervalSeconds * 1000);
@@ -102,6 +104,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
       closing ??= (async () => {
         shuttingDown = true;
         clearInterval(sweep);
+        // Open event streams end now (their readers resume elsewhere with Last-Event-ID).
+        container.services.logFollowers.close();
         const webhooksStopped = webhooks.stop();
         const schedulerStopped = scheduler.stop();
         const drained = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -14,6 +14,7 @@ import {
   refreshPublicRotatingBare,
   refreshPublicRotatingPeer,
 } from './token.ts';
+import { appendLogs, readLog900k, readLogStart } from './logs.ts';
 import { createDeployment, createDeploymentBaseline, listProjects, listProjectsBaseline, listProjectsSmall, listProjectsSmallBaseline } from './v1.ts';
 
 /**
@@ -39,6 +40,10 @@ export const SCENARIOS: Scenario[] = [
   listProjectsSmallBaseline,
   createDeployment,
   createDeploymentBaseline,
+  appendLogs,
+  // Opt-in: seed a log of 901,000 lines (BENCH_SCENARIOS=v1-logs-read-start,v1-logs-read-900k).
+  readLogStart,
+  readLog900k,
   getProjectApiKey,
   getProjectJwt,
   getProjectDpop,

@@ -81,7 +81,7 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
   return {
     name: 'access_token',
     accepts: looksLikeJwt,
-    async authenticate(token, ctx, scheme) {
+    async authenticate(token, ctx, scheme, options = {}) {
       let claims: AccessTokenClaims;
       try {
         claims = await verify(token);
@@ -95,7 +95,7 @@ export function createAccessTokenAuthenticator({ config, keys, repos, revokedGra
       if (jkt === undefined && scheme === 'dpop') throw invalidDpopToken('This access token is not bound to a DPoP key: send it as Authorization: Bearer.');
       if (jkt !== undefined) {
         if (scheme !== 'dpop') throw invalidDpopToken('This access token is bound to a DPoP key: send it as Authorization: DPoP <token> with a DPoP proof.');
-        await verifyDpop(ctx, token, jkt);
+        if (!options.recheck) await verifyDpop(ctx, token, jkt);
       }
       const { sub, client_id: clientId, scope = '', acct, gid, jti } = claims;
       if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof acct !== 'string') throw invalidToken();

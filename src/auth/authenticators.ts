@@ -15,7 +15,7 @@ export interface Authenticator {
    * `scheme`: how the token was sent, `Authorization: Bearer` or `Authorization: DPoP` (RFC 9449 §7.1).
    * Only the access token authenticator knows DPoP; the others refuse that scheme.
    */
-  authenticate(token: string, ctx: Context, scheme: AuthScheme): Promise<Principal>;
+  authenticate(token: string, ctx: Context, scheme: AuthScheme, options?: AuthenticateOptions): Promise<Principal>;
   /**
    * For a credential the browser sends by itself (the dashboard's session cookie): tried only when the
    * request has no Authorization header. Returns null when the request carries none; throws
@@ -26,6 +26,14 @@ export interface Authenticator {
 }
 
 export type AuthScheme = 'bearer' | 'dpop';
+
+export interface AuthenticateOptions {
+  /**
+   * The credential is checked again for a request that was authenticated already and is still open (an
+   * event stream): its DPoP proof was verified then and is not presented again (it is single use).
+   */
+  recheck?: boolean;
+}
 
 const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export const looksLikeJwt = (token: string) => JWT_SHAPE.test(token);

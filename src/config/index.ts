@@ -166,6 +166,23 @@ const SETTINGS = {
   webhookEndpointConcurrency: setting('WEBHOOK_ENDPOINT_CONCURRENCY', whole(1, 64), 2),
   /** Failed attempts in a row after which an endpoint's deliveries wait for one probe at a time, with exponential backoff. */
   webhookCircuitFailures: setting('WEBHOOK_CIRCUIT_FAILURES', whole(1, 1000), 5),
+  // Deployment logs and live updates (docs/product.md §10)
+  /** Lines one deployment's log holds; past it the append is refused (409 `log_full`) and the log is cut. */
+  logMaxLines: setting('LOG_MAX_LINES', whole(1, 100_000_000), 100_000),
+  /** Bytes of line text (UTF-8) one deployment's log holds; past it, as for LOG_MAX_LINES. */
+  logMaxBytes: setting('LOG_MAX_BYTES', whole(1, 1024 * 1024 * 1024 * 16), 50 * 1024 * 1024),
+  /** Days a deployment's log is kept after the deployment was created; then the sweep removes it in batches. */
+  logRetentionDays: setting('LOG_RETENTION_DAYS', between(0.0001, 3650), 30),
+  /** How often each instance looks for new lines and status changes of the deployments someone follows there. */
+  logPollIntervalMs: setting('LOG_POLL_INTERVAL_MS', whole(10, 1000), 250),
+  /** The comment line an event stream sends when it has sent nothing else for this long (keeps proxies open). */
+  logHeartbeatMs: setting('LOG_HEARTBEAT_MS', whole(10, 60_000), 15_000),
+  /** Event streams one credential holds open at once, across every instance; the next is 429. */
+  logStreamsPerCredential: setting('LOG_STREAMS_PER_CREDENTIAL', whole(1, 1000), 20),
+  /** How often an open event stream checks its credential again (revoked, expired, signed out: the stream ends). */
+  logStreamRecheckMs: setting('LOG_STREAM_RECHECK_MS', whole(10, 60_000), 1000),
+  /** How long a stream waits for a slow reader to take what was written before it closes it (resumable with Last-Event-ID). */
+  logStreamStallMs: setting('LOG_STREAM_STALL_MS', whole(10, 600_000), 30_000),
   // Crash-safe writes and bounded outages.
   /**
    * How long a request waits for a concurrent request with the same `Idempotency-Key` to finish before

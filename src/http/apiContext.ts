@@ -17,6 +17,12 @@ export interface ApiState {
    * `Idempotency-Key`: the id the new resource must get (the same on every run of the request).
    */
   resourceId?: string;
+  /**
+   * Set by `authenticate`: checks the request's credential again (for a response that stays open, an
+   * event stream) and answers the principal it acts as now, or throws as `authenticate` would (revoked,
+   * expired, signed out). Revocations made elsewhere count within the revocation bound.
+   */
+  recheckCredential?: () => Promise<Principal>;
 }
 
 /**

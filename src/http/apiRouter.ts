@@ -15,9 +15,14 @@ export interface RouteDoc {
   description?: string;
   tags: string[];
   success: {
-    status: 200 | 201 | 204;
+    status: 200 | 201 | 202 | 204;
     description: string;
     schema?: ZodType;
+    /**
+     * The route also answers `Accept: text/event-stream` with Server-Sent Events: what its events are
+     * (documented as the response's `text/event-stream` content).
+     */
+    eventStream?: string;
     headers?: Record<string, HeaderObject>;
   };
   /** Errors the handler (or its service) raises itself, e.g. `conflict`. */
@@ -103,7 +108,14 @@ export class ApiRouter {
     const success = {
       description: doc.success.description,
       headers: successHeaders,
-      ...(doc.success.schema ? { content: { 'application/json': { schema: doc.success.schema } } } : {}),
+      ...(doc.success.schema || doc.success.eventStream
+        ? {
+            content: {
+              ...(doc.success.schema ? { 'application/json': { schema: doc.success.schema } } : {}),
+              ...(doc.success.eventStream ? { 'text/event-stream': { schema: { type: 'string' as const, description: doc.success.eventStream } } } : {}),
+            },
+          }
+        : {}),
     };
     const description = [doc.description, ...draft.notes].filter(Boolean).join('\n\n');
     const security: SecurityRequirementObject[] = draft.authenticated ? [{ oauth2: draft.scope ? [draft.scope] : [] }, { bearer: draft.scope ? [draft.scope] : [] }] : [];

@@ -2,7 +2,7 @@ import type { Next } from 'koa';
 import { AppError, invalidRequest, invalidToken, unauthorized } from '../errors.ts';
 import { documented, type ApiContext, type ApiMiddleware } from './apiContext.ts';
 import { anonymousBucket, type ApiRateLimiter } from './rateLimit.ts';
-import type { Authenticator } from '../auth/authenticators.ts';
+import type { AuthenticateOptions, Authenticator } from '../auth/authenticators.ts';
 import type { Principal } from '../domain/principal.ts';
 
 /**
@@ -43,12 +43,13 @@ export function createAuthenticate({ authenticators, rateLimit, accountRateLimit
       throw err;
     }
     ctx.state.principal = principal;
+    ctx.state.recheckCredential = () => identify(ctx, { recheck: true });
     await rateLimit(ctx, credentialBucket(principal));
     await accountRateLimit(ctx, principal.accountId);
     await next();
   };
 
-  async function identify(ctx: ApiContext): Promise<Principal> {
+  async function identify(ctx: ApiContext, options: AuthenticateOptions = {}): Promise<Principal> {
     if (QUERY_CREDENTIALS.some((name) => name in ctx.query))
       throw invalidRequest('Credentials are not accepted in the query string; send them as Authorization: Bearer <token>.');
     const header = ctx.get('Authorization').trim();
@@ -68,7 +69,7 @@ export function createAuthenticate({ authenticators, rateLimit, accountRateLimit
     if (!authenticator) throw invalidToken('This is not a credential Slipway issues.');
     // RFC 9449: only OAuth access tokens can be bound to a DPoP key; API keys and sessions are Bearer.
     if (scheme === 'dpop' && authenticator.name !== 'access_token') throw invalidToken('Only OAuth access tokens bound to a DPoP key are sent as Authorization: DPoP.');
-    return await authenticator.authenticate(token, ctx, scheme);
+    return await authenticator.authenticate(token, ctx, scheme, options);
   }
 
   return documented(authenticate, (op) => {

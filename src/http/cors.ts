@@ -13,7 +13,7 @@ import type { Logger } from '../logger.ts';
  */
 
 export const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'DPoP', 'Idempotency-Key', 'X-Request-Id'];
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'DPoP', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID'];
 export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Link', 'Location', 'Retry-After', 'DPoP-Nonce', 'WWW-Authenticate'];
 /** How long a browser may reuse a preflight answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;

@@ -77,10 +77,10 @@ function wellFormed(root: unknown): boolean {
 
 /**
  * Reads the JSON body: absent or empty → `{}` (so the schema reports what is missing); present but not
- * `application/json` → 415; over 100 KiB → 413; malformed, not an object/array, nested more than
+ * `application/json` → 415; over 100 KiB (or the route's own `limit`) → 413; malformed, not an object/array, nested more than
  * MAX_JSON_DEPTH deep, not valid UTF-8 or holding a lone surrogate (raw or as a `\ud800`-style escape) → 400. Also sets `ctx.request.body`.
  */
-export async function readJsonBody(ctx: Context): Promise<unknown> {
+export async function readJsonBody(ctx: Context, limit = MAX_BODY_BYTES): Promise<unknown> {
   if (!ctx.get('Transfer-Encoding') && !ctx.request.length) return {};
   if (!ctx.request.is('application/json')) throw unsupportedMediaType();
   const charset = ctx.request.charset;
@@ -89,10 +89,10 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   let bytes: Buffer;
   try {
     // The declared length is checked only for an uncompressed body (a compressed one inflates past it).
-    bytes = await getRawBody(stream, { limit: MAX_BODY_BYTES, length: stream === ctx.req ? ctx.request.length : null });
+    bytes = await getRawBody(stream, { limit, length: stream === ctx.req ? ctx.request.length : null });
   } catch (err) {
     const { type } = err as { type?: string };
-    if (type === 'entity.too.large') throw payloadTooLarge(MAX_BODY_BYTES);
+    if (type === 'entity.too.large') throw payloadTooLarge(limit);
     throw invalidRequest('The request body could not be read.');
   }
   let text: string;

@@ -10,9 +10,10 @@ const PAGE_CSP = [
 
 /**
  * Dashboard pages may run exactly one kind of script: same-origin files (/assets/dashboard.js, the
- * copy button). No inline script, no eval. Their forms only ever post to the dashboard itself.
+ * copy button, a deployment's log followed live). No inline script, no eval. Their forms only ever post
+ * to the dashboard itself; the script connects only to this origin (the log's event stream on /v1).
  */
-const DASHBOARD_CSP = [PAGE_CSP, "script-src 'self'", "form-action 'self'"].join('; ');
+const DASHBOARD_CSP = [PAGE_CSP, "script-src 'self'", "connect-src 'self'", "form-action 'self'"].join('; ');
 
 const isDashboard = (path: string) => path === '/dashboard' || path.startsWith('/dashboard/');
 

@@ -12,11 +12,13 @@ export interface RequestSchemas {
   query?: z.ZodType;
   /** JSON body (read here: 415, 413, 400 for a bad body). A failure is 422 validation_failed. */
   body?: z.ZodType;
+  /** The body's size limit when the route's is not the usual 100 KiB (a log append takes 1 MiB: docs/product.md §10). */
+  maxBodyBytes?: number;
 }
 
 /** The typed input a handler gets from `validate(schemas)`. */
 export type InputOf<S extends RequestSchemas> = {
-  [K in keyof S]: S[K] extends z.ZodType ? z.output<S[K]> : never;
+  [K in Exclude<keyof S, 'maxBodyBytes'>]: S[K] extends z.ZodType ? z.output<S[K]> : never;
 };
 
 
@@ -39,7 +41,7 @@ export function validate<S extends RequestSchemas>(schemas: S): ApiMiddleware {
       input.query = result.data;
     }
     if (schemas.body) {
-      const raw = await readJsonBody(ctx);
+      const raw = await readJsonBody(ctx, schemas.maxBodyBytes);
       const result = schemas.body.safeParse(raw);
       if (!result.success) throw validationFailed(issuesToDetails(result.error));
       input.body = result.data;

@@ -22,6 +22,7 @@ export const ID_PREFIX = {
   trustPolicy: 'tp',
   environment: 'env',
   review: 'rev',
+  logBatch: 'logb',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

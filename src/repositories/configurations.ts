@@ -48,6 +48,11 @@ export class ConfigurationRepository {
     return await this.collection.findOne({ _id: id, account_id: String(accountId), project_id: String(projectId) });
   }
 
+  /** The project's secret configurations (every environment), on the account-project index. */
+  async secretsOfProject(accountId: string, projectId: string): Promise<ConfigurationDoc[]> {
+    return await this.collection.find({ account_id: String(accountId), project_id: String(projectId), secret: true }).toArray();
+  }
+
   /** Ordered by environment, then key. */
   async page(accountId: string, projectId: string, filter: { environment?: string }, page: PageRequest): Promise<PageResult<ConfigurationDoc>> {
     const query: Filter<ConfigurationDoc> = { account_id: String(accountId), project_id: String(projectId) };

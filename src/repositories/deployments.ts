@@ -58,6 +58,8 @@ export class DeploymentRepository {
     await this.collection.createIndex({ project_id: 1, environment: 1, status: 1 }, { name: 'project_environment_status' });
     // The scheduler's question (docs/product.md §9): which waiting deployments are due.
     await this.collection.createIndex({ status: 1, due_at: 1 }, { name: 'status_due' });
+    // The project's changes as they happen (docs/product.md §10, "Deployment changes").
+    await this.collection.createIndex({ account_id: 1, project_id: 1, updated_at: 1, _id: 1 }, { name: 'account_project_updated' });
   }
 
   async insert(doc: DeploymentDoc): Promise<void> {
@@ -92,6 +94,13 @@ export class DeploymentRepository {
         { project_id: String(projectId), _id: { $gte: idFloor('deployment', since.getTime()) }, account_id: String(accountId) },
         { projection: { _id: 1, status: 1, created_at: 1, finished_at: 1 }, sort: { _id: -1 }, limit },
       )
+      .toArray();
+  }
+
+  /** The project's deployments updated after `since`, oldest change first, at most `limit`. */
+  async changedSince(accountId: string, projectId: string, since: Date, limit: number): Promise<DeploymentDoc[]> {
+    return await this.collection
+      .find({ account_id: String(accountId), project_id: String(projectId), updated_at: { $gt: since } }, { sort: { updated_at: 1, _id: 1 }, limit })
       .toArray();
   }
 

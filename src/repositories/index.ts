@@ -18,6 +18,8 @@ import { DeploymentClaimRepository } from './deploymentClaims.ts';
 import { DeploymentReviewRepository } from './deploymentReviews.ts';
 import { EnvironmentRepository } from './environments.ts';
 import { DeviceCodeLeaseRepository } from './deviceCodeLeases.ts';
+import { DeploymentLogRepository } from './deploymentLogs.ts';
+import { LogStreamSlotRepository } from './logStreamSlots.ts';
 import { DpopProofRepository } from './dpopProofs.ts';
 import { EventRepository } from './events.ts';
 import { FederationRepository } from './federation.ts';
@@ -62,6 +64,8 @@ export function createRepositories(db: Db, options: { cacheMs?: number; changes:
     environments: new EnvironmentRepository(db),
     deploymentReviews: new DeploymentReviewRepository(db),
     deploymentClaims: new DeploymentClaimRepository(db),
+    deploymentLogs: new DeploymentLogRepository(db),
+    logStreamSlots: new LogStreamSlotRepository(db),
     idempotencyKeys: new IdempotencyKeyRepository(db),
     sessions: new SessionRepository(db),
     configurations: new ConfigurationRepository(db),
@@ -129,6 +133,7 @@ export async function sweepExpired(db: Db, repos: Repositories, now = new Date()
     (await repos.locks.sweep(now)) +
     (await repos.webhookLeases.sweep(now)) +
     (await repos.deviceCodeLeases.sweep(now)) +
+    (await repos.logStreamSlots.sweep(now)) +
     (await repos.webhookDeliveries.sweep(now)) +
     (await repos.federation.sweep(now))
   );

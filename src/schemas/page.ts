@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../domain/page.ts';
 
 /** A query-string integer: digits only (no signs, exponents or decimals), then range-checked. */
-function integerParam(name: string, min: number, max: number, fallback: number, description: string) {
+export function integerParam(name: string, min: number, max: number, fallback: number, description: string) {
   const message = max === Number.MAX_SAFE_INTEGER ? `${name} must be an integer ≥ ${min}` : `${name} must be an integer from ${min} to ${max}`;
   return z
     .string()

@@ -13,7 +13,7 @@ import { createOnceInProject } from './createOnce.ts';
 import type { EventLog } from './eventLog.ts';
 import type { LockService } from './locking.ts';
 import type { ProjectService } from './projects.ts';
-import { ProjectRecordService, ProjectRecords } from './accountRecords.ts';
+import { ProjectRecordService, ProjectRecords, type ProjectPlace } from './accountRecords.ts';
 
 /**
  * Updates and re-encryption of one record run one at a time: "a secret stays secret" must not depend
@@ -132,6 +132,24 @@ export class ConfigurationService extends ProjectRecordService<ConfigurationServ
       const read = this.#revealed(doc);
       return { key: read.key, value: read.revealed ?? read.value ?? '', secret: read.secret };
     });
+  }
+
+  /**
+   * The clear values of the project's secret configurations, every environment, for masking them where
+   * they must never appear (log lines, docs/product.md §10). The caller has found the project for a
+   * principal allowed to write there; the values never leave the process. A value this server cannot
+   * open is unknown to it and skipped.
+   */
+  async secretValuesOf(project: ProjectPlace): Promise<string[]> {
+    const values: string[] = [];
+    for (const doc of await this.deps.configurations.secretsOfProject(project.account_id, project._id)) {
+      try {
+        values.push(this.deps.secretBox.open(doc.value_encrypted!, configurationAad(doc)));
+      } catch {
+        // Unreadable here (its data key is lost, or the ciphertext is not this record's): `reveal` says why.
+      }
+    }
+    return values;
   }
 
   /**

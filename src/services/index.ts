@@ -12,6 +12,8 @@ import { CliClientService } from './cliClient.ts';
 import { DeploymentService } from './deployments.ts';
 import { DeploymentScheduler } from './deploymentScheduler.ts';
 import { EnvironmentService } from './environments.ts';
+import { DeploymentLogService } from './deploymentLogs.ts';
+import { DeploymentFeeds, LogFollowers, StreamPlaces } from './logFollowers.ts';
 import { EventLog } from './eventLog.ts';
 import { EventService } from './events.ts';
 import { GrantRevocation } from './grantRevocation.ts';
@@ -42,6 +44,14 @@ export interface Services {
   /** Queues waiting deployments when they are due (src/server.ts starts it; the CLI never does). */
   deploymentScheduler: DeploymentScheduler;
   configurations: ConfigurationService;
+  /** Deployment logs: appends, pages, the sweep (docs/product.md §10). */
+  deploymentLogs: DeploymentLogService;
+  /** Live log and deployment delivery on this instance (event streams). */
+  logFollowers: LogFollowers;
+  /** The event streams each credential holds open, across instances. */
+  streamPlaces: StreamPlaces;
+  /** Live project deployment changes on this instance (event streams). */
+  deploymentFeeds: DeploymentFeeds;
   apiKeys: ApiKeyService;
   users: UserService;
   invitations: InvitationService;
@@ -103,6 +113,11 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
     ...{ apiKeys: repos.apiKeys, apiKeySecrets: repos.apiKeySecrets, apiKeyUsage: repos.apiKeyUsage },
     ...{ eventLog, locks, changes, projects, quotas, clock },
   });
+  const logLimits = { maxLines: config.logMaxLines, maxBytes: config.logMaxBytes, retentionDays: config.logRetentionDays };
+  const deploymentLogs = new DeploymentLogService({ deploymentLogs: repos.deploymentLogs, deployments: repos.deployments, projects, configurations, clock, limits: logLimits });
+  const logFollowers = new LogFollowers({ deploymentLogs: repos.deploymentLogs, deployments: repos.deployments, logs: deploymentLogs, clock, logger, pollIntervalMs: config.logPollIntervalMs });
+  const deploymentFeeds = new DeploymentFeeds({ deployments: repos.deployments, logger, pollIntervalMs: config.logPollIntervalMs });
+  const streamPlaces = new StreamPlaces({ logStreamSlots: repos.logStreamSlots, clock, perCredential: config.logStreamsPerCredential });
   const trustPolicies = new TrustPolicyService({
     ...{ trustPolicies: repos.trustPolicies, revokedGrants: repos.revokedGrants, eventLog, projects, clock },
     ...{ baseUrl: config.publicUrl, allowLoopback: config.federationAllowLoopback },
@@ -114,6 +129,7 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await repos.environments.deleteByProject(project.account_id, project._id);
     await repos.deploymentReviews.deleteByProject(project.account_id, project._id);
+    await repos.deploymentLogs.deleteByProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);
     await trustPolicies.deleteAllForProject(project);
   });
@@ -139,5 +155,5 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users, clock });
   const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
   const cliClient = new CliClientService({ oauthClients: repos.oauthClients, changes });
-  return { projects, deployments, environments, deploymentScheduler, configurations, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient, cliClient, trustPolicies, tokenExchange };
+  return { projects, deployments, environments, deploymentScheduler, configurations, deploymentLogs, logFollowers, streamPlaces, deploymentFeeds, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient, cliClient, trustPolicies, tokenExchange };
 }

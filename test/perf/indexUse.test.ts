@@ -130,6 +130,20 @@ async function workload(): Promise<void> {
   await ok(api.patch(`/v1/projects/${project.id}/configurations/${config.id}`, { token: admin, body: { value: 'info' } }));
   await ok(api.delete(`/v1/projects/${project.id}/configurations/${config.id}`, { token: admin }), 204);
 
+  // deployment logs (after the configurations: appends read the project's secrets): append, read, follow
+  const logs = `/v1/projects/${project.id}/deployments/${deployment.id}/logs`;
+  await ok(api.post(logs, { token: admin, body: { lines: [{ text: 'one' }, { text: 'two', stream: 'stderr' }] } }), 202);
+  await ok(api.post(logs, { token: admin, headers: { 'idempotency-key': `index-use-logs-${Date.now()}` }, body: { lines: [{ text: 'three' }] } }), 202);
+  await ok(api.get(`${logs}?after=0&limit=2`, { token: admin }));
+  await ok(api.get(`${logs}?after=2`, { token: admin }));
+  // The deployment has finished: the stream sends what is stored, then ends.
+  const follow = await fetch(`${server.url}${logs}`, { headers: { authorization: `Bearer ${admin}`, accept: 'text/event-stream' } });
+  expect(await follow.text()).toContain('event: end');
+  const feed = await fetch(`${server.url}/v1/projects/${project.id}/deployments`, { headers: { authorization: `Bearer ${admin}`, accept: 'text/event-stream', 'last-event-id': '0' } });
+  const reader = feed.body!.pipeThrough(new TextDecoderStream()).getReader();
+  for (let text = ''; !text.includes('event: deployment'); ) text += (await reader.read()).value ?? '';
+  await reader.cancel();
+
   // API keys, and a request made with one
   const key = await ok(api.post(`/v1/projects/${project.id}/api_keys`, { token: admin, body: { name: 'ci', scopes: ['write'] } }), 201);
   await ok(api.get(`/v1/projects/${project.id}/api_keys`, { token: admin }));

@@ -13,6 +13,11 @@ export const realWaits = {
    */
   dispatcherPolls: wallClock,
   /**
+   * The event streams' pollers (log lines, deployment changes) poll on a real interval
+   * (logPollIntervalMs): that nothing is sent twice is only seen over real polls.
+   */
+  streamPolls: wallClock,
+  /**
    * Another process (a Slipway started as a child, with its own timers) runs in real time: that it does
    * nothing more (no duplicate delivery) is only seen over real time.
    */

@@ -1,6 +1,7 @@
 import { DEPLOYMENT_STATUSES, canMoveDeployment } from '../../domain/deployments.ts';
 import { html, type Html } from '../../lib/html.ts';
 import type { DeploymentDoc } from '../../services/deployments.ts';
+import type { LogRead, ReadLine } from '../../services/deploymentLogs.ts';
 import type { EventDoc } from '../../services/events.ts';
 import type { ProjectDoc } from '../../services/projects.ts';
 import { csrfField, dateTime, statusBadge } from '../layout.ts';
@@ -10,6 +11,10 @@ export interface DeploymentView {
   deployment: DeploymentDoc;
   /** Oldest first. */
   history: EventDoc[];
+  /** The lines shown, and the highest seq stored. */
+  log: LogRead & { lastSeq: number };
+  /** How many lines a page of the log shows. */
+  logPage: number;
   csrf: string;
   canWrite: boolean;
   isAdmin: boolean;
@@ -45,6 +50,42 @@ ${csrfField(v.csrf)}
 </form>`;
 }
 
+function logLine(line: ReadLine): Html {
+  return html`<li class="log-line log-${line.s}" id="L${line.seq}"><span class="log-seq">${line.seq}</span><span class="log-text">${line.t}</span>${
+    line.s === 'stdout' ? '' : html`<span class="visually-hidden"> (${line.s})</span>`
+  }</li>`;
+}
+
+/** Links to the lines before and after those shown, and to the end (where the log is followed). */
+function logNav(v: DeploymentView, here: string): Html {
+  const { lines, lastSeq } = v.log;
+  const first = lines[0]?.seq ?? lastSeq + 1;
+  const last = lines.at(-1)?.seq ?? lastSeq;
+  const earlier = first > 1 ? html`<a href="${here}?log_from=${Math.max(1, first - v.logPage)}#log">Earlier lines</a>` : '';
+  const later = last < lastSeq ? html`<a href="${here}?log_from=${last + 1}#log">Later lines</a>` : '';
+  const end = last < lastSeq ? html`<a href="${here}#log-end">Jump to end</a>` : html`<a href="#log-end" data-log-jump>Jump to end</a>`;
+  return html`<p class="log-nav">${earlier} ${later} ${end} <span class="muted">${lastSeq} ${lastSeq === 1 ? 'line' : 'lines'}</span></p>`;
+}
+
+/**
+ * The log (docs/product.md §10): stderr and system lines told apart, links to page through it without
+ * JavaScript; while the deployment runs and the end is shown, the page's script follows it live
+ * (`data-follow`, the /v1 event stream, signed in by the session cookie).
+ */
+function logPanel(v: DeploymentView, base: string): Html {
+  const d = v.deployment;
+  const here = `${base}/deployments/${d._id}`;
+  const atEnd = (v.log.lines.at(-1)?.seq ?? v.log.lastSeq) >= v.log.lastSeq;
+  const follow = atEnd && d.finished_at === null ? `/v1/projects/${v.project._id}/deployments/${d._id}/logs?after=${v.log.lastSeq}` : '';
+  const empty = v.log.lastSeq === 0 ? html`<p class="empty" data-log-empty>No lines yet.</p>` : '';
+  return html`<section class="panel" id="log" aria-labelledby="log-title">
+<h2 id="log-title">Log</h2>
+${logNav(v, here)}
+${empty}<ol class="log" aria-live="off"${follow ? html` data-follow="${follow}"` : ''}>${v.log.lines.map(logLine)}</ol>
+<p id="log-end" class="log-state muted" data-log-state>${follow ? 'Following the log as the deployment runs.' : d.finished_at ? 'The deployment has finished.' : ''}</p>
+</section>`;
+}
+
 /** One deployment: what was deployed, its status (and the form to move it), its status history. */
 export function deploymentView(v: DeploymentView): Html {
   const { project, deployment: d } = v;
@@ -66,6 +107,7 @@ ${d.url ? html`<dt>URL</dt><dd><code>${d.url}</code></dd>` : ''}
 </dl>
 ${statusForm(v, base)}
 </section>
+${logPanel(v, base)}
 <section class="panel" id="history" aria-labelledby="history-title">
 <h2 id="history-title">Status history</h2>
 ${history(v)}

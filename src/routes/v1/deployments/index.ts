@@ -8,13 +8,16 @@ import { newId } from '../../../lib/ids.ts';
 import { presentDeployment } from '../../../presenters/deployments.ts';
 import { ProjectParams } from '../../../schemas/projects.ts';
 import type { V1Deps } from '../deps.ts';
+import { DEPLOYMENT_EVENTS, followDeployments, registerDeploymentLogRoutes } from './logs.ts';
+import { wantsEventStream } from '../../../http/eventStream.ts';
 import { CreateDeploymentBody, Deployment, DeploymentList, DeploymentParams, ListDeploymentsQuery, RedeployBody, UpdateDeploymentBody } from '../../../schemas/deployments.ts';
 import { DeploymentConfiguration, PageOnlyQuery, Review, ReviewBody, ReviewList } from '../../../schemas/environments.ts';
 import { presentReview } from '../../../presenters/environments.ts';
 
 const tags = ['Deployments'];
 
-export function registerDeploymentRoutes(api: ApiRouter, { authenticate, idempotent, services, config }: V1Deps): void {
+export function registerDeploymentRoutes(api: ApiRouter, deps: V1Deps): void {
+  const { authenticate, idempotent, services, config } = deps;
   const { deployments } = services;
 
   api.get(
@@ -22,14 +25,15 @@ export function registerDeploymentRoutes(api: ApiRouter, { authenticate, idempot
     {
       operationId: 'listDeployments',
       summary: 'List deployments of a project',
-      description: 'Newest first; filter by `environment`, `status`, `branch`.',
+      description: `Newest first; filter by \`environment\`, \`status\`, \`branch\`. ${DEPLOYMENT_EVENTS}`,
       tags,
-      success: { status: 200, description: 'A page of deployments.', schema: DeploymentList },
+      success: { status: 200, description: 'A page of deployments, or (with `Accept: text/event-stream`) their changes as they happen.', schema: DeploymentList, eventStream: DEPLOYMENT_EVENTS },
     },
     authenticate,
     requireScope('read'),
     validate({ params: ProjectParams, query: ListDeploymentsQuery }),
     async (ctx: ApiContext<{ params: ProjectParams; query: ListDeploymentsQuery }>) => {
+      if (wantsEventStream(ctx)) return await followDeployments(ctx, deps);
       const { page, per_page, environment, status, branch } = ctx.input.query;
       const filter = { ...(environment ? { environment } : {}), ...(status ? { status } : {}), ...(branch !== undefined ? { branch } : {}) };
       const { items, total } = await deployments.list(ctx.state.principal, ctx.input.params.project_id, filter, { page, per_page });
@@ -168,4 +172,7 @@ export function registerDeploymentRoutes(api: ApiRouter, { authenticate, idempot
       ctx.body = { deployment_id: deployment._id, environment: deployment.environment, variables };
     },
   );
+
+  // docs/product.md §10: the deployment's log.
+  registerDeploymentLogRoutes(api, deps);
 }

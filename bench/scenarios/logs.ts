@@ -1,0 +1,138 @@
+import { newId } from '../../src/lib/ids.ts';
+import { chunkId, type LogChunkDoc } from '../../src/repositories/deploymentLogs.ts';
+import type { DeploymentDoc } from '../../src/repositories/deployments.ts';
+import type { ProjectDoc } from '../../src/repositories/projects.ts';
+import { signInConfidential } from '../lib/seed.ts';
+import type { BenchContext, Scenario } from '../lib/types.ts';
+
+/**
+ * Deployment logs (docs/product.md §10): appends from 8 writers at once into one deployment's log (each
+ * request one claimed range after the last chunk, so writers race for it), and a page read at the
+ * start of a log of 901,000 lines beside the same page 900,000 lines in (the index finds both alike).
+ */
+
+const WRITERS = 8;
+const LINES_PER_APPEND = 10;
+/** Lines seeded for the read scenarios: 901 chunks of 1,000. */
+const SEEDED_CHUNKS = 901;
+const CHUNK_LINES = 1000;
+
+const APPEND_BODY = JSON.stringify({ lines: Array.from({ length: LINES_PER_APPEND }, (_, i) => ({ text: `Step ${i + 1}/10 : RUN npm ci --no-audit --no-fund`, stream: i % 5 ? 'stdout' : 'stderr' })) });
+
+interface LogFixture {
+  token: string;
+  projectId: string;
+  /** A deployment the writers append to. */
+  appendTo: string;
+  /** A deployment whose log holds SEEDED_CHUNKS × CHUNK_LINES lines (seeded only for the read scenarios). */
+  seeded?: string;
+}
+
+const fixtures = new WeakMap<object, Promise<LogFixture>>();
+const seededLogs = new WeakMap<object, Promise<string>>();
+
+function deploymentDoc(accountId: string, projectId: string): DeploymentDoc {
+  const now = new Date();
+  return {
+    _id: newId('deployment'),
+    account_id: accountId,
+    project_id: projectId,
+    environment: 'production',
+    branch: 'main',
+    commit_sha: null,
+    status: 'building',
+    status_message: null,
+    url: null,
+    created_by: { type: 'system', id: 'bench' },
+    created_at: now,
+    updated_at: now,
+    started_at: now,
+    finished_at: null,
+  };
+}
+
+/** Once per run: a project with a running deployment, and a user token of the seed account. */
+function fixture(ctx: BenchContext): Promise<LogFixture> {
+  let pending = fixtures.get(ctx.seed);
+  if (!pending) {
+    pending = (async () => {
+      const { repos, user } = ctx.seed;
+      const now = new Date();
+      const project: ProjectDoc = { _id: newId('project'), account_id: user.accountId, name: 'bench-logs', name_lower: 'bench-logs', status: 'active', deploy_target: null, created_at: now, updated_at: now };
+      await repos.projects.collection.insertOne(project);
+      const deployment = deploymentDoc(user.accountId, project._id);
+      await repos.deployments.insert(deployment);
+      const token = (await signInConfidential(ctx.server.issuer, ctx.seed, 'read write')).access_token;
+      return { token, projectId: project._id, appendTo: deployment._id };
+    })();
+    fixtures.set(ctx.seed, pending);
+  }
+  return pending;
+}
+
+/** A deployment with a log of 901,000 lines, written straight into the database (as 901 appends would). */
+async function seededLog(ctx: BenchContext): Promise<LogFixture & { seeded: string }> {
+  const base = await fixture(ctx);
+  let pending = seededLogs.get(ctx.seed);
+  if (!pending) {
+    pending = (async () => {
+      const { repos, user } = ctx.seed;
+      const deployment = deploymentDoc(user.accountId, base.projectId);
+      await repos.deployments.insert(deployment);
+      const at = new Date();
+      let bytes = 0;
+      const chunk = (n: number): LogChunkDoc => {
+        const first = n * CHUNK_LINES + 1;
+        const lines = Array.from({ length: CHUNK_LINES }, (_, i) => ({ s: 'stdout' as const, t: `line ${first + i}: compiling module ${i} of ${CHUNK_LINES}`, ts: at }));
+        bytes += lines.reduce((sum, line) => sum + Buffer.byteLength(line.t), 0);
+        return {
+          _id: chunkId(deployment._id, first),
+          ...{ account_id: user.accountId, project_id: base.projectId, deployment_id: deployment._id },
+          ...{ first_seq: first, last_seq: first + CHUNK_LINES - 1, total_bytes: bytes, batch_id: null, cut: false, lines },
+          ...{ deployment_created_at: deployment.created_at, created_at: at },
+        };
+      };
+      for (let n = 0; n < SEEDED_CHUNKS; n += 50)
+        await repos.deploymentLogs.collection.insertMany(Array.from({ length: Math.min(50, SEEDED_CHUNKS - n) }, (_, i) => chunk(n + i)));
+      return deployment._id;
+    })();
+    seededLogs.set(ctx.seed, pending);
+  }
+  return { ...base, seeded: await pending };
+}
+
+export const appendLogs: Scenario = {
+  id: 'v1-logs-append',
+  title: `POST …/deployments/:id/logs (${LINES_PER_APPEND} lines a request, one deployment, ${WRITERS} writers): lines/s = ${LINES_PER_APPEND} × req/s`,
+  async prepare(ctx) {
+    const { token, projectId, appendTo } = await fixture(ctx);
+    return {
+      connections: WRITERS,
+      requests: [
+        {
+          method: 'POST',
+          path: `/v1/projects/${projectId}/deployments/${appendTo}/logs`,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: APPEND_BODY,
+        },
+      ],
+    };
+  },
+};
+
+function readAt(after: number): Scenario {
+  return {
+    id: after === 0 ? 'v1-logs-read-start' : 'v1-logs-read-900k',
+    title: `GET …/deployments/:id/logs?after=${after}&limit=100 (a log of ${(SEEDED_CHUNKS * CHUNK_LINES).toLocaleString('en')} lines)`,
+    // Seeds 901,000 lines (once for both) into the embedded database: about a minute.
+    optIn: true,
+    ...(after === 0 ? {} : { compareTo: 'v1-logs-read-start' }),
+    async prepare(ctx) {
+      const { token, projectId, seeded } = await seededLog(ctx);
+      return { requests: [{ method: 'GET', path: `/v1/projects/${projectId}/deployments/${seeded}/logs?after=${after}&limit=100`, headers: { authorization: `Bearer ${token}` } }] };
+    },
+  };
+}
+
+export const readLogStart = readAt(0);
+export const readLog900k = readAt(900_000);
