@@ -23,6 +23,13 @@ const (
 	CodeConflict             = "conflict"
 	CodeInvalidTransition    = "invalid_transition"
 	CodeProjectNotActive     = "project_not_active"
+	CodeBranchNotAllowed     = "branch_not_allowed"
+	CodeEnvironmentLocked    = "environment_locked"
+	CodeEnvironmentFrozen    = "environment_frozen"
+	CodeEnvironmentBusy      = "environment_busy"
+	CodeDeploymentNotActive  = "deployment_not_active"
+	CodeDeploymentFinished   = "deployment_finished"
+	CodeLogFull              = "log_full"
 	CodeSecretUnreadable     = "secret_unreadable"
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
@@ -35,4 +42,4 @@ const (
 )
 
 // APIErrorCodes lists every code the API's error responses may carry.
-var APIErrorCodes = []string{CodeInvalidRequest, CodeUnauthorized, CodeInvalidToken, CodeInvalidDpopProof, CodeUseDpopNonce, CodeInsufficientScope, CodeForbidden, CodeQuotaExceeded, CodeNotFound, CodeMethodNotAllowed, CodeRequestTimeout, CodeConflict, CodeInvalidTransition, CodeProjectNotActive, CodeSecretUnreadable, CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed, CodeIdempotencyKeyReused, CodeRateLimited, CodeHeadersTooLarge, CodeInternalError, CodeServiceUnavailable}
+var APIErrorCodes = []string{CodeInvalidRequest, CodeUnauthorized, CodeInvalidToken, CodeInvalidDpopProof, CodeUseDpopNonce, CodeInsufficientScope, CodeForbidden, CodeQuotaExceeded, CodeNotFound, CodeMethodNotAllowed, CodeRequestTimeout, CodeConflict, CodeInvalidTransition, CodeProjectNotActive, CodeBranchNotAllowed, CodeEnvironmentLocked, CodeEnvironmentFrozen, CodeEnvironmentBusy, CodeDeploymentNotActive, CodeDeploymentFinished, CodeLogFull, CodeSecretUnreadable, CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed, CodeIdempotencyKeyReused, CodeRateLimited, CodeHeadersTooLarge, CodeInternalError, CodeServiceUnavailable}

@@ -79,7 +79,10 @@ func TestTheSDKTargetsTheServersAPIVersion(t *testing.T) {
 func TestTheResourceTree(t *testing.T) {
 	want := map[string][]string{
 		"Projects":       {"List", "All", "Create", "Get", "Update", "Delete"},
-		"Deployments":    {"List", "All", "Create", "Get", "Update"},
+		"Deployments":    {"List", "All", "Create", "Get", "Update", "Redeploy", "ListReviews", "AllReviews", "Review", "GetConfiguration"},
+		"DeploymentLogs": {"Read", "Append"},
+		"Environments":   {"List", "All", "Create", "Get", "Update", "Delete", "Lock", "Unlock", "Rollback"},
+		"TrustPolicies":  {"List", "All", "Create", "Get", "Delete"},
 		"Configurations": {"List", "All", "Create", "Get", "Update", "Delete"},
 		"APIKeys":        {"List", "All", "Create", "Get", "Revoke", "Rotate"},
 		"Users":          {"List", "All", "Create", "Me", "ChangePassword", "Get", "Update", "Delete"},

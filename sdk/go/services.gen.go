@@ -16,6 +16,10 @@ type Resources struct {
 	Projects *ProjectsService
 	// Deployments: /v1/projects/{project_id}/deployments.
 	Deployments *DeploymentsService
+	// DeploymentLogs: /v1/projects/{project_id}/deployments/{deployment_id}/logs.
+	DeploymentLogs *DeploymentLogsService
+	// Environments: /v1/projects/{project_id}/environments.
+	Environments *EnvironmentsService
 	// Configurations: /v1/projects/{project_id}/configurations.
 	Configurations *ConfigurationsService
 	// APIKeys: /v1/projects/{project_id}/api_keys.
@@ -30,12 +34,16 @@ type Resources struct {
 	Events *EventsService
 	// Webhooks: /v1/webhooks.
 	Webhooks *WebhooksService
+	// TrustPolicies: /v1/projects/{project_id}/trust_policies.
+	TrustPolicies *TrustPoliciesService
 }
 
 func newResources(c *Client) Resources {
 	return Resources{
 		Projects:       &ProjectsService{c},
 		Deployments:    &DeploymentsService{c},
+		DeploymentLogs: &DeploymentLogsService{c},
+		Environments:   &EnvironmentsService{c},
 		Configurations: &ConfigurationsService{c},
 		APIKeys:        &APIKeysService{c},
 		Users:          &UsersService{c},
@@ -43,6 +51,7 @@ func newResources(c *Client) Resources {
 		OAuthClients:   &OAuthClientsService{c},
 		Events:         &EventsService{c},
 		Webhooks:       &WebhooksService{c},
+		TrustPolicies:  &TrustPoliciesService{c},
 	}
 }
 
@@ -113,7 +122,7 @@ type DeploymentsService struct{ c *Client }
 
 // List: List deployments of a project (GET /v1/projects/{project_id}/deployments, scope read). params may be nil.
 //
-// Newest first; filter by `environment`, `status`, `branch`.
+// Newest first; filter by `environment`, `status`, `branch`. With `Accept: text/event-stream`: Server-Sent Events of the project's deployments as they change (filters do not apply): `event: deployment` with `id: <updated_at in ms>` and the deployment as `data`, from now on, or after `Last-Event-ID` when sent. A comment line (`: keep-alive`) every 15 s of silence; the same limit of 20 streams per credential as the log streams, and the stream closes once the credential is revoked or expires.
 //
 // Operation listDeployments.
 func (s *DeploymentsService) List(ctx context.Context, projectID string, params *ListDeploymentsParams, opts ...RequestOption) (*DeploymentList, error) {
@@ -131,7 +140,7 @@ func (s *DeploymentsService) All(ctx context.Context, projectID string, params *
 
 // Create: Create a deployment (POST /v1/projects/{project_id}/deployments, scope write).
 //
-// Queues a deployment of `branch` (optionally a `commit_sha`) to `environment`. Paused and archived projects refuse new deployments.
+// Queues a deployment of `branch` (optionally a `commit_sha`) to `environment`. Paused and archived projects refuse new deployments. The environment is made, without rules, if the project has none of that name; its rules apply: branch patterns (`branch_not_allowed`), a lock (`environment_locked`), freeze windows (`environment_frozen`, unless `override_freeze` with a `reason` and the admin scope), and with approvals or a wait timer the deployment starts `waiting`.
 //
 // It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
 // the server runs it at most once.
@@ -157,6 +166,181 @@ func (s *DeploymentsService) Get(ctx context.Context, projectID, deploymentID st
 func (s *DeploymentsService) Update(ctx context.Context, projectID, deploymentID string, body UpdateDeployment, opts ...RequestOption) (*Deployment, error) {
 	var out Deployment
 	return done(&out, s.c.call(ctx, http.MethodPatch, "/v1/projects/"+pathEscape(projectID)+"/deployments/"+pathEscape(deploymentID), nil, body, &out, false, opts))
+}
+
+// Redeploy: Redeploy or promote a deployment (POST /v1/projects/{project_id}/deployments/{deployment_id}/redeploy, scope write).
+//
+// A new deployment of the same branch and commit: to its own environment (kind `redeploy`) or to `environment` (kind `promote`), through the target environment’s rules like any deployment.
+//
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
+// Operation redeployDeployment.
+func (s *DeploymentsService) Redeploy(ctx context.Context, projectID, deploymentID string, body Redeploy, opts ...RequestOption) (*Deployment, error) {
+	var out Deployment
+	return done(&out, s.c.call(ctx, http.MethodPost, "/v1/projects/"+pathEscape(projectID)+"/deployments/"+pathEscape(deploymentID)+"/redeploy", nil, body, &out, true, opts))
+}
+
+// ListReviews: List the reviews of a deployment (GET /v1/projects/{project_id}/deployments/{deployment_id}/reviews, scope read). params may be nil.
+//
+// Oldest first.
+//
+// Operation listDeploymentReviews.
+func (s *DeploymentsService) ListReviews(ctx context.Context, projectID, deploymentID string, params *ListDeploymentReviewsParams, opts ...RequestOption) (*ReviewList, error) {
+	var out ReviewList
+	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/deployments/"+pathEscape(deploymentID)+"/reviews", encodeQuery(params), nil, &out, false, opts))
+}
+
+// AllReviews iterates over every item of ListReviews, fetching each page (GET /v1/projects/{project_id}/deployments/{deployment_id}/reviews)
+// only when the loop gets there; it stops at the first error (yielded with a zero Review) or when
+// the loop breaks.
+// params may be nil; its Page is where it starts, its PerPage the page size.
+func (s *DeploymentsService) AllReviews(ctx context.Context, projectID, deploymentID string, params *ListDeploymentReviewsParams, opts ...RequestOption) iter.Seq2[Review, error] {
+	return all[Review](ctx, s.c, "/v1/projects/"+pathEscape(projectID)+"/deployments/"+pathEscape(deploymentID)+"/reviews", encodeQuery(params), opts)
+}
+
+// Review: Approve or reject a waiting deployment (POST /v1/projects/{project_id}/deployments/{deployment_id}/reviews, scope write).
+//
+// By a reviewer of the environment (its `reviewers`; without any, an admin or owner), once each (`conflict` the second time). Under `prevent_self_review` the creator cannot approve. One reject ends the deployment as `rejected`; when the approvals are met and the wait timer has run out, the service queues it by itself within 5 seconds.
+//
+// Only for user credentials.
+//
+// It takes no Idempotency-Key: it is not sent again after a network error or timeout.
+// Operation reviewDeployment.
+func (s *DeploymentsService) Review(ctx context.Context, projectID, deploymentID string, body CreateReview, opts ...RequestOption) (*Review, error) {
+	var out Review
+	return done(&out, s.c.call(ctx, http.MethodPost, "/v1/projects/"+pathEscape(projectID)+"/deployments/"+pathEscape(deploymentID)+"/reviews", nil, body, &out, false, opts))
+}
+
+// GetConfiguration: The configuration a deployment runs with (GET /v1/projects/{project_id}/deployments/{deployment_id}/configuration, scope read).
+//
+// Every variable of the deployment’s environment, secret values in clear: to the credential that created the deployment or an admin (else `forbidden`), and only while it is `queued`, `building` or `deploying` (else `deployment_not_active`). Each answer is recorded as a `configuration.released` event (keys only, never values).
+//
+// Operation getDeploymentConfiguration.
+func (s *DeploymentsService) GetConfiguration(ctx context.Context, projectID, deploymentID string, opts ...RequestOption) (*DeploymentConfiguration, error) {
+	var out DeploymentConfiguration
+	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/deployments/"+pathEscape(deploymentID)+"/configuration", nil, nil, &out, false, opts))
+}
+
+// DeploymentLogsService is client.DeploymentLogs: the operations tagged "Deployment logs", on /v1/projects/{project_id}/deployments/{deployment_id}/logs.
+type DeploymentLogsService struct{ c *Client }
+
+// Read: Read or follow a deployment's log (GET /v1/projects/{project_id}/deployments/{deployment_id}/logs, scope read). params may be nil.
+//
+// A page of lines after `after`, in order; `complete` once the deployment has finished and the page reaches the last line stored. With `Accept: text/event-stream`: Server-Sent Events, starting after `Last-Event-ID` (a reconnecting EventSource sends it) or else after `after`. `event: line` with `id: <seq>` and `data: {seq, stream, text, timestamp}`, one per line, in order, none skipped; `event: status` with the deployment as `data` when its status changes; `event: end` with `data: {status, last_seq}` once the deployment has finished and every line stored by then was sent (within 10 s of the finish); the stream then closes (later lines: read or follow again). A comment line (`: keep-alive`) every 15 s of silence. A line written on any instance arrives within 1 s. A credential holds at most 20 streams at once (429 `rate_limited` beyond); a stream closes once its credential is revoked or expires, and when its reader is too slow to take what is sent (reconnect with `Last-Event-ID`).
+//
+// Operation readDeploymentLog.
+func (s *DeploymentLogsService) Read(ctx context.Context, projectID, deploymentID string, params *ReadDeploymentLogParams, opts ...RequestOption) (*LogPage, error) {
+	var out LogPage
+	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/deployments/"+pathEscape(deploymentID)+"/logs", encodeQuery(params), nil, &out, false, opts))
+}
+
+// Append: Append lines to a deployment's log (POST /v1/projects/{project_id}/deployments/{deployment_id}/logs, scope write).
+//
+// A deployer sends its output: 1–1,000 lines, at most 1 MiB a request and 8 KiB a line. The lines get the next numbers of the deployment's log, one contiguous range per request, whatever the number of writers. Any value of a secret configuration of the project (8 characters or longer) in a line is stored as `***`. Taken until 10 minutes after the deployment finished (then 409 `deployment_finished`); a log that reached LOG_MAX_LINES or LOG_MAX_BYTES answers 409 `log_full` and ends with one `system` line saying it was cut.
+//
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
+// Operation appendDeploymentLog.
+func (s *DeploymentLogsService) Append(ctx context.Context, projectID, deploymentID string, body AppendLog, opts ...RequestOption) (*AppendLogResult, error) {
+	var out AppendLogResult
+	return done(&out, s.c.call(ctx, http.MethodPost, "/v1/projects/"+pathEscape(projectID)+"/deployments/"+pathEscape(deploymentID)+"/logs", nil, body, &out, true, opts))
+}
+
+// EnvironmentsService is client.Environments: the operations tagged "Environments", on /v1/projects/{project_id}/environments.
+type EnvironmentsService struct{ c *Client }
+
+// List: List environments of a project (GET /v1/projects/{project_id}/environments, scope read). params may be nil.
+//
+// Ordered by name. Environments that deployments went to before environments existed appear too, without rules.
+//
+// Operation listEnvironments.
+func (s *EnvironmentsService) List(ctx context.Context, projectID string, params *ListEnvironmentsParams, opts ...RequestOption) (*EnvironmentList, error) {
+	var out EnvironmentList
+	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/environments", encodeQuery(params), nil, &out, false, opts))
+}
+
+// All iterates over every item of List, fetching each page (GET /v1/projects/{project_id}/environments)
+// only when the loop gets there; it stops at the first error (yielded with a zero Environment) or when
+// the loop breaks.
+// params may be nil; its Page is where it starts, its PerPage the page size.
+func (s *EnvironmentsService) All(ctx context.Context, projectID string, params *ListEnvironmentsParams, opts ...RequestOption) iter.Seq2[Environment, error] {
+	return all[Environment](ctx, s.c, "/v1/projects/"+pathEscape(projectID)+"/environments", encodeQuery(params), opts)
+}
+
+// Create: Create an environment (POST /v1/projects/{project_id}/environments, scope admin).
+//
+// With its rules: protection (approvals, reviewers, wait timer, branch patterns), `serial`, `cancel_superseded`, freeze windows. A name the project already has → `conflict`.
+//
+// Only for user and client credentials.
+//
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
+// Operation createEnvironment.
+func (s *EnvironmentsService) Create(ctx context.Context, projectID string, body CreateEnvironment, opts ...RequestOption) (*Environment, error) {
+	var out Environment
+	return done(&out, s.c.call(ctx, http.MethodPost, "/v1/projects/"+pathEscape(projectID)+"/environments", nil, body, &out, true, opts))
+}
+
+// Get: Get an environment (GET /v1/projects/{project_id}/environments/{name}, scope read).
+//
+// Operation getEnvironment.
+func (s *EnvironmentsService) Get(ctx context.Context, projectID, name string, opts ...RequestOption) (*Environment, error) {
+	var out Environment
+	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/environments/"+pathEscape(name), nil, nil, &out, false, opts))
+}
+
+// Update: Change an environment’s rules (PATCH /v1/projects/{project_id}/environments/{name}, scope admin).
+//
+// Fields sent replace the stored ones; within `protection`, only the fields sent change. Deployments already waiting keep the approvals and wait timer they were created under.
+//
+// Only for user and client credentials.
+//
+// Operation updateEnvironment.
+func (s *EnvironmentsService) Update(ctx context.Context, projectID, name string, body UpdateEnvironment, opts ...RequestOption) (*Environment, error) {
+	var out Environment
+	return done(&out, s.c.call(ctx, http.MethodPatch, "/v1/projects/"+pathEscape(projectID)+"/environments/"+pathEscape(name), nil, body, &out, false, opts))
+}
+
+// Delete: Delete an environment (DELETE /v1/projects/{project_id}/environments/{name}, scope admin).
+//
+// Its rules go; its deployments stay. A new deployment to the name makes it again, without rules.
+//
+// Only for user and client credentials.
+//
+// Operation deleteEnvironment.
+func (s *EnvironmentsService) Delete(ctx context.Context, projectID, name string, opts ...RequestOption) error {
+	return s.c.call(ctx, http.MethodDelete, "/v1/projects/"+pathEscape(projectID)+"/environments/"+pathEscape(name), nil, nil, nil, false, opts)
+}
+
+// Lock: Lock an environment (POST /v1/projects/{project_id}/environments/{name}/lock, scope write).
+//
+// A locked environment refuses new deployments (`environment_locked`) until it is unlocked. Locking again replaces the reason.
+//
+// It takes no Idempotency-Key: it is not sent again after a network error or timeout.
+// Operation lockEnvironment.
+func (s *EnvironmentsService) Lock(ctx context.Context, projectID, name string, body LockEnvironment, opts ...RequestOption) (*Environment, error) {
+	var out Environment
+	return done(&out, s.c.call(ctx, http.MethodPost, "/v1/projects/"+pathEscape(projectID)+"/environments/"+pathEscape(name)+"/lock", nil, body, &out, false, opts))
+}
+
+// Unlock: Unlock an environment (DELETE /v1/projects/{project_id}/environments/{name}/lock, scope write).
+//
+// Operation unlockEnvironment.
+func (s *EnvironmentsService) Unlock(ctx context.Context, projectID, name string, opts ...RequestOption) (*Environment, error) {
+	var out Environment
+	return done(&out, s.c.call(ctx, http.MethodDelete, "/v1/projects/"+pathEscape(projectID)+"/environments/"+pathEscape(name)+"/lock", nil, nil, &out, false, opts))
+}
+
+// Rollback: Roll an environment back (POST /v1/projects/{project_id}/environments/{name}/rollback, scope write).
+//
+// Redeploys the deployment that succeeded before the current one (or `deployment_id`, which must have succeeded in this environment) as a new deployment of kind `rollback`, through the environment’s rules like any deployment.
+//
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
+// Operation rollbackEnvironment.
+func (s *EnvironmentsService) Rollback(ctx context.Context, projectID, name string, body Rollback, opts ...RequestOption) (*Deployment, error) {
+	var out Deployment
+	return done(&out, s.c.call(ctx, http.MethodPost, "/v1/projects/"+pathEscape(projectID)+"/environments/"+pathEscape(name)+"/rollback", nil, body, &out, true, opts))
 }
 
 // ConfigurationsService is client.Configurations: the operations tagged "Configurations", on /v1/projects/{project_id}/configurations.
@@ -642,4 +826,62 @@ func (s *WebhooksService) AllDeliveries(ctx context.Context, webhookID string, p
 func (s *WebhooksService) Redeliver(ctx context.Context, webhookID, deliveryID string, opts ...RequestOption) (*WebhookDelivery, error) {
 	var out WebhookDelivery
 	return done(&out, s.c.call(ctx, http.MethodPost, "/v1/webhooks/"+pathEscape(webhookID)+"/deliveries/"+pathEscape(deliveryID)+"/redeliver", nil, nil, &out, false, opts))
+}
+
+// TrustPoliciesService is client.TrustPolicies: the operations tagged "Trust policies", on /v1/projects/{project_id}/trust_policies.
+type TrustPoliciesService struct{ c *Client }
+
+// List: List trust policies of a project (GET /v1/projects/{project_id}/trust_policies, scope admin). params may be nil.
+//
+// Oldest first.
+//
+// Only for user and client credentials.
+//
+// Operation listTrustPolicies.
+func (s *TrustPoliciesService) List(ctx context.Context, projectID string, params *ListTrustPoliciesParams, opts ...RequestOption) (*TrustPolicyList, error) {
+	var out TrustPolicyList
+	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/trust_policies", encodeQuery(params), nil, &out, false, opts))
+}
+
+// All iterates over every item of List, fetching each page (GET /v1/projects/{project_id}/trust_policies)
+// only when the loop gets there; it stops at the first error (yielded with a zero TrustPolicy) or when
+// the loop breaks.
+// params may be nil; its Page is where it starts, its PerPage the page size.
+func (s *TrustPoliciesService) All(ctx context.Context, projectID string, params *ListTrustPoliciesParams, opts ...RequestOption) iter.Seq2[TrustPolicy, error] {
+	return all[TrustPolicy](ctx, s.c, "/v1/projects/"+pathEscape(projectID)+"/trust_policies", encodeQuery(params), opts)
+}
+
+// Create: Create a trust policy (POST /v1/projects/{project_id}/trust_policies, scope admin).
+//
+// Lets CI tokens of `issuer` whose `aud` holds `audience` and whose claims equal every value of `claims` be exchanged (RFC 8693, at the token endpoint, with no secret) for a token acting as this project with `scopes`, deploying only to `environments`. Archived projects refuse it.
+//
+// Only for user and client credentials.
+//
+// It sends an Idempotency-Key (WithIdempotencyKey's, or a generated one) that its retries reuse:
+// the server runs it at most once.
+// Operation createTrustPolicy.
+func (s *TrustPoliciesService) Create(ctx context.Context, projectID string, body CreateTrustPolicy, opts ...RequestOption) (*TrustPolicy, error) {
+	var out TrustPolicy
+	return done(&out, s.c.call(ctx, http.MethodPost, "/v1/projects/"+pathEscape(projectID)+"/trust_policies", nil, body, &out, true, opts))
+}
+
+// Get: Get a trust policy (GET /v1/projects/{project_id}/trust_policies/{trust_policy_id}, scope admin).
+//
+// Only for user and client credentials.
+//
+// Operation getTrustPolicy.
+func (s *TrustPoliciesService) Get(ctx context.Context, projectID, trustPolicyID string, opts ...RequestOption) (*TrustPolicy, error) {
+	var out TrustPolicy
+	return done(&out, s.c.call(ctx, http.MethodGet, "/v1/projects/"+pathEscape(projectID)+"/trust_policies/"+pathEscape(trustPolicyID), nil, nil, &out, false, opts))
+}
+
+// Delete: Delete a trust policy (DELETE /v1/projects/{project_id}/trust_policies/{trust_policy_id}, scope admin).
+//
+// Tokens exchanged through it stop working (at once on this instance, within the revocation refresh on the others).
+//
+// Only for user and client credentials.
+//
+// Operation deleteTrustPolicy.
+func (s *TrustPoliciesService) Delete(ctx context.Context, projectID, trustPolicyID string, opts ...RequestOption) error {
+	return s.c.call(ctx, http.MethodDelete, "/v1/projects/"+pathEscape(projectID)+"/trust_policies/"+pathEscape(trustPolicyID), nil, nil, nil, false, opts)
 }

@@ -11,10 +11,11 @@ import (
 
 // Defines values for APIKeyCreatedByType.
 const (
-	APIKeyCreatedByTypeAPIKey APIKeyCreatedByType = "api_key"
-	APIKeyCreatedByTypeClient APIKeyCreatedByType = "client"
-	APIKeyCreatedByTypeSystem APIKeyCreatedByType = "system"
-	APIKeyCreatedByTypeUser   APIKeyCreatedByType = "user"
+	APIKeyCreatedByTypeAPIKey    APIKeyCreatedByType = "api_key"
+	APIKeyCreatedByTypeClient    APIKeyCreatedByType = "client"
+	APIKeyCreatedByTypeFederated APIKeyCreatedByType = "federated"
+	APIKeyCreatedByTypeSystem    APIKeyCreatedByType = "system"
+	APIKeyCreatedByTypeUser      APIKeyCreatedByType = "user"
 )
 
 // Valid indicates whether the value is a known member of the APIKeyCreatedByType enum.
@@ -23,6 +24,8 @@ func (e APIKeyCreatedByType) Valid() bool {
 	case APIKeyCreatedByTypeAPIKey:
 		return true
 	case APIKeyCreatedByTypeClient:
+		return true
+	case APIKeyCreatedByTypeFederated:
 		return true
 	case APIKeyCreatedByTypeSystem:
 		return true
@@ -69,6 +72,27 @@ func (e APIKeyStatus) Valid() bool {
 	case APIKeyStatusExpired:
 		return true
 	case APIKeyStatusRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AppendLogLinesStream.
+const (
+	AppendLogLinesStreamStderr AppendLogLinesStream = "stderr"
+	AppendLogLinesStreamStdout AppendLogLinesStream = "stdout"
+	AppendLogLinesStreamSystem AppendLogLinesStream = "system"
+)
+
+// Valid indicates whether the value is a known member of the AppendLogLinesStream enum.
+func (e AppendLogLinesStream) Valid() bool {
+	switch e {
+	case AppendLogLinesStreamStderr:
+		return true
+	case AppendLogLinesStreamStdout:
+		return true
+	case AppendLogLinesStreamSystem:
 		return true
 	default:
 		return false
@@ -138,6 +162,42 @@ func (e CreateProjectDeployTarget) Valid() bool {
 	}
 }
 
+// Defines values for CreateReviewDecision.
+const (
+	CreateReviewDecisionApprove CreateReviewDecision = "approve"
+	CreateReviewDecisionReject  CreateReviewDecision = "reject"
+)
+
+// Valid indicates whether the value is a known member of the CreateReviewDecision enum.
+func (e CreateReviewDecision) Valid() bool {
+	switch e {
+	case CreateReviewDecisionApprove:
+		return true
+	case CreateReviewDecisionReject:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateTrustPolicyScopes.
+const (
+	CreateTrustPolicyScopesRead  CreateTrustPolicyScopes = "read"
+	CreateTrustPolicyScopesWrite CreateTrustPolicyScopes = "write"
+)
+
+// Valid indicates whether the value is a known member of the CreateTrustPolicyScopes enum.
+func (e CreateTrustPolicyScopes) Valid() bool {
+	switch e {
+	case CreateTrustPolicyScopesRead:
+		return true
+	case CreateTrustPolicyScopesWrite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateUserRole.
 const (
 	CreateUserRoleAdmin     CreateUserRole = "admin"
@@ -170,15 +230,28 @@ const (
 	CreateWebhookEventsAsterisk                 CreateWebhookEvents = "*"
 	CreateWebhookEventsConfigurationCreated     CreateWebhookEvents = "configuration.created"
 	CreateWebhookEventsConfigurationDeleted     CreateWebhookEvents = "configuration.deleted"
+	CreateWebhookEventsConfigurationReleased    CreateWebhookEvents = "configuration.released"
 	CreateWebhookEventsConfigurationUpdated     CreateWebhookEvents = "configuration.updated"
+	CreateWebhookEventsDeploymentApproved       CreateWebhookEvents = "deployment.approved"
 	CreateWebhookEventsDeploymentCreated        CreateWebhookEvents = "deployment.created"
+	CreateWebhookEventsDeploymentRejected       CreateWebhookEvents = "deployment.rejected"
+	CreateWebhookEventsDeploymentReviewed       CreateWebhookEvents = "deployment.reviewed"
 	CreateWebhookEventsDeploymentStatusChanged  CreateWebhookEvents = "deployment.status_changed"
+	CreateWebhookEventsDeploymentWaiting        CreateWebhookEvents = "deployment.waiting"
+	CreateWebhookEventsEnvironmentCreated       CreateWebhookEvents = "environment.created"
+	CreateWebhookEventsEnvironmentDeleted       CreateWebhookEvents = "environment.deleted"
+	CreateWebhookEventsEnvironmentLocked        CreateWebhookEvents = "environment.locked"
+	CreateWebhookEventsEnvironmentUnlocked      CreateWebhookEvents = "environment.unlocked"
+	CreateWebhookEventsEnvironmentUpdated       CreateWebhookEvents = "environment.updated"
 	CreateWebhookEventsOauthClientCreated       CreateWebhookEvents = "oauth_client.created"
 	CreateWebhookEventsOauthClientDeleted       CreateWebhookEvents = "oauth_client.deleted"
 	CreateWebhookEventsOauthClientSecretRotated CreateWebhookEvents = "oauth_client.secret_rotated"
 	CreateWebhookEventsProjectCreated           CreateWebhookEvents = "project.created"
 	CreateWebhookEventsProjectDeleted           CreateWebhookEvents = "project.deleted"
 	CreateWebhookEventsProjectUpdated           CreateWebhookEvents = "project.updated"
+	CreateWebhookEventsTokenExchanged           CreateWebhookEvents = "token.exchanged"
+	CreateWebhookEventsTrustPolicyCreated       CreateWebhookEvents = "trust_policy.created"
+	CreateWebhookEventsTrustPolicyDeleted       CreateWebhookEvents = "trust_policy.deleted"
 	CreateWebhookEventsUserCreated              CreateWebhookEvents = "user.created"
 	CreateWebhookEventsUserDeleted              CreateWebhookEvents = "user.deleted"
 	CreateWebhookEventsUserInvitationAccepted   CreateWebhookEvents = "user.invitation_accepted"
@@ -208,11 +281,31 @@ func (e CreateWebhookEvents) Valid() bool {
 		return true
 	case CreateWebhookEventsConfigurationDeleted:
 		return true
+	case CreateWebhookEventsConfigurationReleased:
+		return true
 	case CreateWebhookEventsConfigurationUpdated:
+		return true
+	case CreateWebhookEventsDeploymentApproved:
 		return true
 	case CreateWebhookEventsDeploymentCreated:
 		return true
+	case CreateWebhookEventsDeploymentRejected:
+		return true
+	case CreateWebhookEventsDeploymentReviewed:
+		return true
 	case CreateWebhookEventsDeploymentStatusChanged:
+		return true
+	case CreateWebhookEventsDeploymentWaiting:
+		return true
+	case CreateWebhookEventsEnvironmentCreated:
+		return true
+	case CreateWebhookEventsEnvironmentDeleted:
+		return true
+	case CreateWebhookEventsEnvironmentLocked:
+		return true
+	case CreateWebhookEventsEnvironmentUnlocked:
+		return true
+	case CreateWebhookEventsEnvironmentUpdated:
 		return true
 	case CreateWebhookEventsOauthClientCreated:
 		return true
@@ -225,6 +318,12 @@ func (e CreateWebhookEvents) Valid() bool {
 	case CreateWebhookEventsProjectDeleted:
 		return true
 	case CreateWebhookEventsProjectUpdated:
+		return true
+	case CreateWebhookEventsTokenExchanged:
+		return true
+	case CreateWebhookEventsTrustPolicyCreated:
+		return true
+	case CreateWebhookEventsTrustPolicyDeleted:
 		return true
 	case CreateWebhookEventsUserCreated:
 		return true
@@ -317,10 +416,11 @@ func (e CreatedUserStatus) Valid() bool {
 
 // Defines values for DeploymentCreatedByType.
 const (
-	DeploymentCreatedByTypeAPIKey DeploymentCreatedByType = "api_key"
-	DeploymentCreatedByTypeClient DeploymentCreatedByType = "client"
-	DeploymentCreatedByTypeSystem DeploymentCreatedByType = "system"
-	DeploymentCreatedByTypeUser   DeploymentCreatedByType = "user"
+	DeploymentCreatedByTypeAPIKey    DeploymentCreatedByType = "api_key"
+	DeploymentCreatedByTypeClient    DeploymentCreatedByType = "client"
+	DeploymentCreatedByTypeFederated DeploymentCreatedByType = "federated"
+	DeploymentCreatedByTypeSystem    DeploymentCreatedByType = "system"
+	DeploymentCreatedByTypeUser      DeploymentCreatedByType = "user"
 )
 
 // Valid indicates whether the value is a known member of the DeploymentCreatedByType enum.
@@ -330,9 +430,35 @@ func (e DeploymentCreatedByType) Valid() bool {
 		return true
 	case DeploymentCreatedByTypeClient:
 		return true
+	case DeploymentCreatedByTypeFederated:
+		return true
 	case DeploymentCreatedByTypeSystem:
 		return true
 	case DeploymentCreatedByTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeploymentKind.
+const (
+	DeploymentKindDeploy   DeploymentKind = "deploy"
+	DeploymentKindPromote  DeploymentKind = "promote"
+	DeploymentKindRedeploy DeploymentKind = "redeploy"
+	DeploymentKindRollback DeploymentKind = "rollback"
+)
+
+// Valid indicates whether the value is a known member of the DeploymentKind enum.
+func (e DeploymentKind) Valid() bool {
+	switch e {
+	case DeploymentKindDeploy:
+		return true
+	case DeploymentKindPromote:
+		return true
+	case DeploymentKindRedeploy:
+		return true
+	case DeploymentKindRollback:
 		return true
 	default:
 		return false
@@ -346,8 +472,10 @@ const (
 	DeploymentStatusDeploying  DeploymentStatus = "deploying"
 	DeploymentStatusFailed     DeploymentStatus = "failed"
 	DeploymentStatusQueued     DeploymentStatus = "queued"
+	DeploymentStatusRejected   DeploymentStatus = "rejected"
 	DeploymentStatusSucceeded  DeploymentStatus = "succeeded"
 	DeploymentStatusSuperseded DeploymentStatus = "superseded"
+	DeploymentStatusWaiting    DeploymentStatus = "waiting"
 )
 
 // Valid indicates whether the value is a known member of the DeploymentStatus enum.
@@ -363,9 +491,40 @@ func (e DeploymentStatus) Valid() bool {
 		return true
 	case DeploymentStatusQueued:
 		return true
+	case DeploymentStatusRejected:
+		return true
 	case DeploymentStatusSucceeded:
 		return true
 	case DeploymentStatusSuperseded:
+		return true
+	case DeploymentStatusWaiting:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EnvironmentLockLockedByType.
+const (
+	EnvironmentLockLockedByTypeAPIKey    EnvironmentLockLockedByType = "api_key"
+	EnvironmentLockLockedByTypeClient    EnvironmentLockLockedByType = "client"
+	EnvironmentLockLockedByTypeFederated EnvironmentLockLockedByType = "federated"
+	EnvironmentLockLockedByTypeSystem    EnvironmentLockLockedByType = "system"
+	EnvironmentLockLockedByTypeUser      EnvironmentLockLockedByType = "user"
+)
+
+// Valid indicates whether the value is a known member of the EnvironmentLockLockedByType enum.
+func (e EnvironmentLockLockedByType) Valid() bool {
+	switch e {
+	case EnvironmentLockLockedByTypeAPIKey:
+		return true
+	case EnvironmentLockLockedByTypeClient:
+		return true
+	case EnvironmentLockLockedByTypeFederated:
+		return true
+	case EnvironmentLockLockedByTypeSystem:
+		return true
+	case EnvironmentLockLockedByTypeUser:
 		return true
 	default:
 		return false
@@ -374,10 +533,11 @@ func (e DeploymentStatus) Valid() bool {
 
 // Defines values for EventActorType.
 const (
-	EventActorTypeAPIKey EventActorType = "api_key"
-	EventActorTypeClient EventActorType = "client"
-	EventActorTypeSystem EventActorType = "system"
-	EventActorTypeUser   EventActorType = "user"
+	EventActorTypeAPIKey    EventActorType = "api_key"
+	EventActorTypeClient    EventActorType = "client"
+	EventActorTypeFederated EventActorType = "federated"
+	EventActorTypeSystem    EventActorType = "system"
+	EventActorTypeUser      EventActorType = "user"
 )
 
 // Valid indicates whether the value is a known member of the EventActorType enum.
@@ -386,6 +546,8 @@ func (e EventActorType) Valid() bool {
 	case EventActorTypeAPIKey:
 		return true
 	case EventActorTypeClient:
+		return true
+	case EventActorTypeFederated:
 		return true
 	case EventActorTypeSystem:
 		return true
@@ -398,10 +560,11 @@ func (e EventActorType) Valid() bool {
 
 // Defines values for IssuedAPIKeyCreatedByType.
 const (
-	IssuedAPIKeyCreatedByTypeAPIKey IssuedAPIKeyCreatedByType = "api_key"
-	IssuedAPIKeyCreatedByTypeClient IssuedAPIKeyCreatedByType = "client"
-	IssuedAPIKeyCreatedByTypeSystem IssuedAPIKeyCreatedByType = "system"
-	IssuedAPIKeyCreatedByTypeUser   IssuedAPIKeyCreatedByType = "user"
+	IssuedAPIKeyCreatedByTypeAPIKey    IssuedAPIKeyCreatedByType = "api_key"
+	IssuedAPIKeyCreatedByTypeClient    IssuedAPIKeyCreatedByType = "client"
+	IssuedAPIKeyCreatedByTypeFederated IssuedAPIKeyCreatedByType = "federated"
+	IssuedAPIKeyCreatedByTypeSystem    IssuedAPIKeyCreatedByType = "system"
+	IssuedAPIKeyCreatedByTypeUser      IssuedAPIKeyCreatedByType = "user"
 )
 
 // Valid indicates whether the value is a known member of the IssuedAPIKeyCreatedByType enum.
@@ -410,6 +573,8 @@ func (e IssuedAPIKeyCreatedByType) Valid() bool {
 	case IssuedAPIKeyCreatedByTypeAPIKey:
 		return true
 	case IssuedAPIKeyCreatedByTypeClient:
+		return true
+	case IssuedAPIKeyCreatedByTypeFederated:
 		return true
 	case IssuedAPIKeyCreatedByTypeSystem:
 		return true
@@ -456,6 +621,27 @@ func (e IssuedAPIKeyStatus) Valid() bool {
 	case IssuedAPIKeyStatusExpired:
 		return true
 	case IssuedAPIKeyStatusRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LogLineStream.
+const (
+	LogLineStreamStderr LogLineStream = "stderr"
+	LogLineStreamStdout LogLineStream = "stdout"
+	LogLineStreamSystem LogLineStream = "system"
+)
+
+// Valid indicates whether the value is a known member of the LogLineStream enum.
+func (e LogLineStream) Valid() bool {
+	switch e {
+	case LogLineStreamStderr:
+		return true
+	case LogLineStreamStdout:
+		return true
+	case LogLineStreamSystem:
 		return true
 	default:
 		return false
@@ -666,6 +852,96 @@ func (e RegisteredOAuthClientTokenEndpointAuthMethod) Valid() bool {
 	}
 }
 
+// Defines values for ReviewDecision.
+const (
+	ReviewDecisionApprove ReviewDecision = "approve"
+	ReviewDecisionReject  ReviewDecision = "reject"
+)
+
+// Valid indicates whether the value is a known member of the ReviewDecision enum.
+func (e ReviewDecision) Valid() bool {
+	switch e {
+	case ReviewDecisionApprove:
+		return true
+	case ReviewDecisionReject:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewReviewerType.
+const (
+	ReviewReviewerTypeAPIKey    ReviewReviewerType = "api_key"
+	ReviewReviewerTypeClient    ReviewReviewerType = "client"
+	ReviewReviewerTypeFederated ReviewReviewerType = "federated"
+	ReviewReviewerTypeSystem    ReviewReviewerType = "system"
+	ReviewReviewerTypeUser      ReviewReviewerType = "user"
+)
+
+// Valid indicates whether the value is a known member of the ReviewReviewerType enum.
+func (e ReviewReviewerType) Valid() bool {
+	switch e {
+	case ReviewReviewerTypeAPIKey:
+		return true
+	case ReviewReviewerTypeClient:
+		return true
+	case ReviewReviewerTypeFederated:
+		return true
+	case ReviewReviewerTypeSystem:
+		return true
+	case ReviewReviewerTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrustPolicyCreatedByType.
+const (
+	TrustPolicyCreatedByTypeAPIKey    TrustPolicyCreatedByType = "api_key"
+	TrustPolicyCreatedByTypeClient    TrustPolicyCreatedByType = "client"
+	TrustPolicyCreatedByTypeFederated TrustPolicyCreatedByType = "federated"
+	TrustPolicyCreatedByTypeSystem    TrustPolicyCreatedByType = "system"
+	TrustPolicyCreatedByTypeUser      TrustPolicyCreatedByType = "user"
+)
+
+// Valid indicates whether the value is a known member of the TrustPolicyCreatedByType enum.
+func (e TrustPolicyCreatedByType) Valid() bool {
+	switch e {
+	case TrustPolicyCreatedByTypeAPIKey:
+		return true
+	case TrustPolicyCreatedByTypeClient:
+		return true
+	case TrustPolicyCreatedByTypeFederated:
+		return true
+	case TrustPolicyCreatedByTypeSystem:
+		return true
+	case TrustPolicyCreatedByTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrustPolicyScopes.
+const (
+	TrustPolicyScopesRead  TrustPolicyScopes = "read"
+	TrustPolicyScopesWrite TrustPolicyScopes = "write"
+)
+
+// Valid indicates whether the value is a known member of the TrustPolicyScopes enum.
+func (e TrustPolicyScopes) Valid() bool {
+	switch e {
+	case TrustPolicyScopesRead:
+		return true
+	case TrustPolicyScopesWrite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UpdateDeploymentStatus.
 const (
 	UpdateDeploymentStatusBuilding   UpdateDeploymentStatus = "building"
@@ -673,8 +949,10 @@ const (
 	UpdateDeploymentStatusDeploying  UpdateDeploymentStatus = "deploying"
 	UpdateDeploymentStatusFailed     UpdateDeploymentStatus = "failed"
 	UpdateDeploymentStatusQueued     UpdateDeploymentStatus = "queued"
+	UpdateDeploymentStatusRejected   UpdateDeploymentStatus = "rejected"
 	UpdateDeploymentStatusSucceeded  UpdateDeploymentStatus = "succeeded"
 	UpdateDeploymentStatusSuperseded UpdateDeploymentStatus = "superseded"
+	UpdateDeploymentStatusWaiting    UpdateDeploymentStatus = "waiting"
 )
 
 // Valid indicates whether the value is a known member of the UpdateDeploymentStatus enum.
@@ -690,9 +968,13 @@ func (e UpdateDeploymentStatus) Valid() bool {
 		return true
 	case UpdateDeploymentStatusQueued:
 		return true
+	case UpdateDeploymentStatusRejected:
+		return true
 	case UpdateDeploymentStatusSucceeded:
 		return true
 	case UpdateDeploymentStatusSuperseded:
+		return true
+	case UpdateDeploymentStatusWaiting:
 		return true
 	default:
 		return false
@@ -794,15 +1076,28 @@ const (
 	UpdateWebhookEventsAsterisk                 UpdateWebhookEvents = "*"
 	UpdateWebhookEventsConfigurationCreated     UpdateWebhookEvents = "configuration.created"
 	UpdateWebhookEventsConfigurationDeleted     UpdateWebhookEvents = "configuration.deleted"
+	UpdateWebhookEventsConfigurationReleased    UpdateWebhookEvents = "configuration.released"
 	UpdateWebhookEventsConfigurationUpdated     UpdateWebhookEvents = "configuration.updated"
+	UpdateWebhookEventsDeploymentApproved       UpdateWebhookEvents = "deployment.approved"
 	UpdateWebhookEventsDeploymentCreated        UpdateWebhookEvents = "deployment.created"
+	UpdateWebhookEventsDeploymentRejected       UpdateWebhookEvents = "deployment.rejected"
+	UpdateWebhookEventsDeploymentReviewed       UpdateWebhookEvents = "deployment.reviewed"
 	UpdateWebhookEventsDeploymentStatusChanged  UpdateWebhookEvents = "deployment.status_changed"
+	UpdateWebhookEventsDeploymentWaiting        UpdateWebhookEvents = "deployment.waiting"
+	UpdateWebhookEventsEnvironmentCreated       UpdateWebhookEvents = "environment.created"
+	UpdateWebhookEventsEnvironmentDeleted       UpdateWebhookEvents = "environment.deleted"
+	UpdateWebhookEventsEnvironmentLocked        UpdateWebhookEvents = "environment.locked"
+	UpdateWebhookEventsEnvironmentUnlocked      UpdateWebhookEvents = "environment.unlocked"
+	UpdateWebhookEventsEnvironmentUpdated       UpdateWebhookEvents = "environment.updated"
 	UpdateWebhookEventsOauthClientCreated       UpdateWebhookEvents = "oauth_client.created"
 	UpdateWebhookEventsOauthClientDeleted       UpdateWebhookEvents = "oauth_client.deleted"
 	UpdateWebhookEventsOauthClientSecretRotated UpdateWebhookEvents = "oauth_client.secret_rotated"
 	UpdateWebhookEventsProjectCreated           UpdateWebhookEvents = "project.created"
 	UpdateWebhookEventsProjectDeleted           UpdateWebhookEvents = "project.deleted"
 	UpdateWebhookEventsProjectUpdated           UpdateWebhookEvents = "project.updated"
+	UpdateWebhookEventsTokenExchanged           UpdateWebhookEvents = "token.exchanged"
+	UpdateWebhookEventsTrustPolicyCreated       UpdateWebhookEvents = "trust_policy.created"
+	UpdateWebhookEventsTrustPolicyDeleted       UpdateWebhookEvents = "trust_policy.deleted"
 	UpdateWebhookEventsUserCreated              UpdateWebhookEvents = "user.created"
 	UpdateWebhookEventsUserDeleted              UpdateWebhookEvents = "user.deleted"
 	UpdateWebhookEventsUserInvitationAccepted   UpdateWebhookEvents = "user.invitation_accepted"
@@ -832,11 +1127,31 @@ func (e UpdateWebhookEvents) Valid() bool {
 		return true
 	case UpdateWebhookEventsConfigurationDeleted:
 		return true
+	case UpdateWebhookEventsConfigurationReleased:
+		return true
 	case UpdateWebhookEventsConfigurationUpdated:
+		return true
+	case UpdateWebhookEventsDeploymentApproved:
 		return true
 	case UpdateWebhookEventsDeploymentCreated:
 		return true
+	case UpdateWebhookEventsDeploymentRejected:
+		return true
+	case UpdateWebhookEventsDeploymentReviewed:
+		return true
 	case UpdateWebhookEventsDeploymentStatusChanged:
+		return true
+	case UpdateWebhookEventsDeploymentWaiting:
+		return true
+	case UpdateWebhookEventsEnvironmentCreated:
+		return true
+	case UpdateWebhookEventsEnvironmentDeleted:
+		return true
+	case UpdateWebhookEventsEnvironmentLocked:
+		return true
+	case UpdateWebhookEventsEnvironmentUnlocked:
+		return true
+	case UpdateWebhookEventsEnvironmentUpdated:
 		return true
 	case UpdateWebhookEventsOauthClientCreated:
 		return true
@@ -849,6 +1164,12 @@ func (e UpdateWebhookEvents) Valid() bool {
 	case UpdateWebhookEventsProjectDeleted:
 		return true
 	case UpdateWebhookEventsProjectUpdated:
+		return true
+	case UpdateWebhookEventsTokenExchanged:
+		return true
+	case UpdateWebhookEventsTrustPolicyCreated:
+		return true
+	case UpdateWebhookEventsTrustPolicyDeleted:
 		return true
 	case UpdateWebhookEventsUserCreated:
 		return true
@@ -947,15 +1268,28 @@ const (
 	WebhookEventsAsterisk                 WebhookEvents = "*"
 	WebhookEventsConfigurationCreated     WebhookEvents = "configuration.created"
 	WebhookEventsConfigurationDeleted     WebhookEvents = "configuration.deleted"
+	WebhookEventsConfigurationReleased    WebhookEvents = "configuration.released"
 	WebhookEventsConfigurationUpdated     WebhookEvents = "configuration.updated"
+	WebhookEventsDeploymentApproved       WebhookEvents = "deployment.approved"
 	WebhookEventsDeploymentCreated        WebhookEvents = "deployment.created"
+	WebhookEventsDeploymentRejected       WebhookEvents = "deployment.rejected"
+	WebhookEventsDeploymentReviewed       WebhookEvents = "deployment.reviewed"
 	WebhookEventsDeploymentStatusChanged  WebhookEvents = "deployment.status_changed"
+	WebhookEventsDeploymentWaiting        WebhookEvents = "deployment.waiting"
+	WebhookEventsEnvironmentCreated       WebhookEvents = "environment.created"
+	WebhookEventsEnvironmentDeleted       WebhookEvents = "environment.deleted"
+	WebhookEventsEnvironmentLocked        WebhookEvents = "environment.locked"
+	WebhookEventsEnvironmentUnlocked      WebhookEvents = "environment.unlocked"
+	WebhookEventsEnvironmentUpdated       WebhookEvents = "environment.updated"
 	WebhookEventsOauthClientCreated       WebhookEvents = "oauth_client.created"
 	WebhookEventsOauthClientDeleted       WebhookEvents = "oauth_client.deleted"
 	WebhookEventsOauthClientSecretRotated WebhookEvents = "oauth_client.secret_rotated"
 	WebhookEventsProjectCreated           WebhookEvents = "project.created"
 	WebhookEventsProjectDeleted           WebhookEvents = "project.deleted"
 	WebhookEventsProjectUpdated           WebhookEvents = "project.updated"
+	WebhookEventsTokenExchanged           WebhookEvents = "token.exchanged"
+	WebhookEventsTrustPolicyCreated       WebhookEvents = "trust_policy.created"
+	WebhookEventsTrustPolicyDeleted       WebhookEvents = "trust_policy.deleted"
 	WebhookEventsUserCreated              WebhookEvents = "user.created"
 	WebhookEventsUserDeleted              WebhookEvents = "user.deleted"
 	WebhookEventsUserInvitationAccepted   WebhookEvents = "user.invitation_accepted"
@@ -985,11 +1319,31 @@ func (e WebhookEvents) Valid() bool {
 		return true
 	case WebhookEventsConfigurationDeleted:
 		return true
+	case WebhookEventsConfigurationReleased:
+		return true
 	case WebhookEventsConfigurationUpdated:
+		return true
+	case WebhookEventsDeploymentApproved:
 		return true
 	case WebhookEventsDeploymentCreated:
 		return true
+	case WebhookEventsDeploymentRejected:
+		return true
+	case WebhookEventsDeploymentReviewed:
+		return true
 	case WebhookEventsDeploymentStatusChanged:
+		return true
+	case WebhookEventsDeploymentWaiting:
+		return true
+	case WebhookEventsEnvironmentCreated:
+		return true
+	case WebhookEventsEnvironmentDeleted:
+		return true
+	case WebhookEventsEnvironmentLocked:
+		return true
+	case WebhookEventsEnvironmentUnlocked:
+		return true
+	case WebhookEventsEnvironmentUpdated:
 		return true
 	case WebhookEventsOauthClientCreated:
 		return true
@@ -1002,6 +1356,12 @@ func (e WebhookEvents) Valid() bool {
 	case WebhookEventsProjectDeleted:
 		return true
 	case WebhookEventsProjectUpdated:
+		return true
+	case WebhookEventsTokenExchanged:
+		return true
+	case WebhookEventsTrustPolicyCreated:
+		return true
+	case WebhookEventsTrustPolicyDeleted:
 		return true
 	case WebhookEventsUserCreated:
 		return true
@@ -1073,10 +1433,11 @@ func (e WebhookDeliveryStatus) Valid() bool {
 
 // Defines values for WebhookPayloadActorType.
 const (
-	WebhookPayloadActorTypeAPIKey WebhookPayloadActorType = "api_key"
-	WebhookPayloadActorTypeClient WebhookPayloadActorType = "client"
-	WebhookPayloadActorTypeSystem WebhookPayloadActorType = "system"
-	WebhookPayloadActorTypeUser   WebhookPayloadActorType = "user"
+	WebhookPayloadActorTypeAPIKey    WebhookPayloadActorType = "api_key"
+	WebhookPayloadActorTypeClient    WebhookPayloadActorType = "client"
+	WebhookPayloadActorTypeFederated WebhookPayloadActorType = "federated"
+	WebhookPayloadActorTypeSystem    WebhookPayloadActorType = "system"
+	WebhookPayloadActorTypeUser      WebhookPayloadActorType = "user"
 )
 
 // Valid indicates whether the value is a known member of the WebhookPayloadActorType enum.
@@ -1085,6 +1446,8 @@ func (e WebhookPayloadActorType) Valid() bool {
 	case WebhookPayloadActorTypeAPIKey:
 		return true
 	case WebhookPayloadActorTypeClient:
+		return true
+	case WebhookPayloadActorTypeFederated:
 		return true
 	case WebhookPayloadActorTypeSystem:
 		return true
@@ -1103,15 +1466,28 @@ const (
 	WebhookWithSecretEventsAsterisk                 WebhookWithSecretEvents = "*"
 	WebhookWithSecretEventsConfigurationCreated     WebhookWithSecretEvents = "configuration.created"
 	WebhookWithSecretEventsConfigurationDeleted     WebhookWithSecretEvents = "configuration.deleted"
+	WebhookWithSecretEventsConfigurationReleased    WebhookWithSecretEvents = "configuration.released"
 	WebhookWithSecretEventsConfigurationUpdated     WebhookWithSecretEvents = "configuration.updated"
+	WebhookWithSecretEventsDeploymentApproved       WebhookWithSecretEvents = "deployment.approved"
 	WebhookWithSecretEventsDeploymentCreated        WebhookWithSecretEvents = "deployment.created"
+	WebhookWithSecretEventsDeploymentRejected       WebhookWithSecretEvents = "deployment.rejected"
+	WebhookWithSecretEventsDeploymentReviewed       WebhookWithSecretEvents = "deployment.reviewed"
 	WebhookWithSecretEventsDeploymentStatusChanged  WebhookWithSecretEvents = "deployment.status_changed"
+	WebhookWithSecretEventsDeploymentWaiting        WebhookWithSecretEvents = "deployment.waiting"
+	WebhookWithSecretEventsEnvironmentCreated       WebhookWithSecretEvents = "environment.created"
+	WebhookWithSecretEventsEnvironmentDeleted       WebhookWithSecretEvents = "environment.deleted"
+	WebhookWithSecretEventsEnvironmentLocked        WebhookWithSecretEvents = "environment.locked"
+	WebhookWithSecretEventsEnvironmentUnlocked      WebhookWithSecretEvents = "environment.unlocked"
+	WebhookWithSecretEventsEnvironmentUpdated       WebhookWithSecretEvents = "environment.updated"
 	WebhookWithSecretEventsOauthClientCreated       WebhookWithSecretEvents = "oauth_client.created"
 	WebhookWithSecretEventsOauthClientDeleted       WebhookWithSecretEvents = "oauth_client.deleted"
 	WebhookWithSecretEventsOauthClientSecretRotated WebhookWithSecretEvents = "oauth_client.secret_rotated"
 	WebhookWithSecretEventsProjectCreated           WebhookWithSecretEvents = "project.created"
 	WebhookWithSecretEventsProjectDeleted           WebhookWithSecretEvents = "project.deleted"
 	WebhookWithSecretEventsProjectUpdated           WebhookWithSecretEvents = "project.updated"
+	WebhookWithSecretEventsTokenExchanged           WebhookWithSecretEvents = "token.exchanged"
+	WebhookWithSecretEventsTrustPolicyCreated       WebhookWithSecretEvents = "trust_policy.created"
+	WebhookWithSecretEventsTrustPolicyDeleted       WebhookWithSecretEvents = "trust_policy.deleted"
 	WebhookWithSecretEventsUserCreated              WebhookWithSecretEvents = "user.created"
 	WebhookWithSecretEventsUserDeleted              WebhookWithSecretEvents = "user.deleted"
 	WebhookWithSecretEventsUserInvitationAccepted   WebhookWithSecretEvents = "user.invitation_accepted"
@@ -1141,11 +1517,31 @@ func (e WebhookWithSecretEvents) Valid() bool {
 		return true
 	case WebhookWithSecretEventsConfigurationDeleted:
 		return true
+	case WebhookWithSecretEventsConfigurationReleased:
+		return true
 	case WebhookWithSecretEventsConfigurationUpdated:
+		return true
+	case WebhookWithSecretEventsDeploymentApproved:
 		return true
 	case WebhookWithSecretEventsDeploymentCreated:
 		return true
+	case WebhookWithSecretEventsDeploymentRejected:
+		return true
+	case WebhookWithSecretEventsDeploymentReviewed:
+		return true
 	case WebhookWithSecretEventsDeploymentStatusChanged:
+		return true
+	case WebhookWithSecretEventsDeploymentWaiting:
+		return true
+	case WebhookWithSecretEventsEnvironmentCreated:
+		return true
+	case WebhookWithSecretEventsEnvironmentDeleted:
+		return true
+	case WebhookWithSecretEventsEnvironmentLocked:
+		return true
+	case WebhookWithSecretEventsEnvironmentUnlocked:
+		return true
+	case WebhookWithSecretEventsEnvironmentUpdated:
 		return true
 	case WebhookWithSecretEventsOauthClientCreated:
 		return true
@@ -1158,6 +1554,12 @@ func (e WebhookWithSecretEvents) Valid() bool {
 	case WebhookWithSecretEventsProjectDeleted:
 		return true
 	case WebhookWithSecretEventsProjectUpdated:
+		return true
+	case WebhookWithSecretEventsTokenExchanged:
+		return true
+	case WebhookWithSecretEventsTrustPolicyCreated:
+		return true
+	case WebhookWithSecretEventsTrustPolicyDeleted:
 		return true
 	case WebhookWithSecretEventsUserCreated:
 		return true
@@ -1213,15 +1615,28 @@ const (
 	ListEventsParamsTypeAPIKeyRotated            ListEventsParamsType = "api_key.rotated"
 	ListEventsParamsTypeConfigurationCreated     ListEventsParamsType = "configuration.created"
 	ListEventsParamsTypeConfigurationDeleted     ListEventsParamsType = "configuration.deleted"
+	ListEventsParamsTypeConfigurationReleased    ListEventsParamsType = "configuration.released"
 	ListEventsParamsTypeConfigurationUpdated     ListEventsParamsType = "configuration.updated"
+	ListEventsParamsTypeDeploymentApproved       ListEventsParamsType = "deployment.approved"
 	ListEventsParamsTypeDeploymentCreated        ListEventsParamsType = "deployment.created"
+	ListEventsParamsTypeDeploymentRejected       ListEventsParamsType = "deployment.rejected"
+	ListEventsParamsTypeDeploymentReviewed       ListEventsParamsType = "deployment.reviewed"
 	ListEventsParamsTypeDeploymentStatusChanged  ListEventsParamsType = "deployment.status_changed"
+	ListEventsParamsTypeDeploymentWaiting        ListEventsParamsType = "deployment.waiting"
+	ListEventsParamsTypeEnvironmentCreated       ListEventsParamsType = "environment.created"
+	ListEventsParamsTypeEnvironmentDeleted       ListEventsParamsType = "environment.deleted"
+	ListEventsParamsTypeEnvironmentLocked        ListEventsParamsType = "environment.locked"
+	ListEventsParamsTypeEnvironmentUnlocked      ListEventsParamsType = "environment.unlocked"
+	ListEventsParamsTypeEnvironmentUpdated       ListEventsParamsType = "environment.updated"
 	ListEventsParamsTypeOauthClientCreated       ListEventsParamsType = "oauth_client.created"
 	ListEventsParamsTypeOauthClientDeleted       ListEventsParamsType = "oauth_client.deleted"
 	ListEventsParamsTypeOauthClientSecretRotated ListEventsParamsType = "oauth_client.secret_rotated"
 	ListEventsParamsTypeProjectCreated           ListEventsParamsType = "project.created"
 	ListEventsParamsTypeProjectDeleted           ListEventsParamsType = "project.deleted"
 	ListEventsParamsTypeProjectUpdated           ListEventsParamsType = "project.updated"
+	ListEventsParamsTypeTokenExchanged           ListEventsParamsType = "token.exchanged"
+	ListEventsParamsTypeTrustPolicyCreated       ListEventsParamsType = "trust_policy.created"
+	ListEventsParamsTypeTrustPolicyDeleted       ListEventsParamsType = "trust_policy.deleted"
 	ListEventsParamsTypeUserCreated              ListEventsParamsType = "user.created"
 	ListEventsParamsTypeUserDeleted              ListEventsParamsType = "user.deleted"
 	ListEventsParamsTypeUserInvitationAccepted   ListEventsParamsType = "user.invitation_accepted"
@@ -1249,11 +1664,31 @@ func (e ListEventsParamsType) Valid() bool {
 		return true
 	case ListEventsParamsTypeConfigurationDeleted:
 		return true
+	case ListEventsParamsTypeConfigurationReleased:
+		return true
 	case ListEventsParamsTypeConfigurationUpdated:
+		return true
+	case ListEventsParamsTypeDeploymentApproved:
 		return true
 	case ListEventsParamsTypeDeploymentCreated:
 		return true
+	case ListEventsParamsTypeDeploymentRejected:
+		return true
+	case ListEventsParamsTypeDeploymentReviewed:
+		return true
 	case ListEventsParamsTypeDeploymentStatusChanged:
+		return true
+	case ListEventsParamsTypeDeploymentWaiting:
+		return true
+	case ListEventsParamsTypeEnvironmentCreated:
+		return true
+	case ListEventsParamsTypeEnvironmentDeleted:
+		return true
+	case ListEventsParamsTypeEnvironmentLocked:
+		return true
+	case ListEventsParamsTypeEnvironmentUnlocked:
+		return true
+	case ListEventsParamsTypeEnvironmentUpdated:
 		return true
 	case ListEventsParamsTypeOauthClientCreated:
 		return true
@@ -1266,6 +1701,12 @@ func (e ListEventsParamsType) Valid() bool {
 	case ListEventsParamsTypeProjectDeleted:
 		return true
 	case ListEventsParamsTypeProjectUpdated:
+		return true
+	case ListEventsParamsTypeTokenExchanged:
+		return true
+	case ListEventsParamsTypeTrustPolicyCreated:
+		return true
+	case ListEventsParamsTypeTrustPolicyDeleted:
 		return true
 	case ListEventsParamsTypeUserCreated:
 		return true
@@ -1321,8 +1762,10 @@ const (
 	ListDeploymentsParamsStatusDeploying  ListDeploymentsParamsStatus = "deploying"
 	ListDeploymentsParamsStatusFailed     ListDeploymentsParamsStatus = "failed"
 	ListDeploymentsParamsStatusQueued     ListDeploymentsParamsStatus = "queued"
+	ListDeploymentsParamsStatusRejected   ListDeploymentsParamsStatus = "rejected"
 	ListDeploymentsParamsStatusSucceeded  ListDeploymentsParamsStatus = "succeeded"
 	ListDeploymentsParamsStatusSuperseded ListDeploymentsParamsStatus = "superseded"
+	ListDeploymentsParamsStatusWaiting    ListDeploymentsParamsStatus = "waiting"
 )
 
 // Valid indicates whether the value is a known member of the ListDeploymentsParamsStatus enum.
@@ -1338,9 +1781,13 @@ func (e ListDeploymentsParamsStatus) Valid() bool {
 		return true
 	case ListDeploymentsParamsStatusQueued:
 		return true
+	case ListDeploymentsParamsStatusRejected:
+		return true
 	case ListDeploymentsParamsStatusSucceeded:
 		return true
 	case ListDeploymentsParamsStatusSuperseded:
+		return true
+	case ListDeploymentsParamsStatusWaiting:
 		return true
 	default:
 		return false
@@ -1397,6 +1844,33 @@ type APIKeyStatus string
 type APIKeyList struct {
 	Data       []APIKey   `json:"data"`
 	Pagination Pagination `json:"pagination"`
+}
+
+// AppendLog defines model for AppendLog.
+type AppendLog struct {
+	// Lines 1 to 1000 lines, in order; the whole request at most 1 MiB.
+	Lines []struct {
+		// Stream `stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).
+		Stream *AppendLogLinesStream `json:"stream,omitempty"`
+
+		// Text The line, at most 8 KiB in UTF-8. Any value of a secret configuration of the project (8 characters or longer) in it is stored as `***`.
+		Text string `json:"text"`
+
+		// Timestamp When the deployer saw the line (ISO 8601); default: when Slipway received it.
+		Timestamp *time.Time `json:"timestamp,omitempty"`
+	} `json:"lines"`
+}
+
+// AppendLogLinesStream `stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).
+type AppendLogLinesStream string
+
+// AppendLogResult defines model for AppendLogResult.
+type AppendLogResult struct {
+	// FirstSeq Number of the request's first line in the deployment's log.
+	FirstSeq int `json:"first_seq"`
+
+	// LastSeq Number of its last line: the lines are numbered first_seq..last_seq, with no other line between.
+	LastSeq int `json:"last_seq"`
 }
 
 // ChangePassword defines model for ChangePassword.
@@ -1475,6 +1949,40 @@ type CreateDeployment struct {
 
 	// Environment Target environment.
 	Environment string `json:"environment"`
+
+	// OverrideFreeze Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).
+	OverrideFreeze *bool `json:"override_freeze,omitempty"`
+
+	// Reason Why the freeze is overridden (recorded in the event).
+	Reason *string `json:"reason,omitempty"`
+}
+
+// CreateEnvironment defines model for CreateEnvironment.
+type CreateEnvironment struct {
+	// CancelSuperseded A new deployment cancels the older `waiting` and `queued` ones.
+	CancelSuperseded *bool `json:"cancel_superseded,omitempty"`
+
+	// FreezeWindows Times no deployment may be created (except an admin override).
+	FreezeWindows *[]struct {
+		// EndsAt End (ISO 8601), after `starts_at`.
+		EndsAt time.Time `json:"ends_at"`
+
+		// Reason Why, 1–500 characters.
+		Reason string `json:"reason"`
+
+		// StartsAt Start (ISO 8601).
+		StartsAt time.Time `json:"starts_at"`
+	} `json:"freeze_windows,omitempty"`
+
+	// Name Target environment.
+	Name       string           `json:"name"`
+	Protection *ProtectionInput `json:"protection,omitempty"`
+
+	// Serial At most one deployment in `building` or `deploying` at a time.
+	Serial *bool `json:"serial,omitempty"`
+
+	// URL Where the environment is reached, an absolute http(s) URL.
+	URL nullable.Nullable[string] `json:"url,omitempty"`
 }
 
 // CreateProject defines model for CreateProject.
@@ -1488,6 +1996,45 @@ type CreateProject struct {
 
 // CreateProjectDeployTarget The platform the project deploys to.
 type CreateProjectDeployTarget string
+
+// CreateReview defines model for CreateReview.
+type CreateReview struct {
+	// Comment At most 1,000 characters.
+	Comment nullable.Nullable[string] `json:"comment,omitempty"`
+
+	// Decision One reject ends the deployment as `rejected`.
+	Decision CreateReviewDecision `json:"decision"`
+}
+
+// CreateReviewDecision One reject ends the deployment as `rejected`.
+type CreateReviewDecision string
+
+// CreateTrustPolicy defines model for CreateTrustPolicy.
+type CreateTrustPolicy struct {
+	// Audience What the token's `aud` must hold. Default: this server's base URL.
+	Audience *string `json:"audience,omitempty"`
+
+	// Claims Claim name → the exact string value the token must carry. Matched by equality only: `*` or any other character is just that character. At least one claim besides `iss` and `aud`.
+	Claims map[string]string `json:"claims"`
+
+	// Environments The environments the exchanged token may deploy to; `null` or absent: all.
+	Environments nullable.Nullable[[]string] `json:"environments,omitempty"`
+
+	// Issuer The CI provider's OpenID Connect issuer, exactly as its tokens' `iss` says it (`https` only; plain `http` only on loopback, when the deployment allows it for development). Its keys are read from `{issuer}/.well-known/openid-configuration`.
+	Issuer string `json:"issuer"`
+
+	// MaxTTLSeconds How long an exchanged token lives, 60–3600 s (default 900).
+	MaxTTLSeconds *int `json:"max_ttl_seconds,omitempty"`
+
+	// Name What the policy is for, 1–100 characters after trimming.
+	Name string `json:"name"`
+
+	// Scopes The exchanged token's scopes (`write` includes `read`).
+	Scopes []CreateTrustPolicyScopes `json:"scopes"`
+}
+
+// CreateTrustPolicyScopes defines model for CreateTrustPolicy.Scopes.
+type CreateTrustPolicyScopes string
 
 // CreateUser defines model for CreateUser.
 type CreateUser struct {
@@ -1590,13 +2137,19 @@ type Deployment struct {
 	// ID Deployment id.
 	ID string `json:"id"`
 
+	// Kind `deploy`; `redeploy` (the same branch and commit again), `promote` (to another environment), `rollback`.
+	Kind DeploymentKind `json:"kind"`
+
 	// ProjectID Project id.
 	ProjectID string `json:"project_id"`
+
+	// SourceDeploymentID The deployment a redeploy, promote or rollback repeats.
+	SourceDeploymentID nullable.Nullable[string] `json:"source_deployment_id"`
 
 	// StartedAt ISO 8601 UTC with milliseconds.
 	StartedAt nullable.Nullable[time.Time] `json:"started_at"`
 
-	// Status `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+	// Status `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.
 	Status        DeploymentStatus          `json:"status"`
 	StatusMessage nullable.Nullable[string] `json:"status_message"`
 
@@ -1608,8 +2161,25 @@ type Deployment struct {
 // DeploymentCreatedByType defines model for Deployment.CreatedBy.Type.
 type DeploymentCreatedByType string
 
-// DeploymentStatus `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+// DeploymentKind `deploy`; `redeploy` (the same branch and commit again), `promote` (to another environment), `rollback`.
+type DeploymentKind string
+
+// DeploymentStatus `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.
 type DeploymentStatus string
+
+// DeploymentConfiguration defines model for DeploymentConfiguration.
+type DeploymentConfiguration struct {
+	// DeploymentID Deployment id.
+	DeploymentID string `json:"deployment_id"`
+	Environment  string `json:"environment"`
+
+	// Variables Every variable of the environment, secret values in clear.
+	Variables []struct {
+		Key    string `json:"key"`
+		Secret bool   `json:"secret"`
+		Value  string `json:"value"`
+	} `json:"variables"`
+}
 
 // DeploymentList defines model for DeploymentList.
 type DeploymentList struct {
@@ -1617,9 +2187,65 @@ type DeploymentList struct {
 	Pagination Pagination   `json:"pagination"`
 }
 
+// Environment defines model for Environment.
+type Environment struct {
+	CancelSuperseded bool `json:"cancel_superseded"`
+
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	CreatedAt time.Time `json:"created_at"`
+
+	// CurrentDeploymentID The deployment that succeeded last and is live.
+	CurrentDeploymentID nullable.Nullable[string] `json:"current_deployment_id"`
+	FreezeWindows       []struct {
+		// EndsAt ISO 8601 UTC with milliseconds.
+		EndsAt time.Time `json:"ends_at"`
+		Reason string    `json:"reason"`
+
+		// StartsAt ISO 8601 UTC with milliseconds.
+		StartsAt time.Time `json:"starts_at"`
+	} `json:"freeze_windows"`
+
+	// ID Environment id.
+	ID   string `json:"id"`
+	Lock nullable.Nullable[struct {
+		// LockedAt ISO 8601 UTC with milliseconds.
+		LockedAt time.Time `json:"locked_at"`
+		LockedBy struct {
+			ID   string                      `json:"id"`
+			Type EnvironmentLockLockedByType `json:"type"`
+		} `json:"locked_by"`
+		Reason string `json:"reason"`
+	}] `json:"lock"`
+	Name string `json:"name"`
+
+	// ProjectID Project id.
+	ProjectID  string `json:"project_id"`
+	Protection struct {
+		BranchPatterns    nullable.Nullable[[]string] `json:"branch_patterns"`
+		PreventSelfReview bool                        `json:"prevent_self_review"`
+		RequiredApprovals int                         `json:"required_approvals"`
+		Reviewers         []string                    `json:"reviewers"`
+		WaitTimerSeconds  int                         `json:"wait_timer_seconds"`
+	} `json:"protection"`
+	Serial bool `json:"serial"`
+
+	// UpdatedAt ISO 8601 UTC with milliseconds.
+	UpdatedAt time.Time                 `json:"updated_at"`
+	URL       nullable.Nullable[string] `json:"url"`
+}
+
+// EnvironmentLockLockedByType defines model for Environment.Lock.LockedBy.Type.
+type EnvironmentLockLockedByType string
+
+// EnvironmentList defines model for EnvironmentList.
+type EnvironmentList struct {
+	Data       []Environment `json:"data"`
+	Pagination Pagination    `json:"pagination"`
+}
+
 // Event defines model for Event.
 type Event struct {
-	// Actor Who made the change: a user, an API key, an OAuth client, or the admin CLI (`system`).
+	// Actor Who made the change: a user, an API key, an OAuth client, a CI token exchanged through a trust policy (`federated`), or the admin CLI (`system`).
 	Actor struct {
 		ID   string         `json:"id"`
 		Type EventActorType `json:"type"`
@@ -1698,6 +2324,37 @@ type IssuedAPIKeyScopes string
 
 // IssuedAPIKeyStatus defines model for IssuedAPIKey.Status.
 type IssuedAPIKeyStatus string
+
+// LockEnvironment defines model for LockEnvironment.
+type LockEnvironment struct {
+	// Reason Why, 1–500 characters.
+	Reason string `json:"reason"`
+}
+
+// LogLine defines model for LogLine.
+type LogLine struct {
+	Seq int `json:"seq"`
+
+	// Stream `stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).
+	Stream LogLineStream `json:"stream"`
+	Text   string        `json:"text"`
+
+	// Timestamp ISO 8601 UTC with milliseconds.
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// LogLineStream `stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).
+type LogLineStream string
+
+// LogPage defines model for LogPage.
+type LogPage struct {
+	// Complete The deployment has finished and this page reaches the last line stored. A line appended later (within 10 minutes of the finish) makes a later read longer.
+	Complete bool      `json:"complete"`
+	Data     []LogLine `json:"data"`
+
+	// NextAfter Pass as `after` for the next page: the last seq of this one (or the `after` given, when the page is empty).
+	NextAfter int `json:"next_after"`
+}
 
 // Membership defines model for Membership.
 type Membership struct {
@@ -1806,6 +2463,36 @@ type ProjectList struct {
 	Pagination Pagination `json:"pagination"`
 }
 
+// ProtectionInput defines model for ProtectionInput.
+type ProtectionInput struct {
+	// BranchPatterns Globs of the branches admitted: `*` within a path segment, `**` across segments. `null`: any branch.
+	BranchPatterns nullable.Nullable[[]string] `json:"branch_patterns,omitempty"`
+
+	// PreventSelfReview The deployment’s creator cannot approve it.
+	PreventSelfReview *bool `json:"prevent_self_review,omitempty"`
+
+	// RequiredApprovals Approvals a deployment needs before it is queued, 0–6.
+	RequiredApprovals *int `json:"required_approvals,omitempty"`
+
+	// Reviewers Who may review: user ids and/or roles. Empty: any admin or owner of the account.
+	Reviewers *[]string `json:"reviewers,omitempty"`
+
+	// WaitTimerSeconds Seconds to wait after the last needed approval (or after creation, without approvals), 0–2,592,000.
+	WaitTimerSeconds *int `json:"wait_timer_seconds,omitempty"`
+}
+
+// Redeploy defines model for Redeploy.
+type Redeploy struct {
+	// Environment Where to deploy the same branch and commit: another environment makes it a `promote`. Default: the deployment’s own.
+	Environment *string `json:"environment,omitempty"`
+
+	// OverrideFreeze Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).
+	OverrideFreeze *bool `json:"override_freeze,omitempty"`
+
+	// Reason Why the freeze is overridden (recorded in the event).
+	Reason *string `json:"reason,omitempty"`
+}
+
 // RegisterOAuthClient defines model for RegisterOAuthClient.
 type RegisterOAuthClient struct {
 	// ClientName 1–100 characters after trimming. Shown on the consent page, so it may not contain "Slipway" (in any case, spacing, punctuation or look-alike letters) nor equal the name of one of our own apps.
@@ -1876,10 +2563,92 @@ type RegisteredOAuthClientGrantTypes string
 // RegisteredOAuthClientTokenEndpointAuthMethod `none`: a public client (SPA, mobile or desktop app; PKCE only). `client_secret_basic`: a confidential client, which gets a `client_secret`.
 type RegisteredOAuthClientTokenEndpointAuthMethod string
 
+// Review defines model for Review.
+type Review struct {
+	Comment nullable.Nullable[string] `json:"comment"`
+
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	CreatedAt time.Time      `json:"created_at"`
+	Decision  ReviewDecision `json:"decision"`
+
+	// DeploymentID Deployment id.
+	DeploymentID string `json:"deployment_id"`
+
+	// ID Review id.
+	ID       string `json:"id"`
+	Reviewer struct {
+		ID   string             `json:"id"`
+		Type ReviewReviewerType `json:"type"`
+	} `json:"reviewer"`
+
+	// UpdatedAt ISO 8601 UTC with milliseconds.
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ReviewDecision defines model for Review.Decision.
+type ReviewDecision string
+
+// ReviewReviewerType defines model for Review.Reviewer.Type.
+type ReviewReviewerType string
+
+// ReviewList defines model for ReviewList.
+type ReviewList struct {
+	Data       []Review   `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// Rollback defines model for Rollback.
+type Rollback struct {
+	// DeploymentID The deployment to redeploy; default: the one that succeeded before the current one.
+	DeploymentID *string `json:"deployment_id,omitempty"`
+
+	// OverrideFreeze Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).
+	OverrideFreeze *bool `json:"override_freeze,omitempty"`
+
+	// Reason Why the freeze is overridden (recorded in the event).
+	Reason *string `json:"reason,omitempty"`
+}
+
 // RotateAPIKey defines model for RotateApiKey.
 type RotateAPIKey struct {
 	// GracePeriodSeconds How long the previous secret keeps working, 0–604800 s (7 days). 0: it stops at once.
 	GracePeriodSeconds *int `json:"grace_period_seconds,omitempty"`
+}
+
+// TrustPolicy Which CI tokens may be exchanged for a token acting as the project (docs: "CI without stored secrets").
+type TrustPolicy struct {
+	Audience string            `json:"audience"`
+	Claims   map[string]string `json:"claims"`
+
+	// CreatedAt ISO 8601 UTC with milliseconds.
+	CreatedAt time.Time `json:"created_at"`
+	CreatedBy struct {
+		ID   string                   `json:"id"`
+		Type TrustPolicyCreatedByType `json:"type"`
+	} `json:"created_by"`
+	Environments nullable.Nullable[[]string] `json:"environments"`
+
+	// ID Trust policy id.
+	ID            string `json:"id"`
+	Issuer        string `json:"issuer"`
+	MaxTTLSeconds int    `json:"max_ttl_seconds"`
+	Name          string `json:"name"`
+
+	// ProjectID Project id.
+	ProjectID string              `json:"project_id"`
+	Scopes    []TrustPolicyScopes `json:"scopes"`
+}
+
+// TrustPolicyCreatedByType defines model for TrustPolicy.CreatedBy.Type.
+type TrustPolicyCreatedByType string
+
+// TrustPolicyScopes defines model for TrustPolicy.Scopes.
+type TrustPolicyScopes string
+
+// TrustPolicyList defines model for TrustPolicyList.
+type TrustPolicyList struct {
+	Data       []TrustPolicy `json:"data"`
+	Pagination Pagination    `json:"pagination"`
 }
 
 // UpdateConfiguration `key` and `environment` are fixed. `{"secret": true}` encrypts the current value; `{"secret": false}` on a secret is refused.
@@ -1893,7 +2662,7 @@ type UpdateConfiguration struct {
 
 // UpdateDeployment defines model for UpdateDeployment.
 type UpdateDeployment struct {
-	// Status `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+	// Status `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.
 	Status UpdateDeploymentStatus `json:"status"`
 
 	// StatusMessage Free text from the deployer, at most 1,000 characters.
@@ -1903,8 +2672,33 @@ type UpdateDeployment struct {
 	URL nullable.Nullable[string] `json:"url,omitempty"`
 }
 
-// UpdateDeploymentStatus `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+// UpdateDeploymentStatus `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.
 type UpdateDeploymentStatus string
+
+// UpdateEnvironment defines model for UpdateEnvironment.
+type UpdateEnvironment struct {
+	// CancelSuperseded A new deployment cancels the older `waiting` and `queued` ones.
+	CancelSuperseded *bool `json:"cancel_superseded,omitempty"`
+
+	// FreezeWindows Times no deployment may be created (except an admin override).
+	FreezeWindows *[]struct {
+		// EndsAt End (ISO 8601), after `starts_at`.
+		EndsAt time.Time `json:"ends_at"`
+
+		// Reason Why, 1–500 characters.
+		Reason string `json:"reason"`
+
+		// StartsAt Start (ISO 8601).
+		StartsAt time.Time `json:"starts_at"`
+	} `json:"freeze_windows,omitempty"`
+	Protection *ProtectionInput `json:"protection,omitempty"`
+
+	// Serial At most one deployment in `building` or `deploying` at a time.
+	Serial *bool `json:"serial,omitempty"`
+
+	// URL Where the environment is reached, an absolute http(s) URL.
+	URL nullable.Nullable[string] `json:"url,omitempty"`
+}
 
 // UpdateProject Archived projects accept only `{"status": "active"}`.
 type UpdateProject struct {
@@ -2212,7 +3006,7 @@ type ListDeploymentsParams struct {
 	// Environment Target environment.
 	Environment *string `form:"environment,omitempty" json:"environment,omitempty"`
 
-	// Status `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+	// Status `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.
 	Status *ListDeploymentsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Branch Exact branch name.
@@ -2221,6 +3015,42 @@ type ListDeploymentsParams struct {
 
 // ListDeploymentsParamsStatus defines parameters for ListDeployments.
 type ListDeploymentsParamsStatus string
+
+// ReadDeploymentLogParams defines parameters for ReadDeploymentLog.
+type ReadDeploymentLogParams struct {
+	// After Read the lines after this seq (0: from the first). A follower resumes with `Last-Event-ID` instead, when it is sent.
+	After *int `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit Lines per page, 1–1000.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListDeploymentReviewsParams defines parameters for ListDeploymentReviews.
+type ListDeploymentReviewsParams struct {
+	// Page Page number, from 1.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Items per page, 1–100.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+}
+
+// ListEnvironmentsParams defines parameters for ListEnvironments.
+type ListEnvironmentsParams struct {
+	// Page Page number, from 1.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Items per page, 1–100.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+}
+
+// ListTrustPoliciesParams defines parameters for ListTrustPolicies.
+type ListTrustPoliciesParams struct {
+	// Page Page number, from 1.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Items per page, 1–100.
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+}
 
 // ListUsersParams defines parameters for ListUsers.
 type ListUsersParams struct {
@@ -2275,6 +3105,30 @@ type CreateDeploymentJSONRequestBody = CreateDeployment
 
 // UpdateDeploymentJSONRequestBody defines body for UpdateDeployment for application/json ContentType.
 type UpdateDeploymentJSONRequestBody = UpdateDeployment
+
+// AppendDeploymentLogJSONRequestBody defines body for AppendDeploymentLog for application/json ContentType.
+type AppendDeploymentLogJSONRequestBody = AppendLog
+
+// RedeployDeploymentJSONRequestBody defines body for RedeployDeployment for application/json ContentType.
+type RedeployDeploymentJSONRequestBody = Redeploy
+
+// ReviewDeploymentJSONRequestBody defines body for ReviewDeployment for application/json ContentType.
+type ReviewDeploymentJSONRequestBody = CreateReview
+
+// CreateEnvironmentJSONRequestBody defines body for CreateEnvironment for application/json ContentType.
+type CreateEnvironmentJSONRequestBody = CreateEnvironment
+
+// UpdateEnvironmentJSONRequestBody defines body for UpdateEnvironment for application/json ContentType.
+type UpdateEnvironmentJSONRequestBody = UpdateEnvironment
+
+// LockEnvironmentJSONRequestBody defines body for LockEnvironment for application/json ContentType.
+type LockEnvironmentJSONRequestBody = LockEnvironment
+
+// RollbackEnvironmentJSONRequestBody defines body for RollbackEnvironment for application/json ContentType.
+type RollbackEnvironmentJSONRequestBody = Rollback
+
+// CreateTrustPolicyJSONRequestBody defines body for CreateTrustPolicy for application/json ContentType.
+type CreateTrustPolicyJSONRequestBody = CreateTrustPolicy
 
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
 type CreateUserJSONRequestBody = CreateUser

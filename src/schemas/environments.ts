@@ -5,7 +5,7 @@ import { DeploymentId, Environment, freezeOverrideFields } from './deployments.t
 import { pageOf, PageQuery } from './page.ts';
 import { ProjectId, Timestamp } from './projects.ts';
 import { atLeastOneField, documentedPattern, HTTP_URL_PATTERN, trimmedText } from './rules.ts';
-import { UserId } from './users.ts';
+import { USER_ID } from './users.ts';
 
 /** docs/product.md §9. */
 export const MAX_REQUIRED_APPROVALS = 6;
@@ -22,7 +22,9 @@ export type EnvironmentParams = z.output<typeof EnvironmentParams>;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const BRANCH_GLOB = /^[^\x00-\x20\x7f~^:?[\\]{1,255}$/u;
 
-const Reviewer = z.union([UserId, z.enum(ROLES)]).meta({ description: 'A user id (`usr_…`) or a role (`viewer`, `developer`, `admin`, `owner`).', example: 'admin' });
+/** A user id or a role, as one string (one pattern rather than a union, so every SDK types it as a string). */
+const REVIEWER = new RegExp(`^(?:${USER_ID.source.slice(1, -1)}|${ROLES.join('|')})$`);
+const Reviewer = z.string().regex(REVIEWER, 'must be a user id (usr_…) or a role').meta({ ...documentedPattern(REVIEWER), description: 'A user id (`usr_…`) or a role (`viewer`, `developer`, `admin`, `owner`).', example: 'admin' });
 
 export const ProtectionInput = z
   .object({

@@ -7,9 +7,10 @@ import { Timestamp } from './projects.ts';
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 256;
 
+export const USER_ID = /^usr_[0-9a-hjkmnp-tv-z]{26}$/;
 export const UserId = z
   .string()
-  .regex(/^usr_[0-9a-hjkmnp-tv-z]{26}$/)
+  .regex(USER_ID)
   .meta({ description: 'User id.', example: 'usr_01jd8x0a2b4c6d8e0f2g4h6j8k' });
 
 export const UserParams = z.object({ user_id: UserId });

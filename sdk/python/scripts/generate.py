@@ -150,6 +150,11 @@ class Document:
         return param
 
 
+def _singular(plural: str) -> str:
+    """Projects -> Project, TrustPolicies -> TrustPolicy."""
+    return re.sub(r"ies$", "y", plural) if plural.endswith("ies") else re.sub(r"s$", "", plural)
+
+
 def namespace_of(tag: str) -> tuple[str, str, list[str]]:
     """'API keys' -> ('api_keys', 'ApiKeys', nouns to strip from operationIds)."""
     words = tag.split()
@@ -157,8 +162,8 @@ def namespace_of(tag: str) -> tuple[str, str, list[str]]:
     camel = "".join(w[0].upper() + w[1:] for w in words)  # APIKeys, OAuthClients, Projects
     cls = "".join(w[0].upper() + w[1:].lower() if w.isupper() else w[0].upper() + w[1:] for w in words)  # ApiKeys
     plural = cls
-    singular = re.sub(r"s$", "", plural)
-    camel_singular = re.sub(r"s$", "", camel)
+    singular = _singular(plural)
+    camel_singular = _singular(camel)
     return attribute, cls, [plural, singular, camel, camel_singular]
 
 

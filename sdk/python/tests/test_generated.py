@@ -93,7 +93,10 @@ def test_error_codes_are_every_server_code_and_the_clients_own(harness: Harness)
 # The agreed tree: namespace -> methods (sync and async alike).
 TREE = {
     "projects": ["list", "list_all", "create", "get", "update", "delete"],
-    "deployments": ["list", "list_all", "create", "get", "update"],
+    "deployments": ["list", "list_all", "create", "get", "update", "redeploy", "review", "list_reviews", "list_all_reviews", "get_configuration"],
+    "deployment_logs": ["append", "read"],
+    "environments": ["list", "list_all", "create", "get", "update", "delete", "lock", "unlock", "rollback"],
+    "trust_policies": ["list", "list_all", "create", "get", "delete"],
     "configurations": ["list", "list_all", "create", "get", "update", "delete"],
     "api_keys": ["list", "list_all", "create", "get", "revoke", "rotate"],
     "users": ["list", "list_all", "create", "me", "change_password", "get", "update", "delete"],

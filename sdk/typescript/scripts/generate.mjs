@@ -78,7 +78,7 @@ function namesOfTag(tag) {
 function methodName(operationId, tag) {
   if (METHOD_NAMES[operationId]) return METHOD_NAMES[operationId];
   const plural = words(tag).join('').toLowerCase();
-  const singular = plural.replace(/s$/, '');
+  const singular = /ies$/.test(plural) ? plural.replace(/ies$/, 'y') : plural.replace(/s$/, ''); // policies → policy
   const lower = operationId.toLowerCase();
   // The noun as whole words: it starts at a capital and ends at the next capital or the end.
   const isWordStart = (i) => i === operationId.length || /[A-Z]/.test(operationId.charAt(i));

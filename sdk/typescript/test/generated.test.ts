@@ -61,7 +61,10 @@ it('the tree is flat and has exactly the decided namespaces and methods (the sam
   );
   expect(tree).toEqual({
     projects: ['create', 'delete', 'get', 'list', 'listAll', 'update'],
-    deployments: ['create', 'get', 'list', 'listAll', 'update'],
+    deployments: ['create', 'get', 'getConfiguration', 'list', 'listAll', 'listAllReviews', 'listReviews', 'redeploy', 'review', 'update'],
+    deploymentLogs: ['append', 'read'],
+    environments: ['create', 'delete', 'get', 'list', 'listAll', 'lock', 'rollback', 'unlock', 'update'],
+    trustPolicies: ['create', 'delete', 'get', 'list', 'listAll'],
     configurations: ['create', 'delete', 'get', 'list', 'listAll', 'update'],
     apiKeys: ['create', 'get', 'list', 'listAll', 'revoke', 'rotate'],
     users: ['changePassword', 'create', 'delete', 'get', 'list', 'listAll', 'me', 'update'],

@@ -55,15 +55,18 @@ func Config() codegen.Configuration {
 // resourceNouns maps an operation's tag to its service (the namespace on the Client) and the noun
 // that is removed from operationIds to name its methods.
 var resourceNouns = map[string]struct{ service, singular, plural string }{
-	"Projects":       {"Projects", "Project", "Projects"},
-	"Deployments":    {"Deployments", "Deployment", "Deployments"},
-	"Configurations": {"Configurations", "Configuration", "Configurations"},
-	"API keys":       {"APIKeys", "ApiKey", "ApiKeys"},
-	"Users":          {"Users", "User", "Users"},
-	"Accounts":       {"Accounts", "Account", "Accounts"},
-	"OAuth clients":  {"OAuthClients", "OAuthClient", "OAuthClients"},
-	"Events":         {"Events", "Event", "Events"},
-	"Webhooks":       {"Webhooks", "Webhook", "Webhooks"},
+	"Projects":        {"Projects", "Project", "Projects"},
+	"Deployments":     {"Deployments", "Deployment", "Deployments"},
+	"Configurations":  {"Configurations", "Configuration", "Configurations"},
+	"API keys":        {"APIKeys", "ApiKey", "ApiKeys"},
+	"Users":           {"Users", "User", "Users"},
+	"Accounts":        {"Accounts", "Account", "Accounts"},
+	"Environments":    {"Environments", "Environment", "Environments"},
+	"Deployment logs": {"DeploymentLogs", "DeploymentLog", "DeploymentLogs"},
+	"Trust policies":  {"TrustPolicies", "TrustPolicy", "TrustPolicies"},
+	"OAuth clients":   {"OAuthClients", "OAuthClient", "OAuthClients"},
+	"Events":          {"Events", "Event", "Events"},
+	"Webhooks":        {"Webhooks", "Webhook", "Webhooks"},
 }
 
 // methodNames are the operations whose method name is not their operationId minus the noun.

@@ -64,13 +64,13 @@ export interface paths {
         };
         /**
          * List deployments of a project
-         * @description Newest first; filter by `environment`, `status`, `branch`.
+         * @description Newest first; filter by `environment`, `status`, `branch`. With `Accept: text/event-stream`: Server-Sent Events of the project's deployments as they change (filters do not apply): `event: deployment` with `id: <updated_at in ms>` and the deployment as `data`, from now on, or after `Last-Event-ID` when sent. A comment line (`: keep-alive`) every 15 s of silence; the same limit of 20 streams per credential as the log streams, and the stream closes once the credential is revoked or expires.
          */
         get: operations["listDeployments"];
         put?: never;
         /**
          * Create a deployment
-         * @description Queues a deployment of `branch` (optionally a `commit_sha`) to `environment`. Paused and archived projects refuse new deployments.
+         * @description Queues a deployment of `branch` (optionally a `commit_sha`) to `environment`. Paused and archived projects refuse new deployments. The environment is made, without rules, if the project has none of that name; its rules apply: branch patterns (`branch_not_allowed`), a lock (`environment_locked`), freeze windows (`environment_frozen`, unless `override_freeze` with a `reason` and the admin scope), and with approvals or a wait timer the deployment starts `waiting`.
          */
         post: operations["createDeployment"];
         delete?: never;
@@ -98,6 +98,192 @@ export interface paths {
          * @description How an external deployer reports progress: `queued` → `building` → `deploying` → `succeeded`, or `failed`/`canceled` from any unfinished state. Other moves are `invalid_transition`. Repeating the current status only updates `status_message`/`url`.
          */
         patch: operations["updateDeployment"];
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/deployments/{deployment_id}/redeploy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeploy or promote a deployment
+         * @description A new deployment of the same branch and commit: to its own environment (kind `redeploy`) or to `environment` (kind `promote`), through the target environment’s rules like any deployment.
+         */
+        post: operations["redeployDeployment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/deployments/{deployment_id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the reviews of a deployment
+         * @description Oldest first.
+         */
+        get: operations["listDeploymentReviews"];
+        put?: never;
+        /**
+         * Approve or reject a waiting deployment
+         * @description By a reviewer of the environment (its `reviewers`; without any, an admin or owner), once each (`conflict` the second time). Under `prevent_self_review` the creator cannot approve. One reject ends the deployment as `rejected`; when the approvals are met and the wait timer has run out, the service queues it by itself within 5 seconds.
+         *
+         *     Only for user credentials.
+         */
+        post: operations["reviewDeployment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/deployments/{deployment_id}/configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The configuration a deployment runs with
+         * @description Every variable of the deployment’s environment, secret values in clear: to the credential that created the deployment or an admin (else `forbidden`), and only while it is `queued`, `building` or `deploying` (else `deployment_not_active`). Each answer is recorded as a `configuration.released` event (keys only, never values).
+         */
+        get: operations["getDeploymentConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/deployments/{deployment_id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read or follow a deployment's log
+         * @description A page of lines after `after`, in order; `complete` once the deployment has finished and the page reaches the last line stored. With `Accept: text/event-stream`: Server-Sent Events, starting after `Last-Event-ID` (a reconnecting EventSource sends it) or else after `after`. `event: line` with `id: <seq>` and `data: {seq, stream, text, timestamp}`, one per line, in order, none skipped; `event: status` with the deployment as `data` when its status changes; `event: end` with `data: {status, last_seq}` once the deployment has finished and every line stored by then was sent (within 10 s of the finish); the stream then closes (later lines: read or follow again). A comment line (`: keep-alive`) every 15 s of silence. A line written on any instance arrives within 1 s. A credential holds at most 20 streams at once (429 `rate_limited` beyond); a stream closes once its credential is revoked or expires, and when its reader is too slow to take what is sent (reconnect with `Last-Event-ID`).
+         */
+        get: operations["readDeploymentLog"];
+        put?: never;
+        /**
+         * Append lines to a deployment's log
+         * @description A deployer sends its output: 1–1,000 lines, at most 1 MiB a request and 8 KiB a line. The lines get the next numbers of the deployment's log, one contiguous range per request, whatever the number of writers. Any value of a secret configuration of the project (8 characters or longer) in a line is stored as `***`. Taken until 10 minutes after the deployment finished (then 409 `deployment_finished`); a log that reached LOG_MAX_LINES or LOG_MAX_BYTES answers 409 `log_full` and ends with one `system` line saying it was cut.
+         */
+        post: operations["appendDeploymentLog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/environments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List environments of a project
+         * @description Ordered by name. Environments that deployments went to before environments existed appear too, without rules.
+         */
+        get: operations["listEnvironments"];
+        put?: never;
+        /**
+         * Create an environment
+         * @description With its rules: protection (approvals, reviewers, wait timer, branch patterns), `serial`, `cancel_superseded`, freeze windows. A name the project already has → `conflict`.
+         *
+         *     Only for user and client credentials.
+         */
+        post: operations["createEnvironment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/environments/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an environment */
+        get: operations["getEnvironment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an environment
+         * @description Its rules go; its deployments stay. A new deployment to the name makes it again, without rules.
+         *
+         *     Only for user and client credentials.
+         */
+        delete: operations["deleteEnvironment"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an environment’s rules
+         * @description Fields sent replace the stored ones; within `protection`, only the fields sent change. Deployments already waiting keep the approvals and wait timer they were created under.
+         *
+         *     Only for user and client credentials.
+         */
+        patch: operations["updateEnvironment"];
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/environments/{name}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lock an environment
+         * @description A locked environment refuses new deployments (`environment_locked`) until it is unlocked. Locking again replaces the reason.
+         */
+        post: operations["lockEnvironment"];
+        /** Unlock an environment */
+        delete: operations["unlockEnvironment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/environments/{name}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an environment back
+         * @description Redeploys the deployment that succeeded before the current one (or `deployment_id`, which must have succeeded in this environment) as a new deployment of kind `rollback`, through the environment’s rules like any deployment.
+         */
+        post: operations["rollbackEnvironment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/projects/{project_id}/configurations": {
@@ -608,6 +794,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_id}/trust_policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List trust policies of a project
+         * @description Oldest first.
+         *
+         *     Only for user and client credentials.
+         */
+        get: operations["listTrustPolicies"];
+        put?: never;
+        /**
+         * Create a trust policy
+         * @description Lets CI tokens of `issuer` whose `aud` holds `audience` and whose claims equal every value of `claims` be exchanged (RFC 8693, at the token endpoint, with no secret) for a token acting as this project with `scopes`, deploying only to `environments`. Archived projects refuse it.
+         *
+         *     Only for user and client credentials.
+         */
+        post: operations["createTrustPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/trust_policies/{trust_policy_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a trust policy
+         * @description Only for user and client credentials.
+         */
+        get: operations["getTrustPolicy"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a trust policy
+         * @description Tokens exchanged through it stop working (at once on this instance, within the revocation refresh on the others).
+         *
+         *     Only for user and client credentials.
+         */
+        delete: operations["deleteTrustPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     event: {
@@ -643,7 +883,7 @@ export interface components {
             type: string;
             actor: {
                 /** @enum {string} */
-                type: "user" | "api_key" | "client" | "system";
+                type: "user" | "api_key" | "client" | "system" | "federated";
                 id: string;
             };
             project_id: string | null;
@@ -664,7 +904,7 @@ export interface components {
                  * @description Stable machine-readable code.
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce" | "insufficient_scope" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "invalid_transition" | "project_not_active" | "secret_unreadable" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "invalid_token" | "invalid_dpop_proof" | "use_dpop_nonce" | "insufficient_scope" | "forbidden" | "quota_exceeded" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "invalid_transition" | "project_not_active" | "branch_not_allowed" | "environment_locked" | "environment_frozen" | "environment_busy" | "deployment_not_active" | "deployment_finished" | "log_full" | "secret_unreadable" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
                 /** @description Human-readable description; may change. */
                 message: string;
                 /** @description The HTTP status of the response. */
@@ -767,17 +1007,27 @@ export interface components {
             branch: string;
             commit_sha: string | null;
             /**
-             * @description `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+             * @description `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.
              * @enum {string}
              */
-            status: "queued" | "building" | "deploying" | "succeeded" | "failed" | "canceled" | "superseded";
+            status: "waiting" | "queued" | "building" | "deploying" | "succeeded" | "failed" | "canceled" | "superseded" | "rejected";
             status_message: string | null;
             url: string | null;
             created_by: {
                 /** @enum {string} */
-                type: "user" | "api_key" | "client" | "system";
+                type: "user" | "api_key" | "client" | "system" | "federated";
                 id: string;
             };
+            /**
+             * @description `deploy`; `redeploy` (the same branch and commit again), `promote` (to another environment), `rollback`.
+             * @enum {string}
+             */
+            kind: "deploy" | "redeploy" | "rollback" | "promote";
+            /**
+             * @description The deployment a redeploy, promote or rollback repeats.
+             * @example dep_01jd8x7p2c4e6g8j0k2m4n6q8s
+             */
+            source_deployment_id: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds.
@@ -819,14 +1069,24 @@ export interface components {
              * @example 9fceb02d0ae598e95dc970b74767f19372d61af8
              */
             commit_sha?: string | null;
+            /**
+             * @description Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).
+             * @example true
+             */
+            override_freeze?: boolean;
+            /**
+             * @description Why the freeze is overridden (recorded in the event).
+             * @example Hotfix for incident 42
+             */
+            reason?: string;
         };
         UpdateDeployment: {
             /**
-             * @description `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+             * @description `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.
              * @example building
              * @enum {string}
              */
-            status: "queued" | "building" | "deploying" | "succeeded" | "failed" | "canceled" | "superseded";
+            status: "waiting" | "queued" | "building" | "deploying" | "succeeded" | "failed" | "canceled" | "superseded" | "rejected";
             /**
              * @description Free text from the deployer, at most 1,000 characters.
              * @example Building image for 9fceb02 on GitHub Actions
@@ -837,6 +1097,360 @@ export interface components {
              * @example https://checkout-7f3a.example.app
              */
             url?: string | null;
+        };
+        Redeploy: {
+            /**
+             * @description Where to deploy the same branch and commit: another environment makes it a `promote`. Default: the deployment’s own.
+             * @example production
+             */
+            environment?: string;
+            /**
+             * @description Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).
+             * @example true
+             */
+            override_freeze?: boolean;
+            /**
+             * @description Why the freeze is overridden (recorded in the event).
+             * @example Hotfix for incident 42
+             */
+            reason?: string;
+        };
+        Review: {
+            /**
+             * @description Review id.
+             * @example rev_01jd8x9q3s5v7w9y1a3c5e7g9j
+             */
+            id: string;
+            /**
+             * @description Deployment id.
+             * @example dep_01jd8x7p2c4e6g8j0k2m4n6q8s
+             */
+            deployment_id: string;
+            /**
+             * @example {
+             *       "type": "user",
+             *       "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k"
+             *     }
+             */
+            reviewer: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "client" | "system" | "federated";
+                id: string;
+            };
+            /** @enum {string} */
+            decision: "approve" | "reject";
+            comment: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        CreateReview: {
+            /**
+             * @description One reject ends the deployment as `rejected`.
+             * @example approve
+             * @enum {string}
+             */
+            decision: "approve" | "reject";
+            /**
+             * @description At most 1,000 characters.
+             * @example Checked the migration.
+             */
+            comment?: string | null;
+        };
+        ReviewList: {
+            data: components["schemas"]["Review"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        DeploymentConfiguration: {
+            /**
+             * @description Deployment id.
+             * @example dep_01jd8x7p2c4e6g8j0k2m4n6q8s
+             */
+            deployment_id: string;
+            environment: string;
+            /** @description Every variable of the environment, secret values in clear. */
+            variables: {
+                key: string;
+                value: string;
+                secret: boolean;
+            }[];
+        };
+        AppendLogResult: {
+            /**
+             * @description Number of the request's first line in the deployment's log.
+             * @example 101
+             */
+            first_seq: number;
+            /**
+             * @description Number of its last line: the lines are numbered first_seq..last_seq, with no other line between.
+             * @example 150
+             */
+            last_seq: number;
+        };
+        AppendLog: {
+            /** @description 1 to 1000 lines, in order; the whole request at most 1 MiB. */
+            lines: {
+                /**
+                 * @description The line, at most 8 KiB in UTF-8. Any value of a secret configuration of the project (8 characters or longer) in it is stored as `***`.
+                 * @example Step 3/9 : RUN npm ci
+                 */
+                text: string;
+                /**
+                 * @description `stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).
+                 * @enum {string}
+                 */
+                stream?: "stdout" | "stderr" | "system";
+                /**
+                 * Format: date-time
+                 * @description When the deployer saw the line (ISO 8601); default: when Slipway received it.
+                 * @example 2026-01-15T09:30:00.000Z
+                 */
+                timestamp?: string;
+            }[];
+        };
+        LogPage: {
+            data: components["schemas"]["LogLine"][];
+            /** @description Pass as `after` for the next page: the last seq of this one (or the `after` given, when the page is empty). */
+            next_after: number;
+            /** @description The deployment has finished and this page reaches the last line stored. A line appended later (within 10 minutes of the finish) makes a later read longer. */
+            complete: boolean;
+        };
+        LogLine: {
+            seq: number;
+            /**
+             * @description `stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).
+             * @enum {string}
+             */
+            stream: "stdout" | "stderr" | "system";
+            text: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            timestamp: string;
+        };
+        EnvironmentList: {
+            data: components["schemas"]["Environment"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        Environment: {
+            /** @example staging */
+            name: string;
+            /**
+             * @description Environment id.
+             * @example env_01jd8x7p2c4e6g8j0k2m4n6q8s
+             */
+            id: string;
+            /**
+             * @description Project id.
+             * @example proj_01jd8x3k9q7m2v4t6r8w0y1z3b
+             */
+            project_id: string;
+            url: string | null;
+            protection: {
+                required_approvals: number;
+                reviewers: string[];
+                prevent_self_review: boolean;
+                wait_timer_seconds: number;
+                branch_patterns: string[] | null;
+            };
+            serial: boolean;
+            cancel_superseded: boolean;
+            lock: {
+                reason: string;
+                locked_by: {
+                    /** @enum {string} */
+                    type: "user" | "api_key" | "client" | "system" | "federated";
+                    id: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-01-15T09:30:00.000Z
+                 */
+                locked_at: string;
+            } | null;
+            freeze_windows: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-01-15T09:30:00.000Z
+                 */
+                starts_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-01-15T09:30:00.000Z
+                 */
+                ends_at: string;
+                reason: string;
+            }[];
+            /**
+             * @description The deployment that succeeded last and is live.
+             * @example dep_01jd8x7p2c4e6g8j0k2m4n6q8s
+             */
+            current_deployment_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        CreateEnvironment: {
+            /**
+             * @description Target environment.
+             * @example staging
+             */
+            name: string;
+            /**
+             * @description Where the environment is reached, an absolute http(s) URL.
+             * @example https://checkout.example.com
+             */
+            url?: string | null;
+            protection?: components["schemas"]["ProtectionInput"];
+            /**
+             * @description At most one deployment in `building` or `deploying` at a time.
+             * @example true
+             */
+            serial?: boolean;
+            /**
+             * @description A new deployment cancels the older `waiting` and `queued` ones.
+             * @example false
+             */
+            cancel_superseded?: boolean;
+            /** @description Times no deployment may be created (except an admin override). */
+            freeze_windows?: {
+                /**
+                 * Format: date-time
+                 * @description Start (ISO 8601).
+                 * @example 2099-12-20T00:00:00Z
+                 */
+                starts_at: string;
+                /**
+                 * Format: date-time
+                 * @description End (ISO 8601), after `starts_at`.
+                 * @example 2100-01-02T00:00:00Z
+                 */
+                ends_at: string;
+                /**
+                 * @description Why, 1–500 characters.
+                 * @example Holiday freeze
+                 */
+                reason: string;
+            }[];
+        };
+        ProtectionInput: {
+            /**
+             * @description Approvals a deployment needs before it is queued, 0–6.
+             * @example 2
+             */
+            required_approvals?: number;
+            /**
+             * @description Who may review: user ids and/or roles. Empty: any admin or owner of the account.
+             * @example [
+             *       "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+             *       "admin"
+             *     ]
+             */
+            reviewers?: string[];
+            /**
+             * @description The deployment’s creator cannot approve it.
+             * @example true
+             */
+            prevent_self_review?: boolean;
+            /**
+             * @description Seconds to wait after the last needed approval (or after creation, without approvals), 0–2,592,000.
+             * @example 600
+             */
+            wait_timer_seconds?: number;
+            /**
+             * @description Globs of the branches admitted: `*` within a path segment, `**` across segments. `null`: any branch.
+             * @example [
+             *       "main",
+             *       "release/*"
+             *     ]
+             */
+            branch_patterns?: string[] | null;
+        };
+        UpdateEnvironment: {
+            /**
+             * @description Where the environment is reached, an absolute http(s) URL.
+             * @example https://checkout.example.com
+             */
+            url?: string | null;
+            protection?: components["schemas"]["ProtectionInput"];
+            /**
+             * @description At most one deployment in `building` or `deploying` at a time.
+             * @example true
+             */
+            serial?: boolean;
+            /**
+             * @description A new deployment cancels the older `waiting` and `queued` ones.
+             * @example false
+             */
+            cancel_superseded?: boolean;
+            /** @description Times no deployment may be created (except an admin override). */
+            freeze_windows?: {
+                /**
+                 * Format: date-time
+                 * @description Start (ISO 8601).
+                 * @example 2099-12-20T00:00:00Z
+                 */
+                starts_at: string;
+                /**
+                 * Format: date-time
+                 * @description End (ISO 8601), after `starts_at`.
+                 * @example 2100-01-02T00:00:00Z
+                 */
+                ends_at: string;
+                /**
+                 * @description Why, 1–500 characters.
+                 * @example Holiday freeze
+                 */
+                reason: string;
+            }[];
+        };
+        LockEnvironment: {
+            /**
+             * @description Why, 1–500 characters.
+             * @example Incident 42 in progress
+             */
+            reason: string;
+        };
+        /** @example {} */
+        Rollback: {
+            /**
+             * @description The deployment to redeploy; default: the one that succeeded before the current one.
+             * @example dep_01jd8x7p2c4e6g8j0k2m4n6q8s
+             */
+            deployment_id?: string;
+            /**
+             * @description Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).
+             * @example true
+             */
+            override_freeze?: boolean;
+            /**
+             * @description Why the freeze is overridden (recorded in the event).
+             * @example Hotfix for incident 42
+             */
+            reason?: string;
         };
         ConfigurationList: {
             data: components["schemas"]["Configuration"][];
@@ -969,7 +1583,7 @@ export interface components {
              */
             created_by: {
                 /** @enum {string} */
-                type: "user" | "api_key" | "client" | "system";
+                type: "user" | "api_key" | "client" | "system" | "federated";
                 id: string;
             };
             /**
@@ -1043,7 +1657,7 @@ export interface components {
              */
             created_by: {
                 /** @enum {string} */
-                type: "user" | "api_key" | "client" | "system";
+                type: "user" | "api_key" | "client" | "system" | "federated";
                 id: string;
             };
             /**
@@ -1439,7 +2053,7 @@ export interface components {
              */
             type: string;
             /**
-             * @description Who made the change: a user, an API key, an OAuth client, or the admin CLI (`system`).
+             * @description Who made the change: a user, an API key, an OAuth client, a CI token exchanged through a trust policy (`federated`), or the admin CLI (`system`).
              * @example {
              *       "type": "api_key",
              *       "id": "key_01jd8z4c8p6r0t2v4x6z8b0d2f"
@@ -1447,7 +2061,7 @@ export interface components {
              */
             actor: {
                 /** @enum {string} */
-                type: "user" | "api_key" | "client" | "system";
+                type: "user" | "api_key" | "client" | "system" | "federated";
                 id: string;
             };
             /**
@@ -1485,7 +2099,7 @@ export interface components {
              */
             id: string;
             url: string;
-            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "deployment.waiting" | "deployment.reviewed" | "deployment.approved" | "deployment.rejected" | "environment.created" | "environment.updated" | "environment.deleted" | "environment.locked" | "environment.unlocked" | "configuration.released" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "trust_policy.created" | "trust_policy.deleted" | "token.exchanged")[];
             description: string | null;
             /**
              * @description `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
@@ -1512,7 +2126,7 @@ export interface components {
              */
             id: string;
             url: string;
-            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "deployment.waiting" | "deployment.reviewed" | "deployment.approved" | "deployment.rejected" | "environment.created" | "environment.updated" | "environment.deleted" | "environment.locked" | "environment.unlocked" | "configuration.released" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "trust_policy.created" | "trust_policy.deleted" | "token.exchanged")[];
             description: string | null;
             /**
              * @description `enabled` endpoints receive deliveries; an endpoint failing for 24 h is `disabled` by Slipway (a `webhook.disabled` event records it).
@@ -1549,7 +2163,7 @@ export interface components {
              *       "deployment.status_changed"
              *     ]
              */
-            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            events: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "deployment.waiting" | "deployment.reviewed" | "deployment.approved" | "deployment.rejected" | "environment.created" | "environment.updated" | "environment.deleted" | "environment.locked" | "environment.unlocked" | "configuration.released" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "trust_policy.created" | "trust_policy.deleted" | "token.exchanged")[];
             /**
              * @description Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
              * @example Release notifications
@@ -1573,7 +2187,7 @@ export interface components {
              *       "deployment.status_changed"
              *     ]
              */
-            events?: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+            events?: ("*" | "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "deployment.waiting" | "deployment.reviewed" | "deployment.approved" | "deployment.rejected" | "environment.created" | "environment.updated" | "environment.deleted" | "environment.locked" | "environment.unlocked" | "configuration.released" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "trust_policy.created" | "trust_policy.deleted" | "token.exchanged")[];
             /**
              * @description Free text: trimmed, then at most 500 characters, with no control characters (line breaks and tabs included).
              * @example Release notifications
@@ -1643,6 +2257,93 @@ export interface components {
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        TrustPolicyList: {
+            data: components["schemas"]["TrustPolicy"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description Which CI tokens may be exchanged for a token acting as the project (docs: "CI without stored secrets"). */
+        TrustPolicy: {
+            /**
+             * @description Trust policy id.
+             * @example tp_01jd8x3k9q7m2v4t6r8w0y1z3b
+             */
+            id: string;
+            /**
+             * @description Project id.
+             * @example proj_01jd8x3k9q7m2v4t6r8w0y1z3b
+             */
+            project_id: string;
+            name: string;
+            issuer: string;
+            audience: string;
+            claims: {
+                [key: string]: string;
+            };
+            scopes: ("read" | "write")[];
+            environments: string[] | null;
+            max_ttl_seconds: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            created_by: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "client" | "system" | "federated";
+                id: string;
+            };
+        };
+        CreateTrustPolicy: {
+            /**
+             * @description What the policy is for, 1–100 characters after trimming.
+             * @example GitHub Actions: deploy from main
+             */
+            name: string;
+            /**
+             * @description The CI provider's OpenID Connect issuer, exactly as its tokens' `iss` says it (`https` only; plain `http` only on loopback, when the deployment allows it for development). Its keys are read from `{issuer}/.well-known/openid-configuration`.
+             * @example https://token.actions.githubusercontent.com
+             */
+            issuer: string;
+            /**
+             * @description What the token's `aud` must hold. Default: this server's base URL.
+             * @example https://slipway.example.com
+             */
+            audience?: string;
+            /**
+             * @description Claim name → the exact string value the token must carry. Matched by equality only: `*` or any other character is just that character. At least one claim besides `iss` and `aud`.
+             * @example {
+             *       "repository_id": "123456789",
+             *       "repository_owner_id": "987654",
+             *       "ref": "refs/heads/main"
+             *     }
+             */
+            claims: {
+                [key: string]: string;
+            };
+            /**
+             * @description The exchanged token's scopes (`write` includes `read`).
+             * @example [
+             *       "read",
+             *       "write"
+             *     ]
+             */
+            scopes: ("read" | "write")[];
+            /**
+             * @description The environments the exchanged token may deploy to; `null` or absent: all.
+             * @example [
+             *       "staging",
+             *       "production"
+             *     ]
+             */
+            environments?: string[] | null;
+            /**
+             * @description How long an exchanged token lives, 60–3600 s (default 900).
+             * @default 900
+             * @example 900
+             */
+            max_ttl_seconds?: number;
         };
     };
     responses: never;
@@ -2626,8 +3327,8 @@ export interface operations {
                 per_page?: number;
                 /** @description Target environment. */
                 environment?: string;
-                /** @description `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. */
-                status?: "queued" | "building" | "deploying" | "succeeded" | "failed" | "canceled" | "superseded";
+                /** @description `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`. */
+                status?: "waiting" | "queued" | "building" | "deploying" | "succeeded" | "failed" | "canceled" | "superseded" | "rejected";
                 /** @description Exact branch name. */
                 branch?: string;
             };
@@ -2640,7 +3341,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of deployments. */
+            /** @description A page of deployments, or (with `Accept: text/event-stream`) their changes as they happen. */
             200: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -2663,13 +3364,15 @@ export interface operations {
                      *           "environment": "production",
                      *           "branch": "main",
                      *           "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
-                     *           "status": "queued",
+                     *           "status": "waiting",
                      *           "status_message": "Building image for 9fceb02 on GitHub Actions",
                      *           "url": "https://checkout-7f3a.example.app",
                      *           "created_by": {
                      *             "type": "user",
                      *             "id": "string"
                      *           },
+                     *           "kind": "deploy",
+                     *           "source_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z",
                      *           "started_at": "2026-01-15T09:30:00.000Z",
@@ -2684,6 +3387,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DeploymentList"];
+                    "text/event-stream": string;
                 };
             };
             /** @description Bad request: `invalid_request` */
@@ -2834,14 +3538,16 @@ export interface operations {
                  * @example {
                  *       "environment": "production",
                  *       "branch": "main",
-                 *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8"
+                 *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                 *       "override_freeze": true,
+                 *       "reason": "Hotfix for incident 42"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateDeployment"];
             };
         };
         responses: {
-            /** @description The queued deployment. */
+            /** @description The queued (or waiting) deployment. */
             201: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -2864,13 +3570,15 @@ export interface operations {
                      *       "environment": "production",
                      *       "branch": "main",
                      *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
-                     *       "status": "queued",
+                     *       "status": "waiting",
                      *       "status_message": "Building image for 9fceb02 on GitHub Actions",
                      *       "url": "https://checkout-7f3a.example.app",
                      *       "created_by": {
                      *         "type": "user",
                      *         "id": "string"
                      *       },
+                     *       "kind": "deploy",
+                     *       "source_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z",
                      *       "started_at": "2026-01-15T09:30:00.000Z",
@@ -2952,7 +3660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `conflict`, `project_not_active` */
+            /** @description Conflicts with the current state: `conflict`, `project_not_active`, `branch_not_allowed`, `environment_locked`, `environment_frozen` */
             409: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -3112,13 +3820,15 @@ export interface operations {
                      *       "environment": "production",
                      *       "branch": "main",
                      *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
-                     *       "status": "queued",
+                     *       "status": "waiting",
                      *       "status_message": "Building image for 9fceb02 on GitHub Actions",
                      *       "url": "https://checkout-7f3a.example.app",
                      *       "created_by": {
                      *         "type": "user",
                      *         "id": "string"
                      *       },
+                     *       "kind": "deploy",
+                     *       "source_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z",
                      *       "started_at": "2026-01-15T09:30:00.000Z",
@@ -3303,13 +4013,15 @@ export interface operations {
                      *       "environment": "production",
                      *       "branch": "main",
                      *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
-                     *       "status": "queued",
+                     *       "status": "waiting",
                      *       "status_message": "Building image for 9fceb02 on GitHub Actions",
                      *       "url": "https://checkout-7f3a.example.app",
                      *       "created_by": {
                      *         "type": "user",
                      *         "id": "string"
                      *       },
+                     *       "kind": "deploy",
+                     *       "source_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z",
                      *       "started_at": "2026-01-15T09:30:00.000Z",
@@ -3391,7 +4103,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `invalid_transition`, `project_not_active`, `conflict` */
+            /** @description Conflicts with the current state: `invalid_transition`, `project_not_active`, `conflict`, `environment_busy` */
             409: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -3443,6 +4155,3283 @@ export interface operations {
                 };
             };
             /** @description Request not acceptable: `validation_failed` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeployDeployment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Deployment id. */
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "environment": "production",
+                 *       "override_freeze": true,
+                 *       "reason": "Hotfix for incident 42"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Redeploy"];
+            };
+        };
+        responses: {
+            /** @description The new deployment. */
+            201: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description URL of the new deployment. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "environment": "production",
+                     *       "branch": "main",
+                     *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *       "status": "waiting",
+                     *       "status_message": "Building image for 9fceb02 on GitHub Actions",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "string"
+                     *       },
+                     *       "kind": "deploy",
+                     *       "source_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "started_at": "2026-01-15T09:30:00.000Z",
+                     *       "finished_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `project_not_active`, `branch_not_allowed`, `environment_locked`, `environment_frozen` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDeploymentReviews: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1–100. */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Deployment id. */
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of reviews. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "rev_01jd8x9q3s5v7w9y1a3c5e7g9j",
+                     *           "deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *           "reviewer": {
+                     *             "type": "user",
+                     *             "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k"
+                     *           },
+                     *           "decision": "approve",
+                     *           "comment": "Checked the migration.",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReviewList"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviewDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Deployment id. */
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "approve",
+                 *       "comment": "Checked the migration."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateReview"];
+            };
+        };
+        responses: {
+            /** @description The review. */
+            201: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rev_01jd8x9q3s5v7w9y1a3c5e7g9j",
+                     *       "deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "reviewer": {
+                     *         "type": "user",
+                     *         "id": "usr_01jd8x0a2b4c6d8e0f2g4h6j8k"
+                     *       },
+                     *       "decision": "approve",
+                     *       "comment": "Checked the migration.",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Review"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `invalid_transition`, `project_not_active` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDeploymentConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Deployment id. */
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The variables. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "environment": "production",
+                     *       "variables": [
+                     *         {
+                     *           "key": "DATABASE_URL",
+                     *           "value": "postgres://app@db.internal:5432/app",
+                     *           "secret": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeploymentConfiguration"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `deployment_not_active`, `secret_unreadable` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    readDeploymentLog: {
+        parameters: {
+            query?: {
+                /** @description Read the lines after this seq (0: from the first). A follower resumes with `Last-Event-ID` instead, when it is sent. */
+                after?: number;
+                /** @description Lines per page, 1–1000. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Deployment id. */
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the log, or (with `Accept: text/event-stream`) the log followed live. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "seq": 1,
+                     *           "stream": "stdout",
+                     *           "text": "Step 3/9 : RUN npm ci",
+                     *           "timestamp": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_after": 0,
+                     *       "complete": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogPage"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    appendDeploymentLog: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Deployment id. */
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "text": "Step 3/9 : RUN npm ci",
+                 *           "stream": "stdout",
+                 *           "timestamp": "2026-01-15T09:30:00.000Z"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AppendLog"];
+            };
+        };
+        responses: {
+            /** @description The numbers the lines got. */
+            202: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "first_seq": 101,
+                     *       "last_seq": 150
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AppendLogResult"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `project_not_active`, `deployment_finished`, `log_full` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEnvironments: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1–100. */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of environments. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "staging",
+                     *           "id": "env_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *           "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "url": "https://checkout-7f3a.example.app",
+                     *           "protection": {
+                     *             "required_approvals": 0,
+                     *             "reviewers": [
+                     *               "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *               "admin"
+                     *             ],
+                     *             "prevent_self_review": true,
+                     *             "wait_timer_seconds": 0,
+                     *             "branch_patterns": [
+                     *               "main",
+                     *               "release/*"
+                     *             ]
+                     *           },
+                     *           "serial": true,
+                     *           "cancel_superseded": true,
+                     *           "lock": {
+                     *             "reason": "Hotfix for incident 42",
+                     *             "locked_by": {
+                     *               "type": "user",
+                     *               "id": "string"
+                     *             },
+                     *             "locked_at": "2026-01-15T09:30:00.000Z"
+                     *           },
+                     *           "freeze_windows": [
+                     *             {
+                     *               "starts_at": "2026-01-15T09:30:00.000Z",
+                     *               "ends_at": "2026-01-15T09:30:00.000Z",
+                     *               "reason": "Hotfix for incident 42"
+                     *             }
+                     *           ],
+                     *           "current_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EnvironmentList"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEnvironment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Project id. */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "staging",
+                 *       "url": "https://checkout.example.com",
+                 *       "protection": {
+                 *         "required_approvals": 2,
+                 *         "reviewers": [
+                 *           "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                 *           "admin"
+                 *         ],
+                 *         "prevent_self_review": true,
+                 *         "wait_timer_seconds": 600,
+                 *         "branch_patterns": [
+                 *           "main",
+                 *           "release/*"
+                 *         ]
+                 *       },
+                 *       "serial": true,
+                 *       "cancel_superseded": false,
+                 *       "freeze_windows": [
+                 *         {
+                 *           "starts_at": "2099-12-20T00:00:00Z",
+                 *           "ends_at": "2100-01-02T00:00:00Z",
+                 *           "reason": "Holiday freeze"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateEnvironment"];
+            };
+        };
+        responses: {
+            /** @description The environment. */
+            201: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description URL of the environment. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "staging",
+                     *       "id": "env_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "protection": {
+                     *         "required_approvals": 0,
+                     *         "reviewers": [
+                     *           "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *           "admin"
+                     *         ],
+                     *         "prevent_self_review": true,
+                     *         "wait_timer_seconds": 0,
+                     *         "branch_patterns": [
+                     *           "main",
+                     *           "release/*"
+                     *         ]
+                     *       },
+                     *       "serial": true,
+                     *       "cancel_superseded": true,
+                     *       "lock": {
+                     *         "reason": "Hotfix for incident 42",
+                     *         "locked_by": {
+                     *           "type": "user",
+                     *           "id": "string"
+                     *         },
+                     *         "locked_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "freeze_windows": [
+                     *         {
+                     *           "starts_at": "2026-01-15T09:30:00.000Z",
+                     *           "ends_at": "2026-01-15T09:30:00.000Z",
+                     *           "reason": "Hotfix for incident 42"
+                     *         }
+                     *       ],
+                     *       "current_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `project_not_active` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Target environment. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The environment, with the deployment live in it. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "staging",
+                     *       "id": "env_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "protection": {
+                     *         "required_approvals": 0,
+                     *         "reviewers": [
+                     *           "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *           "admin"
+                     *         ],
+                     *         "prevent_self_review": true,
+                     *         "wait_timer_seconds": 0,
+                     *         "branch_patterns": [
+                     *           "main",
+                     *           "release/*"
+                     *         ]
+                     *       },
+                     *       "serial": true,
+                     *       "cancel_superseded": true,
+                     *       "lock": {
+                     *         "reason": "Hotfix for incident 42",
+                     *         "locked_by": {
+                     *           "type": "user",
+                     *           "id": "string"
+                     *         },
+                     *         "locked_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "freeze_windows": [
+                     *         {
+                     *           "starts_at": "2026-01-15T09:30:00.000Z",
+                     *           "ends_at": "2026-01-15T09:30:00.000Z",
+                     *           "reason": "Hotfix for incident 42"
+                     *         }
+                     *       ],
+                     *       "current_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Target environment. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `project_not_active` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Target environment. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://checkout.example.com",
+                 *       "protection": {
+                 *         "required_approvals": 2,
+                 *         "reviewers": [
+                 *           "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                 *           "admin"
+                 *         ],
+                 *         "prevent_self_review": true,
+                 *         "wait_timer_seconds": 600,
+                 *         "branch_patterns": [
+                 *           "main",
+                 *           "release/*"
+                 *         ]
+                 *       },
+                 *       "serial": true,
+                 *       "cancel_superseded": false,
+                 *       "freeze_windows": [
+                 *         {
+                 *           "starts_at": "2099-12-20T00:00:00Z",
+                 *           "ends_at": "2100-01-02T00:00:00Z",
+                 *           "reason": "Holiday freeze"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateEnvironment"];
+            };
+        };
+        responses: {
+            /** @description The environment. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "staging",
+                     *       "id": "env_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "protection": {
+                     *         "required_approvals": 0,
+                     *         "reviewers": [
+                     *           "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *           "admin"
+                     *         ],
+                     *         "prevent_self_review": true,
+                     *         "wait_timer_seconds": 0,
+                     *         "branch_patterns": [
+                     *           "main",
+                     *           "release/*"
+                     *         ]
+                     *       },
+                     *       "serial": true,
+                     *       "cancel_superseded": true,
+                     *       "lock": {
+                     *         "reason": "Hotfix for incident 42",
+                     *         "locked_by": {
+                     *           "type": "user",
+                     *           "id": "string"
+                     *         },
+                     *         "locked_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "freeze_windows": [
+                     *         {
+                     *           "starts_at": "2026-01-15T09:30:00.000Z",
+                     *           "ends_at": "2026-01-15T09:30:00.000Z",
+                     *           "reason": "Hotfix for incident 42"
+                     *         }
+                     *       ],
+                     *       "current_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `project_not_active`, `conflict` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    lockEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Target environment. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Incident 42 in progress"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LockEnvironment"];
+            };
+        };
+        responses: {
+            /** @description The locked environment. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "staging",
+                     *       "id": "env_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "protection": {
+                     *         "required_approvals": 0,
+                     *         "reviewers": [
+                     *           "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *           "admin"
+                     *         ],
+                     *         "prevent_self_review": true,
+                     *         "wait_timer_seconds": 0,
+                     *         "branch_patterns": [
+                     *           "main",
+                     *           "release/*"
+                     *         ]
+                     *       },
+                     *       "serial": true,
+                     *       "cancel_superseded": true,
+                     *       "lock": {
+                     *         "reason": "Hotfix for incident 42",
+                     *         "locked_by": {
+                     *           "type": "user",
+                     *           "id": "string"
+                     *         },
+                     *         "locked_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "freeze_windows": [
+                     *         {
+                     *           "starts_at": "2026-01-15T09:30:00.000Z",
+                     *           "ends_at": "2026-01-15T09:30:00.000Z",
+                     *           "reason": "Hotfix for incident 42"
+                     *         }
+                     *       ],
+                     *       "current_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `project_not_active` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unlockEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Target environment. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unlocked environment. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "staging",
+                     *       "id": "env_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "protection": {
+                     *         "required_approvals": 0,
+                     *         "reviewers": [
+                     *           "usr_01jd8x0a2b4c6d8e0f2g4h6j8k",
+                     *           "admin"
+                     *         ],
+                     *         "prevent_self_review": true,
+                     *         "wait_timer_seconds": 0,
+                     *         "branch_patterns": [
+                     *           "main",
+                     *           "release/*"
+                     *         ]
+                     *       },
+                     *       "serial": true,
+                     *       "cancel_superseded": true,
+                     *       "lock": {
+                     *         "reason": "Hotfix for incident 42",
+                     *         "locked_by": {
+                     *           "type": "user",
+                     *           "id": "string"
+                     *         },
+                     *         "locked_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "freeze_windows": [
+                     *         {
+                     *           "starts_at": "2026-01-15T09:30:00.000Z",
+                     *           "ends_at": "2026-01-15T09:30:00.000Z",
+                     *           "reason": "Hotfix for incident 42"
+                     *         }
+                     *       ],
+                     *       "current_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Environment"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `project_not_active` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rollbackEnvironment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Target environment. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["Rollback"];
+            };
+        };
+        responses: {
+            /** @description The new deployment. */
+            201: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description URL of the new deployment. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "environment": "production",
+                     *       "branch": "main",
+                     *       "commit_sha": "9fceb02d0ae598e95dc970b74767f19372d61af8",
+                     *       "status": "waiting",
+                     *       "status_message": "Building image for 9fceb02 on GitHub Actions",
+                     *       "url": "https://checkout-7f3a.example.app",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "string"
+                     *       },
+                     *       "kind": "deploy",
+                     *       "source_deployment_id": "dep_01jd8x7p2c4e6g8j0k2m4n6q8s",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "started_at": "2026-01-15T09:30:00.000Z",
+                     *       "finished_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `insufficient_scope`, `forbidden` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `project_not_active`, `branch_not_allowed`, `environment_locked`, `environment_frozen` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed`, `idempotency_key_reused` */
             422: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
@@ -8230,7 +12219,7 @@ export interface operations {
                 /** @description Items per page, 1–100. */
                 per_page?: number;
                 /** @description What happened. */
-                type?: "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled";
+                type?: "project.created" | "project.updated" | "project.deleted" | "deployment.created" | "deployment.status_changed" | "deployment.waiting" | "deployment.reviewed" | "deployment.approved" | "deployment.rejected" | "environment.created" | "environment.updated" | "environment.deleted" | "environment.locked" | "environment.unlocked" | "configuration.released" | "configuration.created" | "configuration.updated" | "configuration.deleted" | "api_key.created" | "api_key.rotated" | "api_key.revoked" | "user.created" | "user.updated" | "user.deleted" | "user.password_changed" | "user.password_set" | "user.invitation_accepted" | "user.invitation_declined" | "oauth_client.created" | "oauth_client.secret_rotated" | "oauth_client.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "trust_policy.created" | "trust_policy.deleted" | "token.exchanged";
                 /** @description Only events about this project. */
                 project_id?: string;
             };
@@ -10090,6 +14079,830 @@ export interface operations {
             };
             /** @description Conflicts with the current state: `conflict` */
             409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTrustPolicies: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1–100. */
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of trust policies. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "tp_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *           "name": "checkout-service",
+                     *           "issuer": "https://token.actions.githubusercontent.com",
+                     *           "audience": "https://slipway.example.com",
+                     *           "claims": {
+                     *             "property1": "string",
+                     *             "property2": "string"
+                     *           },
+                     *           "scopes": [
+                     *             "read"
+                     *           ],
+                     *           "environments": [
+                     *             "staging",
+                     *             "production"
+                     *           ],
+                     *           "max_ttl_seconds": 0,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_by": {
+                     *             "type": "user",
+                     *             "id": "string"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPolicyList"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTrustPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (1–255 visible ASCII characters, e.g. a UUID). Retrying with the same key and body within 24 hours returns the first response and creates nothing new, even if the service or its database failed during the first attempt. While the first attempt's outcome is not known yet, the answer is 409 `conflict` with `Retry-After`: retry with the same key. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Project id. */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "GitHub Actions: deploy from main",
+                 *       "issuer": "https://token.actions.githubusercontent.com",
+                 *       "audience": "https://slipway.example.com",
+                 *       "claims": {
+                 *         "repository_id": "123456789",
+                 *         "repository_owner_id": "987654",
+                 *         "ref": "refs/heads/main"
+                 *       },
+                 *       "scopes": [
+                 *         "read",
+                 *         "write"
+                 *       ],
+                 *       "environments": [
+                 *         "staging",
+                 *         "production"
+                 *       ],
+                 *       "max_ttl_seconds": 900
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTrustPolicy"];
+            };
+        };
+        responses: {
+            /** @description The new trust policy. */
+            201: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description URL of the new trust policy. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tp_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "name": "checkout-service",
+                     *       "issuer": "https://token.actions.githubusercontent.com",
+                     *       "audience": "https://slipway.example.com",
+                     *       "claims": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       },
+                     *       "scopes": [
+                     *         "read"
+                     *       ],
+                     *       "environments": [
+                     *         "staging",
+                     *         "production"
+                     *       ],
+                     *       "max_ttl_seconds": 0,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPolicy"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `conflict`, `project_not_active` */
+            409: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON: `unsupported_media_type` */
+            415: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request not acceptable: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTrustPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Trust policy id. */
+                trust_policy_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trust policy. */
+            200: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tp_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "project_id": "proj_01jd8x3k9q7m2v4t6r8w0y1z3b",
+                     *       "name": "checkout-service",
+                     *       "issuer": "https://token.actions.githubusercontent.com",
+                     *       "audience": "https://slipway.example.com",
+                     *       "claims": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       },
+                     *       "scopes": [
+                     *         "read"
+                     *       ],
+                     *       "environments": [
+                     *         "staging",
+                     *         "production"
+                     *       ],
+                     *       "max_ttl_seconds": 0,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_by": {
+                     *         "type": "user",
+                     *         "id": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPolicy"];
+                };
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: `rate_limited` */
+            429: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error: `internal_error` */
+            500: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unreachable: `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTrustPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id. */
+                project_id: string;
+                /** @description Trust policy id. */
+                trust_policy_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: `invalid_request` */
+            400: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unusable credential: `unauthorized`, `invalid_token`, `invalid_dpop_proof`, `use_dpop_nonce` */
+            401: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="invalid_token", ...` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: `forbidden`, `insufficient_scope` */
+            403: {
+                headers: {
+                    /** @description Identifies this request in logs and error bodies. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per hour for this credential. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description `Bearer realm="slipway", error="insufficient_scope", scope="<needed>"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `not_found` */
+            404: {
                 headers: {
                     /** @description Identifies this request in logs and error bodies. */
                     "X-Request-Id"?: string;

@@ -4,6 +4,8 @@
 import type { ApiClient } from '../core.js';
 import { Projects } from './projects.js';
 import { Deployments } from './deployments.js';
+import { DeploymentLogs } from './deploymentLogs.js';
+import { Environments } from './environments.js';
 import { Configurations } from './configurations.js';
 import { APIKeys } from './apiKeys.js';
 import { Users } from './users.js';
@@ -11,8 +13,9 @@ import { Accounts } from './accounts.js';
 import { OAuthClients } from './oauthClients.js';
 import { Events } from './events.js';
 import { Webhooks } from './webhooks.js';
+import { TrustPolicies } from './trustPolicies.js';
 
-export { Projects, Deployments, Configurations, APIKeys, Users, Accounts, OAuthClients, Events, Webhooks };
+export { Projects, Deployments, DeploymentLogs, Environments, Configurations, APIKeys, Users, Accounts, OAuthClients, Events, Webhooks, TrustPolicies };
 
 /**
  * The flat resource tree, one namespace per resource of the API (child resources take their
@@ -21,6 +24,8 @@ export { Projects, Deployments, Configurations, APIKeys, Users, Accounts, OAuthC
 export class Resources {
   readonly projects: Projects;
   readonly deployments: Deployments;
+  readonly deploymentLogs: DeploymentLogs;
+  readonly environments: Environments;
   readonly configurations: Configurations;
   readonly apiKeys: APIKeys;
   readonly users: Users;
@@ -28,10 +33,13 @@ export class Resources {
   readonly oauthClients: OAuthClients;
   readonly events: Events;
   readonly webhooks: Webhooks;
+  readonly trustPolicies: TrustPolicies;
 
   constructor(api: ApiClient) {
     this.projects = new Projects(api);
     this.deployments = new Deployments(api);
+    this.deploymentLogs = new DeploymentLogs(api);
+    this.environments = new Environments(api);
     this.configurations = new Configurations(api);
     this.apiKeys = new APIKeys(api);
     this.users = new Users(api);
@@ -39,5 +47,6 @@ export class Resources {
     this.oauthClients = new OAuthClients(api);
     this.events = new Events(api);
     this.webhooks = new Webhooks(api);
+    this.trustPolicies = new TrustPolicies(api);
   }
 }

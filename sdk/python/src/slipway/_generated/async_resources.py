@@ -14,15 +14,21 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Literal, Mapping, Sequence
 from .._base import NOT_GIVEN, RequestOptions, Timeout, body, path_id as _id, query
 from .models import (
     ApiKey,
+    AppendLogResult,
     Configuration,
     CreatedUser,
     Deployment,
+    DeploymentConfiguration,
+    Environment,
     Event,
     IssuedApiKey,
+    LogPage,
     Membership,
     OAuthClient,
     Project,
     RegisteredOAuthClient,
+    Review,
+    TrustPolicy,
     User,
     Webhook,
     WebhookDelivery,
@@ -32,7 +38,7 @@ from .models import (
 if TYPE_CHECKING:
     from .async_client import AsyncPage, AsyncSlipway
 
-__all__ = ['AsyncProjects', 'AsyncDeployments', 'AsyncConfigurations', 'AsyncApiKeys', 'AsyncUsers', 'AsyncAccounts', 'AsyncOAuthClients', 'AsyncEvents', 'AsyncWebhooks', 'AsyncResources']
+__all__ = ['AsyncProjects', 'AsyncDeployments', 'AsyncDeploymentLogs', 'AsyncEnvironments', 'AsyncConfigurations', 'AsyncApiKeys', 'AsyncUsers', 'AsyncAccounts', 'AsyncOAuthClients', 'AsyncEvents', 'AsyncWebhooks', 'AsyncTrustPolicies', 'AsyncResources']
 
 
 class AsyncProjects:
@@ -91,39 +97,171 @@ class AsyncDeployments:
     def __init__(self, client: AsyncSlipway) -> None:
         self._client = client
 
-    async def list(self, project_id: str, *, page: int | None = None, per_page: int | None = None, environment: str | None = None, status: Literal['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'] | None = None, branch: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncPage[Deployment]:
+    async def list(self, project_id: str, *, page: int | None = None, per_page: int | None = None, environment: str | None = None, status: Literal['waiting', 'queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded', 'rejected'] | None = None, branch: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncPage[Deployment]:
         """List deployments of a project.
 
-        Newest first; filter by `environment`, `status`, `branch`.
+        Newest first; filter by `environment`, `status`, `branch`. With `Accept: text/event-stream`: Server-Sent Events of the project's deployments as they change (filters do not apply): `event: deployment` with `id: <updated_at in ms>` and the deployment as `data`, from now on, or after `Last-Event-ID` when sent. A comment line (`: keep-alive`) every 15 s of silence; the same limit of 20 streams per credential as the log streams, and the stream closes once the credential is revoked or expires.
 
         One page: ``data``, ``pagination``, ``next_page()``.
         """
         return await self._client._get_page(f"/v1/projects/{_id(project_id)}/deployments", Deployment, query(page=page, per_page=per_page, environment=environment, status=status, branch=branch), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    def list_all(self, project_id: str, *, per_page: int | None = None, environment: str | None = None, status: Literal['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'] | None = None, branch: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncIterator[Deployment]:
+    def list_all(self, project_id: str, *, per_page: int | None = None, environment: str | None = None, status: Literal['waiting', 'queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded', 'rejected'] | None = None, branch: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncIterator[Deployment]:
         """List deployments of a project.
 
         Every item, fetching pages (of ``per_page``) as the iteration reaches them.
         """
         return self._client._iterate(f"/v1/projects/{_id(project_id)}/deployments", Deployment, query(per_page=per_page, environment=environment, status=status, branch=branch), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    async def create(self, project_id: str, *, environment: str, branch: str, commit_sha: str | None = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Deployment:
+    async def create(self, project_id: str, *, environment: str, branch: str, commit_sha: str | None = NOT_GIVEN, override_freeze: bool = NOT_GIVEN, reason: str = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Deployment:
         """Create a deployment.
 
-        Queues a deployment of `branch` (optionally a `commit_sha`) to `environment`. Paused and archived projects refuse new deployments.
+        Queues a deployment of `branch` (optionally a `commit_sha`) to `environment`. Paused and archived projects refuse new deployments. The environment is made, without rules, if the project has none of that name; its rules apply: branch patterns (`branch_not_allowed`), a lock (`environment_locked`), freeze windows (`environment_frozen`, unless `override_freeze` with a `reason` and the admin scope), and with approvals or a wait timer the deployment starts `waiting`.
         """
-        return await self._client._request('POST', f"/v1/projects/{_id(project_id)}/deployments", Deployment, json=body(environment=environment, branch=branch, commit_sha=commit_sha), options=RequestOptions(idempotency_key=idempotency_key, idempotent=True, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+        return await self._client._request('POST', f"/v1/projects/{_id(project_id)}/deployments", Deployment, json=body(environment=environment, branch=branch, commit_sha=commit_sha, override_freeze=override_freeze, reason=reason), options=RequestOptions(idempotency_key=idempotency_key, idempotent=True, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
     async def get(self, project_id: str, deployment_id: str, *, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Deployment:
         """Get a deployment."""
         return await self._client._request('GET', f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}", Deployment, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    async def update(self, project_id: str, deployment_id: str, *, status: Literal['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'], status_message: str | None = NOT_GIVEN, url: str | None = NOT_GIVEN, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Deployment:
+    async def update(self, project_id: str, deployment_id: str, *, status: Literal['waiting', 'queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded', 'rejected'], status_message: str | None = NOT_GIVEN, url: str | None = NOT_GIVEN, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Deployment:
         """Report deployment progress.
 
         How an external deployer reports progress: `queued` → `building` → `deploying` → `succeeded`, or `failed`/`canceled` from any unfinished state. Other moves are `invalid_transition`. Repeating the current status only updates `status_message`/`url`.
         """
         return await self._client._request('PATCH', f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}", Deployment, json=body(status=status, status_message=status_message, url=url), options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def redeploy(self, project_id: str, deployment_id: str, *, environment: str = NOT_GIVEN, override_freeze: bool = NOT_GIVEN, reason: str = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Deployment:
+        """Redeploy or promote a deployment.
+
+        A new deployment of the same branch and commit: to its own environment (kind `redeploy`) or to `environment` (kind `promote`), through the target environment’s rules like any deployment.
+        """
+        return await self._client._request('POST', f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}/redeploy", Deployment, json=body(environment=environment, override_freeze=override_freeze, reason=reason), options=RequestOptions(idempotency_key=idempotency_key, idempotent=True, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def review(self, project_id: str, deployment_id: str, *, decision: Literal['approve', 'reject'], comment: str | None = NOT_GIVEN, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Review:
+        """Approve or reject a waiting deployment.
+
+        By a reviewer of the environment (its `reviewers`; without any, an admin or owner), once each (`conflict` the second time). Under `prevent_self_review` the creator cannot approve. One reject ends the deployment as `rejected`; when the approvals are met and the wait timer has run out, the service queues it by itself within 5 seconds.
+
+        Only for user credentials.
+        """
+        return await self._client._request('POST', f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}/reviews", Review, json=body(decision=decision, comment=comment), options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def list_reviews(self, project_id: str, deployment_id: str, *, page: int | None = None, per_page: int | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncPage[Review]:
+        """List the reviews of a deployment.
+
+        Oldest first.
+
+        One page: ``data``, ``pagination``, ``next_page()``.
+        """
+        return await self._client._get_page(f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}/reviews", Review, query(page=page, per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    def list_all_reviews(self, project_id: str, deployment_id: str, *, per_page: int | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncIterator[Review]:
+        """List the reviews of a deployment.
+
+        Every item, fetching pages (of ``per_page``) as the iteration reaches them.
+        """
+        return self._client._iterate(f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}/reviews", Review, query(per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def get_configuration(self, project_id: str, deployment_id: str, *, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> DeploymentConfiguration:
+        """The configuration a deployment runs with.
+
+        Every variable of the deployment’s environment, secret values in clear: to the credential that created the deployment or an admin (else `forbidden`), and only while it is `queued`, `building` or `deploying` (else `deployment_not_active`). Each answer is recorded as a `configuration.released` event (keys only, never values).
+        """
+        return await self._client._request('GET', f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}/configuration", DeploymentConfiguration, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+
+class AsyncDeploymentLogs:
+    """Deployment logs: ``client.deployment_logs``."""
+
+    def __init__(self, client: AsyncSlipway) -> None:
+        self._client = client
+
+    async def append(self, project_id: str, deployment_id: str, *, lines: Sequence[Mapping[str, Any]], idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AppendLogResult:
+        """Append lines to a deployment's log.
+
+        A deployer sends its output: 1–1,000 lines, at most 1 MiB a request and 8 KiB a line. The lines get the next numbers of the deployment's log, one contiguous range per request, whatever the number of writers. Any value of a secret configuration of the project (8 characters or longer) in a line is stored as `***`. Taken until 10 minutes after the deployment finished (then 409 `deployment_finished`); a log that reached LOG_MAX_LINES or LOG_MAX_BYTES answers 409 `log_full` and ends with one `system` line saying it was cut.
+        """
+        return await self._client._request('POST', f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}/logs", AppendLogResult, json=body(lines=lines), options=RequestOptions(idempotency_key=idempotency_key, idempotent=True, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def read(self, project_id: str, deployment_id: str, *, after: int | None = None, limit: int | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> LogPage:
+        """Read or follow a deployment's log.
+
+        A page of lines after `after`, in order; `complete` once the deployment has finished and the page reaches the last line stored. With `Accept: text/event-stream`: Server-Sent Events, starting after `Last-Event-ID` (a reconnecting EventSource sends it) or else after `after`. `event: line` with `id: <seq>` and `data: {seq, stream, text, timestamp}`, one per line, in order, none skipped; `event: status` with the deployment as `data` when its status changes; `event: end` with `data: {status, last_seq}` once the deployment has finished and every line stored by then was sent (within 10 s of the finish); the stream then closes (later lines: read or follow again). A comment line (`: keep-alive`) every 15 s of silence. A line written on any instance arrives within 1 s. A credential holds at most 20 streams at once (429 `rate_limited` beyond); a stream closes once its credential is revoked or expires, and when its reader is too slow to take what is sent (reconnect with `Last-Event-ID`).
+        """
+        return await self._client._request('GET', f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}/logs", LogPage, params=query(after=after, limit=limit), options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+
+class AsyncEnvironments:
+    """Environments: ``client.environments``."""
+
+    def __init__(self, client: AsyncSlipway) -> None:
+        self._client = client
+
+    async def list(self, project_id: str, *, page: int | None = None, per_page: int | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncPage[Environment]:
+        """List environments of a project.
+
+        Ordered by name. Environments that deployments went to before environments existed appear too, without rules.
+
+        One page: ``data``, ``pagination``, ``next_page()``.
+        """
+        return await self._client._get_page(f"/v1/projects/{_id(project_id)}/environments", Environment, query(page=page, per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    def list_all(self, project_id: str, *, per_page: int | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncIterator[Environment]:
+        """List environments of a project.
+
+        Every item, fetching pages (of ``per_page``) as the iteration reaches them.
+        """
+        return self._client._iterate(f"/v1/projects/{_id(project_id)}/environments", Environment, query(per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def create(self, project_id: str, *, name: str, url: str | None = NOT_GIVEN, protection: Mapping[str, Any] = NOT_GIVEN, serial: bool = NOT_GIVEN, cancel_superseded: bool = NOT_GIVEN, freeze_windows: Sequence[Mapping[str, Any]] = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Environment:
+        """Create an environment.
+
+        With its rules: protection (approvals, reviewers, wait timer, branch patterns), `serial`, `cancel_superseded`, freeze windows. A name the project already has → `conflict`.
+
+        Only for user and client credentials.
+        """
+        return await self._client._request('POST', f"/v1/projects/{_id(project_id)}/environments", Environment, json=body(name=name, url=url, protection=protection, serial=serial, cancel_superseded=cancel_superseded, freeze_windows=freeze_windows), options=RequestOptions(idempotency_key=idempotency_key, idempotent=True, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def get(self, project_id: str, name: str, *, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Environment:
+        """Get an environment."""
+        return await self._client._request('GET', f"/v1/projects/{_id(project_id)}/environments/{_id(name)}", Environment, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def update(self, project_id: str, name: str, *, url: str | None = NOT_GIVEN, protection: Mapping[str, Any] = NOT_GIVEN, serial: bool = NOT_GIVEN, cancel_superseded: bool = NOT_GIVEN, freeze_windows: Sequence[Mapping[str, Any]] = NOT_GIVEN, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Environment:
+        """Change an environment’s rules.
+
+        Fields sent replace the stored ones; within `protection`, only the fields sent change. Deployments already waiting keep the approvals and wait timer they were created under.
+
+        Only for user and client credentials.
+        """
+        return await self._client._request('PATCH', f"/v1/projects/{_id(project_id)}/environments/{_id(name)}", Environment, json=body(url=url, protection=protection, serial=serial, cancel_superseded=cancel_superseded, freeze_windows=freeze_windows), options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def delete(self, project_id: str, name: str, *, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> None:
+        """Delete an environment.
+
+        Its rules go; its deployments stay. A new deployment to the name makes it again, without rules.
+
+        Only for user and client credentials.
+        """
+        return await self._client._request('DELETE', f"/v1/projects/{_id(project_id)}/environments/{_id(name)}", None, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def lock(self, project_id: str, name: str, *, reason: str, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Environment:
+        """Lock an environment.
+
+        A locked environment refuses new deployments (`environment_locked`) until it is unlocked. Locking again replaces the reason.
+        """
+        return await self._client._request('POST', f"/v1/projects/{_id(project_id)}/environments/{_id(name)}/lock", Environment, json=body(reason=reason), options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def unlock(self, project_id: str, name: str, *, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Environment:
+        """Unlock an environment."""
+        return await self._client._request('DELETE', f"/v1/projects/{_id(project_id)}/environments/{_id(name)}/lock", Environment, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def rollback(self, project_id: str, name: str, *, deployment_id: str = NOT_GIVEN, override_freeze: bool = NOT_GIVEN, reason: str = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Deployment:
+        """Roll an environment back.
+
+        Redeploys the deployment that succeeded before the current one (or `deployment_id`, which must have succeeded in this environment) as a new deployment of kind `rollback`, through the environment’s rules like any deployment.
+        """
+        return await self._client._request('POST', f"/v1/projects/{_id(project_id)}/environments/{_id(name)}/rollback", Deployment, json=body(deployment_id=deployment_id, override_freeze=override_freeze, reason=reason), options=RequestOptions(idempotency_key=idempotency_key, idempotent=True, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
 
 class AsyncConfigurations:
@@ -409,7 +547,7 @@ class AsyncEvents:
     def __init__(self, client: AsyncSlipway) -> None:
         self._client = client
 
-    async def list(self, *, page: int | None = None, per_page: int | None = None, type: Literal['project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled'] | None = None, project_id: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncPage[Event]:
+    async def list(self, *, page: int | None = None, per_page: int | None = None, type: Literal['project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'deployment.waiting', 'deployment.reviewed', 'deployment.approved', 'deployment.rejected', 'environment.created', 'environment.updated', 'environment.deleted', 'environment.locked', 'environment.unlocked', 'configuration.released', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled', 'trust_policy.created', 'trust_policy.deleted', 'token.exchanged'] | None = None, project_id: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncPage[Event]:
         """List events (the audit log).
 
         Every change in the account, newest first: projects, deployments, configurations, API keys, users, OAuth clients. Filter by `type` and `project_id`.
@@ -420,7 +558,7 @@ class AsyncEvents:
         """
         return await self._client._get_page('/v1/events', Event, query(page=page, per_page=per_page, type=type, project_id=project_id), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    def list_all(self, *, per_page: int | None = None, type: Literal['project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled'] | None = None, project_id: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncIterator[Event]:
+    def list_all(self, *, per_page: int | None = None, type: Literal['project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'deployment.waiting', 'deployment.reviewed', 'deployment.approved', 'deployment.rejected', 'environment.created', 'environment.updated', 'environment.deleted', 'environment.locked', 'environment.unlocked', 'configuration.released', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled', 'trust_policy.created', 'trust_policy.deleted', 'token.exchanged'] | None = None, project_id: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncIterator[Event]:
         """List events (the audit log).
 
         Every item, fetching pages (of ``per_page``) as the iteration reaches them.
@@ -452,7 +590,7 @@ class AsyncWebhooks:
         """
         return self._client._iterate('/v1/webhooks', Webhook, query(per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    async def create(self, *, url: str, events: Sequence[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']], description: str | None = NOT_GIVEN, status: Literal['enabled', 'disabled'] = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> WebhookWithSecret:
+    async def create(self, *, url: str, events: Sequence[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'deployment.waiting', 'deployment.reviewed', 'deployment.approved', 'deployment.rejected', 'environment.created', 'environment.updated', 'environment.deleted', 'environment.locked', 'environment.unlocked', 'configuration.released', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled', 'trust_policy.created', 'trust_policy.deleted', 'token.exchanged']], description: str | None = NOT_GIVEN, status: Literal['enabled', 'disabled'] = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> WebhookWithSecret:
         """Create a webhook.
 
         The signing `secret` is in this response only. Each delivery is a `POST` of the event object (`WebhookPayload`) as JSON with the headers `Slipway-Event` (the type), `Slipway-Delivery` (the delivery id, the same on every retry and redelivery), `User-Agent` and `Slipway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the whole whsec_… secret>`. For 24 h after a rotation there is a second `v1=`, made with the previous secret: accept the request when any `v1` matches (compare in constant time) and `t` is recent. An answer other than 2xx within 10 s (redirects are not followed) is retried with exponential backoff and jitter for 24 h; after 24 h of failures the endpoint is disabled and a `webhook.disabled` event records it.
@@ -470,7 +608,7 @@ class AsyncWebhooks:
         """
         return await self._client._request('GET', f"/v1/webhooks/{_id(webhook_id)}", Webhook, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
-    async def update(self, webhook_id: str, *, url: str = NOT_GIVEN, events: Sequence[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']] = NOT_GIVEN, description: str | None = NOT_GIVEN, status: Literal['enabled', 'disabled'] = NOT_GIVEN, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Webhook:
+    async def update(self, webhook_id: str, *, url: str = NOT_GIVEN, events: Sequence[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'deployment.waiting', 'deployment.reviewed', 'deployment.approved', 'deployment.rejected', 'environment.created', 'environment.updated', 'environment.deleted', 'environment.locked', 'environment.unlocked', 'configuration.released', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled', 'trust_policy.created', 'trust_policy.deleted', 'token.exchanged']] = NOT_GIVEN, description: str | None = NOT_GIVEN, status: Literal['enabled', 'disabled'] = NOT_GIVEN, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> Webhook:
         """Update a webhook.
 
         Change `url` (checked again), `events`, `description` or `status` (`enabled` | `disabled`).
@@ -534,11 +672,63 @@ class AsyncWebhooks:
         return await self._client._request('POST', f"/v1/webhooks/{_id(webhook_id)}/deliveries/{_id(delivery_id)}/redeliver", WebhookDelivery, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
 
+class AsyncTrustPolicies:
+    """Trust policies: ``client.trust_policies``."""
+
+    def __init__(self, client: AsyncSlipway) -> None:
+        self._client = client
+
+    async def list(self, project_id: str, *, page: int | None = None, per_page: int | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncPage[TrustPolicy]:
+        """List trust policies of a project.
+
+        Oldest first.
+
+        Only for user and client credentials.
+
+        One page: ``data``, ``pagination``, ``next_page()``.
+        """
+        return await self._client._get_page(f"/v1/projects/{_id(project_id)}/trust_policies", TrustPolicy, query(page=page, per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    def list_all(self, project_id: str, *, per_page: int | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> AsyncIterator[TrustPolicy]:
+        """List trust policies of a project.
+
+        Every item, fetching pages (of ``per_page``) as the iteration reaches them.
+        """
+        return self._client._iterate(f"/v1/projects/{_id(project_id)}/trust_policies", TrustPolicy, query(per_page=per_page), RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def create(self, project_id: str, *, name: str, issuer: str, audience: str = NOT_GIVEN, claims: Mapping[str, Any], scopes: Sequence[Literal['read', 'write']], environments: Sequence[str] | None = NOT_GIVEN, max_ttl_seconds: int = NOT_GIVEN, idempotency_key: str | None = None, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> TrustPolicy:
+        """Create a trust policy.
+
+        Lets CI tokens of `issuer` whose `aud` holds `audience` and whose claims equal every value of `claims` be exchanged (RFC 8693, at the token endpoint, with no secret) for a token acting as this project with `scopes`, deploying only to `environments`. Archived projects refuse it.
+
+        Only for user and client credentials.
+        """
+        return await self._client._request('POST', f"/v1/projects/{_id(project_id)}/trust_policies", TrustPolicy, json=body(name=name, issuer=issuer, audience=audience, claims=claims, scopes=scopes, environments=environments, max_ttl_seconds=max_ttl_seconds), options=RequestOptions(idempotency_key=idempotency_key, idempotent=True, timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def get(self, project_id: str, trust_policy_id: str, *, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> TrustPolicy:
+        """Get a trust policy.
+
+        Only for user and client credentials.
+        """
+        return await self._client._request('GET', f"/v1/projects/{_id(project_id)}/trust_policies/{_id(trust_policy_id)}", TrustPolicy, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+    async def delete(self, project_id: str, trust_policy_id: str, *, timeout: Timeout | None = None, extra_headers: Mapping[str, str] | None = None, max_retries: int | None = None) -> None:
+        """Delete a trust policy.
+
+        Tokens exchanged through it stop working (at once on this instance, within the revocation refresh on the others).
+
+        Only for user and client credentials.
+        """
+        return await self._client._request('DELETE', f"/v1/projects/{_id(project_id)}/trust_policies/{_id(trust_policy_id)}", None, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
+
+
 class AsyncResources:
     """The resource namespaces of :class:`~slipway.AsyncSlipway`."""
 
     projects: AsyncProjects
     deployments: AsyncDeployments
+    deployment_logs: AsyncDeploymentLogs
+    environments: AsyncEnvironments
     configurations: AsyncConfigurations
     api_keys: AsyncApiKeys
     users: AsyncUsers
@@ -546,11 +736,14 @@ class AsyncResources:
     oauth_clients: AsyncOAuthClients
     events: AsyncEvents
     webhooks: AsyncWebhooks
+    trust_policies: AsyncTrustPolicies
 
     def _bind_resources(self) -> None:
         client = cast("AsyncSlipway", self)
         self.projects = AsyncProjects(client)
         self.deployments = AsyncDeployments(client)
+        self.deployment_logs = AsyncDeploymentLogs(client)
+        self.environments = AsyncEnvironments(client)
         self.configurations = AsyncConfigurations(client)
         self.api_keys = AsyncApiKeys(client)
         self.users = AsyncUsers(client)
@@ -558,3 +751,4 @@ class AsyncResources:
         self.oauth_clients = AsyncOAuthClients(client)
         self.events = AsyncEvents(client)
         self.webhooks = AsyncWebhooks(client)
+        self.trust_policies = AsyncTrustPolicies(client)

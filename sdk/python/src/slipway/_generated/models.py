@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
+from typing_extensions import TypeAliasType
 
 
 class Actor(BaseModel):
-    type: Literal['user', 'api_key', 'client', 'system']
+    type: Literal['user', 'api_key', 'client', 'system', 'federated']
     id: str
 
 
@@ -43,7 +44,7 @@ class Error1(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    code: Literal['invalid_request', 'unauthorized', 'invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce', 'insufficient_scope', 'forbidden', 'quota_exceeded', 'not_found', 'method_not_allowed', 'request_timeout', 'conflict', 'invalid_transition', 'project_not_active', 'secret_unreadable', 'payload_too_large', 'unsupported_media_type', 'validation_failed', 'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable']
+    code: Literal['invalid_request', 'unauthorized', 'invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce', 'insufficient_scope', 'forbidden', 'quota_exceeded', 'not_found', 'method_not_allowed', 'request_timeout', 'conflict', 'invalid_transition', 'project_not_active', 'branch_not_allowed', 'environment_locked', 'environment_frozen', 'environment_busy', 'deployment_not_active', 'deployment_finished', 'log_full', 'secret_unreadable', 'payload_too_large', 'unsupported_media_type', 'validation_failed', 'idempotency_key_reused', 'rate_limited', 'headers_too_large', 'internal_error', 'service_unavailable']
     """
     Stable machine-readable code.
     """
@@ -164,7 +165,7 @@ class UpdateProject(BaseModel):
 
 
 class CreatedBy(BaseModel):
-    type: Literal['user', 'api_key', 'client', 'system']
+    type: Literal['user', 'api_key', 'client', 'system', 'federated']
     id: str
 
 
@@ -192,13 +193,27 @@ class Deployment(BaseModel):
     environment: str
     branch: str
     commit_sha: str | None
-    status: Literal['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded']
+    status: Literal['waiting', 'queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded', 'rejected']
     """
-    `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+    `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.
     """
     status_message: str | None
     url: str | None
     created_by: CreatedBy
+    kind: Literal['deploy', 'redeploy', 'rollback', 'promote']
+    """
+    `deploy`; `redeploy` (the same branch and commit again), `promote` (to another environment), `rollback`.
+    """
+    source_deployment_id: Annotated[
+        str | None,
+        Field(
+            examples=['dep_01jd8x7p2c4e6g8j0k2m4n6q8s'],
+            pattern='^dep_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    The deployment a redeploy, promote or rollback repeats.
+    """
     created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
     """
     ISO 8601 UTC with milliseconds.
@@ -253,6 +268,20 @@ class CreateDeployment(BaseModel):
     """
     Commit to deploy, 7–40 hex characters.
     """
+    override_freeze: Annotated[bool | None, Field(examples=[True])] = None
+    """
+    Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).
+    """
+    reason: Annotated[
+        str | None,
+        Field(
+            examples=['Hotfix for incident 42'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069](?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]{0,498}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
+    ] = None
+    """
+    Why the freeze is overridden (recorded in the event).
+    """
 
 
 class UpdateDeployment(BaseModel):
@@ -260,11 +289,11 @@ class UpdateDeployment(BaseModel):
         extra='forbid',
     )
     status: Annotated[
-        Literal['queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded'],
+        Literal['waiting', 'queued', 'building', 'deploying', 'succeeded', 'failed', 'canceled', 'superseded', 'rejected'],
         Field(examples=['building']),
     ]
     """
-    `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds.
+    `queued` → `building` → `deploying` → `succeeded`; `queued`/`building`/`deploying` → `failed` or `canceled`; `succeeded` → `superseded` when a newer deployment to the same environment succeeds. With approvals or a wait timer a deployment starts `waiting`: the service queues it when they are met, a reviewer may end it as `rejected`, and it may be `canceled`.
     """
     status_message: Annotated[
         str | None,
@@ -285,6 +314,410 @@ class UpdateDeployment(BaseModel):
     ] = None
     """
     Where the deployment can be reached: an absolute http(s) URL with a host name or IPv4 address, no user name or password, non-ASCII percent-encoded; at most 2,048 characters.
+    """
+
+
+class Redeploy(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    environment: Annotated[
+        str | None, Field(examples=['production'], pattern='^[a-z0-9][a-z0-9-]{0,62}$')
+    ] = None
+    """
+    Where to deploy the same branch and commit: another environment makes it a `promote`. Default: the deployment’s own.
+    """
+    override_freeze: Annotated[bool | None, Field(examples=[True])] = None
+    """
+    Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).
+    """
+    reason: Annotated[
+        str | None,
+        Field(
+            examples=['Hotfix for incident 42'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069](?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]{0,498}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
+    ] = None
+    """
+    Why the freeze is overridden (recorded in the event).
+    """
+
+
+class Reviewer(BaseModel):
+    type: Literal['user', 'api_key', 'client', 'system', 'federated']
+    id: str
+
+
+class Review(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['rev_01jd8x9q3s5v7w9y1a3c5e7g9j'],
+            pattern='^rev_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Review id.
+    """
+    deployment_id: Annotated[
+        str,
+        Field(
+            examples=['dep_01jd8x7p2c4e6g8j0k2m4n6q8s'],
+            pattern='^dep_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Deployment id.
+    """
+    reviewer: Annotated[
+        Reviewer,
+        Field(examples=[{'type': 'user', 'id': 'usr_01jd8x0a2b4c6d8e0f2g4h6j8k'}]),
+    ]
+    decision: Literal['approve', 'reject']
+    comment: str | None
+    created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    updated_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+
+
+class CreateReview(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    decision: Annotated[Literal['approve', 'reject'], Field(examples=['approve'])]
+    """
+    One reject ends the deployment as `rejected`.
+    """
+    comment: Annotated[
+        str | None,
+        Field(
+            examples=['Checked the migration.'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u202a-\\u202e\\u2066-\\u2069](?:[^\\u202a-\\u202e\\u2066-\\u2069]{0,998}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u202a-\\u202e\\u2066-\\u2069])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
+    ] = None
+    """
+    At most 1,000 characters.
+    """
+
+
+class ReviewList(BaseModel):
+    data: list[Review]
+    pagination: Pagination
+
+
+class Variable(BaseModel):
+    key: str
+    value: str
+    secret: bool
+
+
+class DeploymentConfiguration(BaseModel):
+    deployment_id: Annotated[
+        str,
+        Field(
+            examples=['dep_01jd8x7p2c4e6g8j0k2m4n6q8s'],
+            pattern='^dep_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Deployment id.
+    """
+    environment: str
+    variables: list[Variable]
+    """
+    Every variable of the environment, secret values in clear.
+    """
+
+
+class AppendLogResult(BaseModel):
+    first_seq: Annotated[int, Field(examples=[101], ge=1)]
+    """
+    Number of the request's first line in the deployment's log.
+    """
+    last_seq: Annotated[int, Field(examples=[150], ge=1)]
+    """
+    Number of its last line: the lines are numbered first_seq..last_seq, with no other line between.
+    """
+
+
+class Line(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    text: Annotated[str, Field(examples=['Step 3/9 : RUN npm ci'], max_length=8192)]
+    """
+    The line, at most 8 KiB in UTF-8. Any value of a secret configuration of the project (8 characters or longer) in it is stored as `***`.
+    """
+    stream: Literal['stdout', 'stderr', 'system'] | None = None
+    """
+    `stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).
+    """
+    timestamp: Annotated[
+        AwareDatetime | None, Field(examples=['2026-01-15T09:30:00.000Z'])
+    ] = None
+    """
+    When the deployer saw the line (ISO 8601); default: when Slipway received it.
+    """
+
+
+class AppendLog(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    lines: Annotated[list[Line], Field(max_length=1000, min_length=1)]
+    """
+    1 to 1000 lines, in order; the whole request at most 1 MiB.
+    """
+
+
+class LogLine(BaseModel):
+    seq: Annotated[int, Field(ge=1)]
+    stream: Literal['stdout', 'stderr', 'system']
+    """
+    `stdout` (the default), `stderr`, or `system` (said by the deployer or by Slipway itself).
+    """
+    text: str
+    timestamp: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+
+
+class Protection(BaseModel):
+    required_approvals: int
+    reviewers: list[str]
+    prevent_self_review: bool
+    wait_timer_seconds: int
+    branch_patterns: list[str] | None
+
+
+class LockedBy(BaseModel):
+    type: Literal['user', 'api_key', 'client', 'system', 'federated']
+    id: str
+
+
+class Lock(BaseModel):
+    reason: str
+    locked_by: LockedBy
+    locked_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+
+
+class FreezeWindow(BaseModel):
+    starts_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    ends_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    reason: str
+
+
+class Environment(BaseModel):
+    name: Annotated[str, Field(examples=['staging'])]
+    id: Annotated[
+        str,
+        Field(
+            examples=['env_01jd8x7p2c4e6g8j0k2m4n6q8s'],
+            pattern='^env_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Environment id.
+    """
+    project_id: Annotated[
+        str,
+        Field(
+            examples=['proj_01jd8x3k9q7m2v4t6r8w0y1z3b'],
+            pattern='^proj_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Project id.
+    """
+    url: str | None
+    protection: Protection
+    serial: bool
+    cancel_superseded: bool
+    lock: Lock | None
+    freeze_windows: list[FreezeWindow]
+    current_deployment_id: Annotated[
+        str | None,
+        Field(
+            examples=['dep_01jd8x7p2c4e6g8j0k2m4n6q8s'],
+            pattern='^dep_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    The deployment that succeeded last and is live.
+    """
+    created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    updated_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+
+
+class FreezeWindow1(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    starts_at: Annotated[AwareDatetime, Field(examples=['2099-12-20T00:00:00Z'])]
+    """
+    Start (ISO 8601).
+    """
+    ends_at: Annotated[AwareDatetime, Field(examples=['2100-01-02T00:00:00Z'])]
+    """
+    End (ISO 8601), after `starts_at`.
+    """
+    reason: Annotated[
+        str,
+        Field(
+            examples=['Holiday freeze'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069](?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]{0,498}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
+    ]
+    """
+    Why, 1–500 characters.
+    """
+
+
+class Reviewer1(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            examples=['admin'],
+            pattern='^(?:usr_[0-9a-hjkmnp-tv-z]{26}|viewer|developer|admin|owner)$',
+        ),
+    ]
+    """
+    A user id (`usr_…`) or a role (`viewer`, `developer`, `admin`, `owner`).
+    """
+
+
+class BranchPattern(RootModel[str]):
+    root: Annotated[str, Field(pattern='^[^\\x00-\\x20\\x7f~^:?[\\\\]{1,255}$')]
+
+
+class ProtectionInput(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    required_approvals: Annotated[int | None, Field(examples=[2], ge=0, le=6)] = None
+    """
+    Approvals a deployment needs before it is queued, 0–6.
+    """
+    reviewers: Annotated[
+        list[Reviewer1] | None,
+        Field(examples=[['usr_01jd8x0a2b4c6d8e0f2g4h6j8k', 'admin']], max_length=50),
+    ] = None
+    """
+    Who may review: user ids and/or roles. Empty: any admin or owner of the account.
+    """
+    prevent_self_review: Annotated[bool | None, Field(examples=[True])] = None
+    """
+    The deployment’s creator cannot approve it.
+    """
+    wait_timer_seconds: Annotated[
+        int | None, Field(examples=[600], ge=0, le=2592000)
+    ] = None
+    """
+    Seconds to wait after the last needed approval (or after creation, without approvals), 0–2,592,000.
+    """
+    branch_patterns: Annotated[
+        list[BranchPattern] | None,
+        Field(examples=[['main', 'release/*']], max_length=50),
+    ] = None
+    """
+    Globs of the branches admitted: `*` within a path segment, `**` across segments. `null`: any branch.
+    """
+
+
+class UpdateEnvironment(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    url: Annotated[
+        str | None,
+        Field(
+            examples=['https://checkout.example.com'],
+            max_length=2048,
+            pattern='^[hH][tT][tT][pP][sS]?:\\/\\/(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}|(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?(?:[/?#][\\x21-\\x7e]*)?$',
+        ),
+    ] = None
+    """
+    Where the environment is reached, an absolute http(s) URL.
+    """
+    protection: ProtectionInput | None = None
+    serial: Annotated[bool | None, Field(examples=[True])] = None
+    """
+    At most one deployment in `building` or `deploying` at a time.
+    """
+    cancel_superseded: Annotated[bool | None, Field(examples=[False])] = None
+    """
+    A new deployment cancels the older `waiting` and `queued` ones.
+    """
+    freeze_windows: Annotated[list[FreezeWindow1] | None, Field(max_length=50)] = None
+    """
+    Times no deployment may be created (except an admin override).
+    """
+
+
+class LockEnvironment(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    reason: Annotated[
+        str,
+        Field(
+            examples=['Incident 42 in progress'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069](?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]{0,498}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
+    ]
+    """
+    Why, 1–500 characters.
+    """
+
+
+class Rollback(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    deployment_id: Annotated[
+        str | None,
+        Field(
+            examples=['dep_01jd8x7p2c4e6g8j0k2m4n6q8s'],
+            pattern='^dep_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ] = None
+    """
+    The deployment to redeploy; default: the one that succeeded before the current one.
+    """
+    override_freeze: Annotated[bool | None, Field(examples=[True])] = None
+    """
+    Deploy inside a freeze window (admin scope); inside one, an override without `reason` is refused (`environment_frozen`).
+    """
+    reason: Annotated[
+        str | None,
+        Field(
+            examples=['Hotfix for incident 42'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069](?:[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]{0,498}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
+    ] = None
+    """
+    Why the freeze is overridden (recorded in the event).
     """
 
 
@@ -952,10 +1385,10 @@ class RegisterOAuthClient(BaseModel):
 
 class Actor1(BaseModel):
     """
-    Who made the change: a user, an API key, an OAuth client, or the admin CLI (`system`).
+    Who made the change: a user, an API key, an OAuth client, a CI token exchanged through a trust policy (`federated`), or the admin CLI (`system`).
     """
 
-    type: Literal['user', 'api_key', 'client', 'system']
+    type: Literal['user', 'api_key', 'client', 'system', 'federated']
     id: str
 
 
@@ -973,7 +1406,7 @@ class Event(BaseModel):
         Field(examples=[{'type': 'api_key', 'id': 'key_01jd8z4c8p6r0t2v4x6z8b0d2f'}]),
     ]
     """
-    Who made the change: a user, an API key, an OAuth client, or the admin CLI (`system`).
+    Who made the change: a user, an API key, an OAuth client, a CI token exchanged through a trust policy (`federated`), or the admin CLI (`system`).
     """
     project_id: Annotated[
         str | None,
@@ -1012,7 +1445,7 @@ class Webhook(BaseModel):
     Webhook id.
     """
     url: str
-    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']]
+    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'deployment.waiting', 'deployment.reviewed', 'deployment.approved', 'deployment.rejected', 'environment.created', 'environment.updated', 'environment.deleted', 'environment.locked', 'environment.unlocked', 'configuration.released', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled', 'trust_policy.created', 'trust_policy.deleted', 'token.exchanged']]
     description: str | None
     status: Literal['enabled', 'disabled']
     """
@@ -1040,7 +1473,7 @@ class WebhookWithSecret(BaseModel):
     Webhook id.
     """
     url: str
-    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']]
+    events: list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'deployment.waiting', 'deployment.reviewed', 'deployment.approved', 'deployment.rejected', 'environment.created', 'environment.updated', 'environment.deleted', 'environment.locked', 'environment.unlocked', 'configuration.released', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled', 'trust_policy.created', 'trust_policy.deleted', 'token.exchanged']]
     description: str | None
     status: Literal['enabled', 'disabled']
     """
@@ -1079,8 +1512,8 @@ class CreateWebhook(BaseModel):
     Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
     """
     events: Annotated[
-        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']],
-        Field(examples=[['deployment.status_changed']], max_length=27, min_length=1),
+        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'deployment.waiting', 'deployment.reviewed', 'deployment.approved', 'deployment.rejected', 'environment.created', 'environment.updated', 'environment.deleted', 'environment.locked', 'environment.unlocked', 'configuration.released', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled', 'trust_policy.created', 'trust_policy.deleted', 'token.exchanged']],
+        Field(examples=[['deployment.status_changed']], max_length=40, min_length=1),
     ]
     """
     The event types delivered.
@@ -1117,8 +1550,8 @@ class UpdateWebhook(BaseModel):
     Where deliveries are POSTed. `https` only (plain `http` only to loopback, when the deployment allows it for development). The host must resolve to public addresses only: private, loopback, link-local, CGNAT, multicast and metadata addresses are refused (422), at registration and before every delivery.
     """
     events: Annotated[
-        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled']] | None,
-        Field(examples=[['deployment.status_changed']], max_length=27, min_length=1),
+        list[Literal['*', 'project.created', 'project.updated', 'project.deleted', 'deployment.created', 'deployment.status_changed', 'deployment.waiting', 'deployment.reviewed', 'deployment.approved', 'deployment.rejected', 'environment.created', 'environment.updated', 'environment.deleted', 'environment.locked', 'environment.unlocked', 'configuration.released', 'configuration.created', 'configuration.updated', 'configuration.deleted', 'api_key.created', 'api_key.rotated', 'api_key.revoked', 'user.created', 'user.updated', 'user.deleted', 'user.password_changed', 'user.password_set', 'user.invitation_accepted', 'user.invitation_declined', 'oauth_client.created', 'oauth_client.secret_rotated', 'oauth_client.deleted', 'webhook.created', 'webhook.updated', 'webhook.deleted', 'webhook.secret_rotated', 'webhook.disabled', 'trust_policy.created', 'trust_policy.deleted', 'token.exchanged']] | None,
+        Field(examples=[['deployment.status_changed']], max_length=40, min_length=1),
     ] = None
     """
     The event types delivered.
@@ -1153,6 +1586,116 @@ class WebhookDeliveryAttempt(BaseModel):
     error: Annotated[str | None, Field(examples=['timed out after 10000 ms'])]
 
 
+class TrustPolicy(BaseModel):
+    """
+    Which CI tokens may be exchanged for a token acting as the project (docs: "CI without stored secrets").
+    """
+
+    id: Annotated[
+        str,
+        Field(
+            examples=['tp_01jd8x3k9q7m2v4t6r8w0y1z3b'],
+            pattern='^tp_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Trust policy id.
+    """
+    project_id: Annotated[
+        str,
+        Field(
+            examples=['proj_01jd8x3k9q7m2v4t6r8w0y1z3b'],
+            pattern='^proj_[0-9a-hjkmnp-tv-z]{26}$',
+        ),
+    ]
+    """
+    Project id.
+    """
+    name: str
+    issuer: str
+    audience: str
+    claims: dict[str, str]
+    scopes: list[Literal['read', 'write']]
+    environments: list[str] | None
+    max_ttl_seconds: int
+    created_at: Annotated[AwareDatetime, Field(examples=['2026-01-15T09:30:00.000Z'])]
+    """
+    ISO 8601 UTC with milliseconds.
+    """
+    created_by: CreatedBy
+
+
+ClaimsAdditionalProperty = TypeAliasType(
+    "ClaimsAdditionalProperty", Annotated[str, Field(max_length=256, min_length=1)]
+)
+
+
+class Environment1(RootModel[str]):
+    root: Annotated[
+        str, Field(examples=['production'], pattern='^[a-z0-9][a-z0-9-]{0,62}$')
+    ]
+    """
+    Target environment.
+    """
+
+
+class CreateTrustPolicy(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    name: Annotated[
+        str,
+        Field(
+            examples=['GitHub Actions: deploy from main'],
+            pattern='^[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u202a-\\u202e\\u2066-\\u2069](?:[^\\u202a-\\u202e\\u2066-\\u2069]{0,98}[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff\\u202a-\\u202e\\u2066-\\u2069])?[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]*$',
+        ),
+    ]
+    """
+    What the policy is for, 1–100 characters after trimming.
+    """
+    issuer: Annotated[
+        str,
+        Field(examples=['https://token.actions.githubusercontent.com'], max_length=512),
+    ]
+    """
+    The CI provider's OpenID Connect issuer, exactly as its tokens' `iss` says it (`https` only; plain `http` only on loopback, when the deployment allows it for development). Its keys are read from `{issuer}/.well-known/openid-configuration`.
+    """
+    audience: Annotated[
+        str | None,
+        Field(examples=['https://slipway.example.com'], max_length=512, min_length=1),
+    ] = None
+    """
+    What the token's `aud` must hold. Default: this server's base URL.
+    """
+    claims: Annotated[
+        dict[str, ClaimsAdditionalProperty],
+        Field(
+            examples=[{'repository_id': '123456789', 'repository_owner_id': '987654', 'ref': 'refs/heads/main'}]
+        ),
+    ]
+    """
+    Claim name → the exact string value the token must carry. Matched by equality only: `*` or any other character is just that character. At least one claim besides `iss` and `aud`.
+    """
+    scopes: Annotated[
+        list[Literal['read', 'write']],
+        Field(examples=[['read', 'write']], max_length=2, min_length=1),
+    ]
+    """
+    The exchanged token's scopes (`write` includes `read`).
+    """
+    environments: Annotated[
+        list[Environment1] | None,
+        Field(examples=[['staging', 'production']], max_length=50, min_length=1),
+    ] = None
+    """
+    The environments the exchanged token may deploy to; `null` or absent: all.
+    """
+    max_ttl_seconds: Annotated[int | None, Field(examples=[900], ge=60, le=3600)] = 900
+    """
+    How long an exchanged token lives, 60–3600 s (default 900).
+    """
+
+
 class ProjectList(BaseModel):
     data: list[Project]
     pagination: Pagination
@@ -1161,6 +1704,59 @@ class ProjectList(BaseModel):
 class DeploymentList(BaseModel):
     data: list[Deployment]
     pagination: Pagination
+
+
+class LogPage(BaseModel):
+    data: list[LogLine]
+    next_after: Annotated[int, Field(ge=0)]
+    """
+    Pass as `after` for the next page: the last seq of this one (or the `after` given, when the page is empty).
+    """
+    complete: bool
+    """
+    The deployment has finished and this page reaches the last line stored. A line appended later (within 10 minutes of the finish) makes a later read longer.
+    """
+
+
+class EnvironmentList(BaseModel):
+    data: list[Environment]
+    pagination: Pagination
+
+
+class CreateEnvironment(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    name: Annotated[
+        str, Field(examples=['staging'], pattern='^[a-z0-9][a-z0-9-]{0,62}$')
+    ]
+    """
+    Target environment.
+    """
+    url: Annotated[
+        str | None,
+        Field(
+            examples=['https://checkout.example.com'],
+            max_length=2048,
+            pattern='^[hH][tT][tT][pP][sS]?:\\/\\/(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}|(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?(?:[/?#][\\x21-\\x7e]*)?$',
+        ),
+    ] = None
+    """
+    Where the environment is reached, an absolute http(s) URL.
+    """
+    protection: ProtectionInput | None = None
+    serial: Annotated[bool | None, Field(examples=[True])] = None
+    """
+    At most one deployment in `building` or `deploying` at a time.
+    """
+    cancel_superseded: Annotated[bool | None, Field(examples=[False])] = None
+    """
+    A new deployment cancels the older `waiting` and `queued` ones.
+    """
+    freeze_windows: Annotated[list[FreezeWindow1] | None, Field(max_length=50)] = None
+    """
+    Times no deployment may be created (except an admin override).
+    """
 
 
 class ConfigurationList(BaseModel):
@@ -1245,4 +1841,9 @@ class WebhookDelivery(BaseModel):
 
 class WebhookDeliveryList(BaseModel):
     data: list[WebhookDelivery]
+    pagination: Pagination
+
+
+class TrustPolicyList(BaseModel):
+    data: list[TrustPolicy]
     pagination: Pagination
