@@ -19,8 +19,9 @@ export const EnvironmentId = z
 export const EnvironmentParams = z.object({ project_id: ProjectId, name: Environment });
 export type EnvironmentParams = z.output<typeof EnvironmentParams>;
 
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const BRANCH_GLOB = /^[^\x00-\x20\x7f~^:?[\\]{1,255}$/u;
+// `[` escaped inside the class: the same in JavaScript, and a nested class in other engines (Rust's regex, which pydantic uses) otherwise.
+// eslint-disable-next-line no-control-regex, no-useless-escape -- control characters are exactly what is refused; the escape is for other engines
+const BRANCH_GLOB = /^[^\x00-\x20\x7f~^:?\[\\]{1,255}$/u;
 
 /** A user id or a role, as one string (one pattern rather than a union, so every SDK types it as a string). */
 const REVIEWER = new RegExp(`^(?:${USER_ID.source.slice(1, -1)}|${ROLES.join('|')})$`);

@@ -608,7 +608,7 @@ class Reviewer1(RootModel[str]):
 
 
 class BranchPattern(RootModel[str]):
-    root: Annotated[str, Field(pattern='^[^\\x00-\\x20\\x7f~^:?[\\\\]{1,255}$')]
+    root: Annotated[str, Field(pattern='^[^\\x00-\\x20\\x7f~^:?\\[\\\\]{1,255}$')]
 
 
 class ProtectionInput(BaseModel):
