@@ -334,8 +334,8 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_0
   }
 }
 
-async function waitForDeployment(projectId: string, branch: string, commit?: string): Promise<{ id: string }> {
-  let found: { id: string } | undefined;
+async function waitForDeployment(projectId: string, branch: string, commit?: string): Promise<{ id: string; created_by: { type: string; id: string } }> {
+  let found: { id: string; created_by: { type: string; id: string } } | undefined;
   await waitFor(async () => {
     const res = await env.api.get(`/v1/projects/${projectId}/deployments?branch=${encodeURIComponent(branch)}`, { token: apiKey });
     found = res.body.data.find((d: { commit_sha: string | null; status: string }) => d.status === 'queued' && (commit === undefined || d.commit_sha === commit));
@@ -487,6 +487,23 @@ describe('slip login: the device authorization grant (RFC 8628) of the client sl
       expect(json(who.stdout)).toMatchObject({ credentials: 'oauth', stored_in: 'file', user: { id: env.owner.id, email: env.owner.email } });
       const accounts = await slip(cli, ['accounts', '--json'], { home: h });
       expect(json(accounts.stdout)).toEqual([expect.objectContaining({ account_id: env.owner.accountId, current: true })]);
+
+      // The day's work on that sign-in: projects, a deployment followed to its end, its log.
+      const projects = await slip(cli, ['projects', '--json'], { home: h });
+      expect(projects.code, projects.stderr).toBe(0);
+      expect(json(projects.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ id: project.id, name: 'checkout' })]));
+      const deploying = slip(cli, ['deploy', '-p', 'checkout', '-e', 'signed-in', '-b', 'main', '--commit', '5e1f00d', '--wait', '--json', '--poll', '0.1'], { home: h });
+      const deployment = await waitForDeployment(project.id, 'main', '5e1f00d');
+      expect(deployment.created_by).toEqual({ type: 'user', id: env.owner.id });
+      expect((await env.api.post(`/v1/projects/${project.id}/deployments/${deployment.id}/logs`, { token: apiKey, body: { lines: [{ text: 'built in 3 s' }] } })).status).toBe(202);
+      for (const status of ['building', 'deploying', 'succeeded'])
+        expect((await env.api.patch(`/v1/projects/${project.id}/deployments/${deployment.id}`, { token: apiKey, body: { status } })).status).toBe(200);
+      const deployed = await deploying;
+      expect(deployed.code, deployed.stderr).toBe(0);
+      expect(json(deployed.stdout)).toMatchObject({ id: deployment.id, status: 'succeeded' });
+      const log = await slip(cli, ['logs', deployment.id, '-p', 'checkout'], { home: h });
+      expect(log.code, log.stderr).toBe(0);
+      expect(log.stdout).toBe('built in 3 s\n');
 
       // The access token alone, as Bearer: refused (it is bound to the key).
       const bearer = await fetch(`${env.server.url}/v1/users/me`, { headers: { authorization: `Bearer ${stored.tokens.accessToken}` } });
