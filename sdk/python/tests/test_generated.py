@@ -108,7 +108,7 @@ TREE = {
 
 
 # The operations besides the creates whose document declares an Idempotency-Key header.
-IDEMPOTENT = {("api_keys", "rotate"), ("oauth_clients", "rotate_secret"), ("webhooks", "rotate_secret")}
+IDEMPOTENT = {("api_keys", "rotate"), ("oauth_clients", "rotate_secret"), ("webhooks", "rotate_secret"), ("deployments", "redeploy"), ("deployment_logs", "append"), ("environments", "rollback")}
 
 
 def test_the_resource_tree_is_the_agreed_one() -> None:
