@@ -173,6 +173,8 @@ const SETTINGS = {
   logMaxBytes: setting('LOG_MAX_BYTES', whole(1, 1024 * 1024 * 1024 * 16), 50 * 1024 * 1024),
   /** Days a deployment's log is kept after the deployment was created; then the sweep removes it in batches. */
   logRetentionDays: setting('LOG_RETENTION_DAYS', between(0.0001, 3650), 30),
+  /** How often each instance looks for waiting deployments whose approvals are met and timer has run out (docs/product.md §9: moved within 5 s). */
+  schedulerIntervalMs: setting('SCHEDULER_INTERVAL_MS', whole(100, 60_000), 1000),
   /** How often each instance looks for new lines and status changes of the deployments someone follows there. */
   logPollIntervalMs: setting('LOG_POLL_INTERVAL_MS', whole(10, 1000), 250),
   /** The comment line an event stream sends when it has sent nothing else for this long (keeps proxies open). */

@@ -108,7 +108,7 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
     ...{ deployments: repos.deployments, deploymentReviews: repos.deploymentReviews, deploymentClaims: repos.deploymentClaims },
     ...{ eventLog, projects, environments, configurations, clock },
   });
-  const deploymentScheduler = new DeploymentScheduler({ deployments, logger });
+  const deploymentScheduler = new DeploymentScheduler({ deployments, logger, intervalMs: config.schedulerIntervalMs });
   const apiKeys = new ApiKeyService({
     ...{ apiKeys: repos.apiKeys, apiKeySecrets: repos.apiKeySecrets, apiKeyUsage: repos.apiKeyUsage },
     ...{ eventLog, locks, changes, projects, quotas, clock },

@@ -18,7 +18,8 @@ import { keyDerivations } from '../../src/keys/secretBox.ts';
 const REPEAT = 20;
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
-const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepIntervalSeconds: 3600, webhookAllowLoopback: true } });
+// Background work polls rarely here, so that what is counted is the requests' own commands.
+const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepIntervalSeconds: 3600, webhookAllowLoopback: true, schedulerIntervalMs: 60_000 } });
 let api: Api;
 let owner: TestUser;
 
