@@ -133,7 +133,8 @@ export class ApiRouter {
       request: {
         ...(draft.params ? { params: draft.params as ZodObject } : {}),
         ...(draft.query ? { query: draft.query as ZodObject } : {}),
-        ...(draft.body ? { body: { required: true, content: { 'application/json': { schema: draft.body } } } } : {}),
+        // A request without a body is read as `{}` (http/jsonBody.ts): the body is required only where `{}` is not valid.
+        ...(draft.body ? { body: { required: !draft.body.safeParse({}).success, content: { 'application/json': { schema: draft.body } } } } : {}),
       },
       responses: { [String(doc.success.status)]: success, ...errorResponses(draft.errors) },
     };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actorRef } from './actor.ts';
 import { pageOf } from './page.ts';
-import { trimmedText } from './rules.ts';
+import { documentedPattern, HTTP_URL_PATTERN, trimmedText } from './rules.ts';
 import { Environment } from './deployments.ts';
 import { ProjectId, Timestamp } from './projects.ts';
 
@@ -38,8 +38,11 @@ export function issuerProblem(value: string): string | undefined {
 const Issuer = z
   .string()
   .max(MAX_ISSUER_LENGTH)
+  .regex(HTTP_URL_PATTERN, 'must be an absolute URL')
+  .meta(documentedPattern(HTTP_URL_PATTERN))
   .superRefine((value, ctx) => {
-    const problem = issuerProblem(value);
+    // One problem per value: the documented pattern's refusal already said what is wrong.
+    const problem = HTTP_URL_PATTERN.test(value) ? issuerProblem(value) : undefined;
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })
   .meta({
