@@ -35,6 +35,8 @@ export interface AppDeps {
  * The one Koa app: system endpoints, the authorization server's pages, oidc-provider mounted at /oauth
  * (outside the JSON error handler, so its errors keep the OAuth format), then the JSON API.
  */
+const CLIENT_WENT_AWAY = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
+
 export function createApp(deps: AppDeps): Koa {
   const { provider, container } = deps;
   const { config, logger, repos, sessions, services, metrics } = container;
@@ -44,7 +46,11 @@ export function createApp(deps: AppDeps): Koa {
   // The mounted provider signs its cookies through this app's cookie jar with the cookie keys.
   app.keys = container.keys.cookies;
   app.silent = true;
-  app.on('error', (err: Error) => logger.error({ err }, 'unhandled error'));
+  // A reader that goes away mid-answer (an event stream closed, a download cut) is not a server error.
+  app.on('error', (err: Error & { code?: string }) => {
+    if (err.code && CLIENT_WENT_AWAY.has(err.code)) logger.debug({ err: { code: err.code } }, 'the client closed the connection during the answer');
+    else logger.error({ err }, 'unhandled error');
+  });
 
   app.use(resolveClientAddress(config));
   app.use(pinPublicOrigin(config.publicUrl));
