@@ -80,21 +80,43 @@ func TestFollowLinesStatusesEnd(t *testing.T) {
 	c := apiKeyClient(t)
 	d := followDeployment(t, ctx, c, 3)
 	var events []slipway.LogEvent
-	var moved sync.WaitGroup
+	moved := make(chan error, 1)
+	started := false
 	for event, err := range c.DeploymentLogs.Follow(ctx, server.APIKey.ProjectID, d.ID, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		events = append(events, event)
 		if event.Type == slipway.LogEventLine && event.Line.Seq == 3 {
-			moved.Go(func() {
-				moveTo(t, ctx, c, d.ID, "building")
-				appendLines(t, ctx, c, d.ID, 4, 5)
-				moveTo(t, ctx, c, d.ID, "deploying", "succeeded")
-			})
+			// While the follow waits: building, two more lines, deploying, succeeded.
+			started = true
+			go func() {
+				update := func(s string) error {
+					_, err := c.Deployments.Update(ctx, server.APIKey.ProjectID, d.ID, slipway.UpdateDeployment{Status: slipway.UpdateDeploymentStatus(s)})
+					return err
+				}
+				var body slipway.AppendLog
+				_ = json.Unmarshal([]byte(`{"lines":[{"text":"line 4"},{"text":"line 5","stream":"stderr"}]}`), &body)
+				err := update("building")
+				if err == nil {
+					_, err = c.DeploymentLogs.Append(ctx, server.APIKey.ProjectID, d.ID, body)
+				}
+				if err == nil {
+					err = update("deploying")
+				}
+				if err == nil {
+					err = update("succeeded")
+				}
+				moved <- err
+			}()
 		}
 	}
-	moved.Wait()
+	if !started {
+		t.Fatalf("the follow ended before line 3: %+v", events)
+	}
+	if err := <-moved; err != nil {
+		t.Fatal(err)
+	}
 	if got := seqsOf(events); !slices.Equal(got, upTo(5)) {
 		t.Fatalf("seqs = %v", got)
 	}
