@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, NotFoundError, RequestAbortedError, Slipway, type LogEvent } from '../src/index.ts';
-import { harness } from './support/env.ts';
+import { ConnectionError, NotFoundError, RequestAbortedError, Slipway, SlipwayOAuth, type LogEvent } from '../src/index.ts';
+import { harness, login, redirectUri } from './support/env.ts';
 
 const projectId = () => harness().api_key.project_id;
 const client = (options: Partial<ConstructorParameters<typeof Slipway>[0]> = {}) =>
@@ -158,6 +158,25 @@ describe('deploymentLogs.follow', () => {
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestAbortedError);
     expect(seqs(events)).toEqual([1, 2]);
+  });
+
+  it('with a DPoP-bound token: every connection carries a fresh proof the server accepts', async () => {
+    const info = harness();
+    const cutting = cuttingFetch([{ after: 2, how: 'error' }]);
+    const oauth = new SlipwayOAuth({ baseUrl: info.base_url, clientId: info.public_client.client_id, redirectUri: redirectUri(info), dpop: true, fetch: cutting.fetch });
+    const tokens = await login(info, 'read write', 'owner', oauth);
+    expect(tokens.tokenType).toBe('dpop');
+    const owner = new Slipway({ baseUrl: info.base_url, auth: oauth.session(tokens), fetch: cutting.fetch, initialRetryDelay: 5 });
+    const deployment = await deploymentWithLines(owner, 5);
+    await finish(owner, deployment.id);
+    const events: LogEvent[] = [];
+    for await (const event of owner.deploymentLogs.follow(projectId(), deployment.id)) events.push(event);
+    expect(seqs(events)).toEqual([1, 2, 3, 4, 5]);
+    expect(cutting.requests.map((h) => h.get('last-event-id'))).toEqual([null, '2']);
+    expect(cutting.requests.every((h) => h.get('authorization') === `DPoP ${tokens.accessToken}`)).toBe(true);
+    const proofs = cutting.requests.map((h) => JSON.parse(Buffer.from(h.get('dpop')!.split('.')[1]!, 'base64url').toString()) as { jti: string; htm: string; htu: string });
+    expect(new Set(proofs.map((p) => p.jti)).size).toBe(2);
+    expect(proofs.every((p) => p.htm === 'GET' && p.htu.startsWith(`${info.base_url}/v1/projects/${projectId()}/deployments/${deployment.id}/logs`))).toBe(true);
   });
 
   it('checks its arguments at the call', () => {
