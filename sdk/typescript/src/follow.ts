@@ -123,6 +123,8 @@ async function* follow(api: ApiClient, path: string, options: FollowOptions): As
       const response = await api.openStream(path, last > 0 ? { after: last } : undefined, headers, signal);
       if (!response.body) throw new ConnectionError({ code: 'invalid_response', status: null, message: `The log stream of ${path} had no body` });
       for await (const sse of parseEventStream(response.body)) {
+        // An event of another name (a later server's) is passed over.
+        if (sse.event !== 'line' && sse.event !== 'status' && sse.event !== 'end') continue;
         const data: unknown = JSON.parse(sse.data);
         if (sse.event === 'line') {
           const line = data as LogLine;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, NotFoundError, RequestAbortedError, Slipway, SlipwayOAuth, type LogEvent } from '../src/index.ts';
+import { parseEventStream } from '../src/follow.ts';
 import { harness, login, redirectUri } from './support/env.ts';
 
 const projectId = () => harness().api_key.project_id;
@@ -183,5 +184,29 @@ describe('deploymentLogs.follow', () => {
     const ci = client();
     expect(() => ci.deploymentLogs.follow(projectId(), '')).toThrow(TypeError);
     expect(() => ci.deploymentLogs.follow(projectId(), 'dep_x', { after: -1 })).toThrow(TypeError);
+  });
+});
+
+describe('the event stream parser', () => {
+  it('takes LF, CRLF and CR line ends, chunks cut anywhere, comments, multi-line data, and dispatches on a blank line only', async () => {
+    const text = ': keep-alive\r\n\r\nid: 1\r\nevent: line\r\ndata: {"seq":1}\r\n\r\nevent: status\rdata: a\rdata: b\r\revent: end\ndata:{"x":1}\n\nevent: line\ndata: {"seq":9}\n';
+    const bytes = new TextEncoder().encode(text);
+    // Every way of cutting the bytes in two gives the same events.
+    for (let cut = 0; cut <= bytes.length; cut += 1) {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes.slice(0, cut));
+          controller.enqueue(bytes.slice(cut));
+          controller.close();
+        },
+      });
+      const events = [];
+      for await (const event of parseEventStream(body)) events.push(event);
+      expect(events, `cut at ${cut}`).toEqual([
+        { event: 'line', data: '{"seq":1}', id: '1' },
+        { event: 'status', data: 'a\nb', id: '1' },
+        { event: 'end', data: '{"x":1}', id: '1' },
+      ]);
+    }
   });
 });

@@ -87,8 +87,8 @@ class _Follow:
             return None
         kind, data = self._event, self._data
         self._event, self._data = "", []
-        if not data:
-            return None
+        if not data or kind not in ("line", "status", "end"):
+            return None  # an event of another name (a later server's) is passed over
         try:
             payload = json.loads("\n".join(data))
             if kind == "line":
