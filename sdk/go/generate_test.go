@@ -80,7 +80,7 @@ func TestTheResourceTree(t *testing.T) {
 	want := map[string][]string{
 		"Projects":       {"List", "All", "Create", "Get", "Update", "Delete"},
 		"Deployments":    {"List", "All", "Create", "Get", "Update", "Redeploy", "ListReviews", "AllReviews", "Review", "GetConfiguration"},
-		"DeploymentLogs": {"Read", "Append"},
+		"DeploymentLogs": {"Read", "Append", "Follow"},
 		"Environments":   {"List", "All", "Create", "Get", "Update", "Delete", "Lock", "Unlock", "Rollback"},
 		"TrustPolicies":  {"List", "All", "Create", "Get", "Delete"},
 		"Configurations": {"List", "All", "Create", "Get", "Update", "Delete"},

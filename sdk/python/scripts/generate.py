@@ -330,6 +330,11 @@ def method_code(op: Operation, *, asynchronous: bool) -> str:
     return out
 
 
+# Hand-written methods a namespace takes from a base class (src/slipway/_follow.py): {class: base}; the
+# async namespace takes the base's Async twin.
+HANDWRITTEN_BASES = {"DeploymentLogs": "LogFollowing"}
+
+
 def resources_module(doc: Document, operations: list[Operation], *, asynchronous: bool) -> str:
     client, iterator = ("AsyncSlipway", "AsyncIterator") if asynchronous else ("Slipway", "Iterator")
     prefix = "Async" if asynchronous else ""
@@ -346,6 +351,9 @@ def resources_module(doc: Document, operations: list[Operation], *, asynchronous
     out += "from datetime import datetime\n"
     out += f"from typing import TYPE_CHECKING, Any, {iterator}, Literal, Mapping, Sequence, cast\n\n"
     out += "from .._base import NOT_GIVEN, RequestOptions, Timeout, body, path_id as _id, query\n"
+    bases = sorted({prefix + HANDWRITTEN_BASES[namespace_of(op.tag)[1]] for op in operations if namespace_of(op.tag)[1] in HANDWRITTEN_BASES})
+    if bases:
+        out += f"from .._follow import {', '.join(bases)}\n"
     out += "from .models import (\n" + "".join(f"    {m},\n" for m in models) + ")\n\n"
     out += "if TYPE_CHECKING:\n"
     out += "    from .client import Page, Slipway\n" if not asynchronous else "    from .async_client import AsyncPage, AsyncSlipway\n"
@@ -354,7 +362,8 @@ def resources_module(doc: Document, operations: list[Operation], *, asynchronous
     out += "\n"
     for tag, ops in tags.items():
         attribute, cls, _ = namespace_of(tag)
-        out += f"class {prefix}{cls}:\n"
+        base = HANDWRITTEN_BASES.get(cls)
+        out += f"class {prefix}{cls}({prefix}{base}):\n" if base else f"class {prefix}{cls}:\n"
         out += f'    """{tag}: ``client.{attribute}``."""\n\n'
         out += f"    def __init__(self, client: {client}) -> None:\n        self._client = client\n\n"
         for op in ops:

@@ -1,4 +1,5 @@
 import { ApiClient, type ClientOptions, type RequestOptions, type RequestSpec } from './core.js';
+import { DeploymentLogsFollowing } from './follow.js';
 import { Resources } from './resources/index.js';
 
 /**
@@ -10,11 +11,15 @@ import { Resources } from './resources/index.js';
  */
 export class Slipway extends Resources {
   readonly #api: ApiClient;
+  /** `read`, `append`, and `follow` (the log live, resumed by itself after a dropped connection). */
+  declare readonly deploymentLogs: DeploymentLogsFollowing;
 
   constructor(options: ClientOptions) {
     const api = new ApiClient(options);
     super(api);
     this.#api = api;
+    // The generated namespace plus the hand-written `follow` (src/follow.ts).
+    Object.defineProperty(this, 'deploymentLogs', { value: new DeploymentLogsFollowing(api), enumerable: true, writable: false, configurable: false });
   }
 
   get baseUrl(): string {

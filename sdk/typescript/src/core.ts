@@ -118,7 +118,7 @@ function abortReason(signal: AbortSignal): unknown {
  * The error for a call the caller's signal ended: `timeout` when the signal says so
  * (`AbortSignal.timeout(ms)`), else `request_aborted`; the signal's reason is the `cause`.
  */
-function abortedError(signal: AbortSignal, what: string): SlipwayError {
+export function abortedError(signal: AbortSignal, what: string): SlipwayError {
   const reason = abortReason(signal);
   if ((reason as { name?: unknown } | null)?.name === 'TimeoutError') {
     return new TimeoutError({ code: 'timeout', status: null, message: `The caller's signal timed out: ${what}`, cause: reason });
@@ -126,7 +126,7 @@ function abortedError(signal: AbortSignal, what: string): SlipwayError {
   return new RequestAbortedError({ code: 'request_aborted', status: null, message: `The caller aborted the request: ${what}`, cause: reason });
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
     const onAbort = () => {
@@ -202,6 +202,58 @@ export class ApiClient {
       if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
     }
     return url.href;
+  }
+
+  /**
+   * Opens a GET whose body is read as it arrives (a Server-Sent Events stream): the client's
+   * credentials (Bearer, API key, or a DPoP proof from the token provider), one token refresh after
+   * 401 `invalid_token`, no retries and no timeout (the caller reconnects). Resolves with the
+   * response once its status is 2xx; any other answer is the SlipwayError it describes (with
+   * `retryAfter`), a failure to connect is `network_error`, the caller's abort `request_aborted`.
+   */
+  async openStream(path: string, query: RequestSpec['query'], headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
+    const o = this.#options;
+    const what = `GET ${path}`;
+    const url = this.url(path, query);
+    for (let refreshed = false; ; refreshed = true) {
+      if (signal?.aborted) throw abortedError(signal, what);
+      const token = await this.#token(signal);
+      const all: Record<string, string> = { ...o.headers, ...headers };
+      const provider = token && o.apiKey === undefined && o.accessToken === undefined ? o.auth : undefined;
+      if (token && !provider?.send) all.authorization = `Bearer ${token}`;
+      const init = { method: 'GET', headers: all, body: undefined, signal: signal ?? new AbortController().signal };
+      let response: Response;
+      try {
+        response = provider?.send ? await provider.send(token!, { ...init, url, fetch: this.#fetch }) : await this.#fetch(url, init);
+      } catch (err) {
+        if (signal?.aborted) throw abortedError(signal, what);
+        throw new ConnectionError({ code: 'network_error', status: null, message: `Could not reach Slipway: ${(err as Error)?.message ?? String(err)}`, cause: err });
+      }
+      if (response.ok) return response;
+      const text = await response.text().catch(() => '');
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const error = errorFromResponse(response, body, parseRetryAfter(response.headers.get('retry-after')));
+      if (response.status === 401 && error.code === 'invalid_token' && o.auth?.refresh && !refreshed) {
+        await o.auth.refresh(signal, token);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /** The backoff before retry number `retry` (0-based): the client's `initialRetryDelay`/`maxRetryDelay`, jittered. */
+  backoff(retry: number): number {
+    return this.#backoff(retry);
+  }
+
+  /** The client's `maxRetries` (default 2). */
+  get maxRetries(): number {
+    return this.#options.maxRetries ?? 2;
   }
 
   /**

@@ -18,6 +18,7 @@ export {
   type ErrorDetail,
 } from './errors.js';
 export { OAuthSession, SlipwayOAuth, type AuthorizationRequest, type OAuthOptions, type OAuthSessionOptions, type TokenSet } from './oauth.js';
+export { DeploymentLogsFollowing, type FollowOptions, type LogEvent, type LogLine } from './follow.js';
 export { paginate } from './pagination.js';
 export type { APIKeys, Configurations, Deployments, Events, OAuthClients, Projects, Users, Webhooks } from './resources/index.js';
 export type * from './types.js';

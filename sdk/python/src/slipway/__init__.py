@@ -27,6 +27,7 @@ from ._generated.async_client import AsyncPage, AsyncSlipway
 from ._generated.client import Page, Slipway
 from ._generated.meta import API_VERSION, ErrorCode
 from ._version import __version__
+from ._follow import LogEvent
 from .dpop import DPoPKey
 from .oauth import AsyncOAuth, AuthorizationRequest, OAuth, OAuthError
 from .webhooks import SignatureVerificationError, WebhookPayloadError
@@ -35,6 +36,7 @@ __all__ = [
     "API_VERSION",
     "APIConnectionError",
     "InvalidResponseError",
+    "LogEvent",
     "APIStatusError",
     "APITimeoutError",
     "AsyncOAuth",

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, AsyncIterator, Literal, Mapping, Sequence, cast
 
 from .._base import NOT_GIVEN, RequestOptions, Timeout, body, path_id as _id, query
+from .._follow import AsyncLogFollowing
 from .models import (
     ApiKey,
     AppendLogResult,
@@ -171,7 +172,7 @@ class AsyncDeployments:
         return await self._client._request('GET', f"/v1/projects/{_id(project_id)}/deployments/{_id(deployment_id)}/configuration", DeploymentConfiguration, options=RequestOptions(timeout=timeout, extra_headers=extra_headers, max_retries=max_retries))
 
 
-class AsyncDeploymentLogs:
+class AsyncDeploymentLogs(AsyncLogFollowing):
     """Deployment logs: ``client.deployment_logs``."""
 
     def __init__(self, client: AsyncSlipway) -> None:
