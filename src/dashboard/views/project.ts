@@ -247,7 +247,7 @@ export function deploymentsTab(v: ProjectViewer, t: DeploymentsTab): Html {
 <h2 id="deployments-title">Deployments</h2>
 ${deploymentFilterForm(base, t.filter)}
 <div data-live-region="deployments">${t.deployments.items.length ? deploymentTable(v, t.deployments.items, t.release) : html`<p class="empty">${empty}</p>`}</div>
-<p class="live-state muted" role="status" aria-live="polite" data-live-state></p>
+<p class="live-state muted" aria-live="polite" data-live-state></p>
 ${pagination(t.deployments.page, PER_PAGE, t.deployments.total, (n) => `${deploymentsHref(base, t.filter, n)}#deployments`)}
 ${newDeploymentForm(v, t.form)}
 </section>`;
