@@ -19,6 +19,7 @@ let auth: { cookie: string; csrf: string };
 let bearer: string;
 let keyId: string;
 let userId: string;
+let accountId: string;
 let projectId: string;
 const base = () => `${server.url}/dashboard/projects/${projectId}`;
 
@@ -40,6 +41,7 @@ beforeAll(async () => {
   ({ server } = env);
   const owner = await makeUser(server, { role: 'owner', name: 'Olivia Owner' });
   userId = owner._id;
+  accountId = owner.account_id;
   ({ context, page } = await signIn(env.browser, server, owner));
   auth = { cookie: await sessionCookie(context), csrf: await csrfOf(page) };
   const project = await v1(server, '/v1/projects', auth, { method: 'POST', body: { name: 'Release view' } });
@@ -143,6 +145,28 @@ describe('the release view', () => {
     const rollbackId = /\/deployments\/(dep_[0-9a-z]+)$/.exec(page.url())?.[1];
     expect((await v1(server, `/v1/projects/${projectId}/deployments/${rollbackId}`, auth)).body).toMatchObject({ kind: 'rollback', source_deployment_id: old.id, commit_sha: SHA.one });
     await v1(server, `/v1/projects/${projectId}/deployments/${rollbackId}`, auth, { method: 'PATCH', body: { status: 'canceled' } });
+  });
+
+  it('a viewer sees what is live, by name, without Redeploy or Roll back; their confirmation pages and forms answer 403', async () => {
+    const viewer = await makeUser(server, { role: 'viewer', account_id: accountId, name: 'Vera Viewer' });
+    const { token, session } = await server.running.container.sessions.create(viewer._id, accountId);
+    const cookie = `slipway_session=${token}`;
+    const get = async (path: string) => {
+      const res = await fetch(`${base()}${path}`, { redirect: 'manual', headers: { cookie } });
+      return { status: res.status, text: await res.text() };
+    };
+    const project = await get('');
+    expect(project.status).toBe(200);
+    expect(project.text).toContain('CI deployer');
+    expect(project.text).not.toContain('/redeploy"');
+    expect(project.text).not.toContain('/rollback"');
+    const old = (await v1(server, `/v1/projects/${projectId}/deployments?environment=production`, auth)).body!.data.at(-1);
+    expect((await get(`/deployments/${old.id}/redeploy`)).status).toBe(403);
+    expect((await get('/environments/production/rollback')).status).toBe(403);
+    for (const path of [`/deployments/${old.id}/redeploy`, '/environments/production/rollback']) {
+      const posted = await fetch(`${base()}${path}`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: session.csrf_token }) });
+      expect(posted.status).toBe(403);
+    }
   });
 
   it('with JavaScript the project page follows its deployments live; without it the page is complete as loaded', async () => {
