@@ -64,3 +64,48 @@ document.querySelectorAll('ol.log[data-follow]').forEach(function (list) {
     jump.addEventListener('click', function () { list.scrollTop = list.scrollHeight; });
   });
 });
+// A project's page follows its deployments (docs/product.md §10): when one changes, the page's regions
+// marked data-live-region (what is live, the chart, the list) are fetched again as the server renders
+// them and put in place. Without this script the page shows what was true when it was loaded.
+document.querySelectorAll('[data-live-stream]').forEach(function (section) {
+  if (!window.EventSource || !window.fetch || !window.DOMParser) return;
+  var state = document.querySelector('[data-live-state]');
+  var pending = null;
+  var running = false;
+  var said = '';
+  function refresh() {
+    pending = null;
+    if (running) { pending = setTimeout(refresh, 300); return; }
+    running = true;
+    window.fetch(window.location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } }).then(function (response) {
+      return response.ok ? response.text() : Promise.reject(new Error(String(response.status)));
+    }).then(function (text) {
+      var fresh = new window.DOMParser().parseFromString(text, 'text/html');
+      document.querySelectorAll('[data-live-region]').forEach(function (region) {
+        var next = fresh.querySelector('[data-live-region="' + region.getAttribute('data-live-region') + '"]');
+        // A region that holds the focus (a form being used) is left as it is.
+        if (next && !region.contains(document.activeElement)) region.replaceWith(document.importNode(next, true));
+      });
+      if (state) state.textContent = said;
+    }).catch(function () {
+      if (state) state.textContent = 'Could not update the page; reload it to see the latest deployments.';
+    }).then(function () { running = false; });
+  }
+  var source = new window.EventSource(section.getAttribute('data-live-stream'));
+  // After a dropped connection the browser reconnects on its own; what changed meanwhile is read again.
+  var dropped = false;
+  source.addEventListener('error', function () { dropped = true; });
+  source.addEventListener('open', function () {
+    if (!dropped) return;
+    dropped = false;
+    if (pending) clearTimeout(pending);
+    pending = setTimeout(refresh, 0);
+  });
+  source.addEventListener('deployment', function (event) {
+    var d = JSON.parse(event.data);
+    said = 'Deployment to ' + d.environment + ' is now ' + d.status + '.';
+    if (pending) clearTimeout(pending);
+    pending = setTimeout(refresh, 150);
+  });
+  window.addEventListener('pagehide', function () { source.close(); });
+});

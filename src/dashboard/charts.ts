@@ -24,27 +24,28 @@ export interface StackedBarsOptions<K extends string> {
 }
 
 const WIDTH = 640;
-const HEIGHT = 180;
-const LEFT = 34;
-const BOTTOM = 22;
-const TOP = 8;
+/** The bars' drawing: its own coordinates, stretched to the plot's box (the labels are HTML, below). */
+const PLOT_HEIGHT = 160;
+/** A day label every this many bars, counted back from the last (today); every other one is hidden on narrow screens. */
+const LABEL_STEP = 5;
 
-/** A bar per entry, its series stacked in order; the y axis from 0 to a round maximum. */
+/**
+ * A bar per entry, its series stacked in order; the y axis from 0 to a round maximum. The axis labels
+ * are HTML beside and below the SVG, not SVG text: the SVG stretches to its box (so text in it would
+ * shrink with the screen, to 6 px at 390 px), while the labels keep the page's font size (0.75 rem)
+ * at any width; on narrow screens every other day label is hidden so they do not collide.
+ */
 export function stackedBars<K extends string>(o: StackedBarsOptions<K>): Html {
   const totals = o.bars.map((b) => o.series.reduce((sum, s) => sum + b[s.key], 0));
   const max = niceMax(Math.max(1, ...totals));
-  const plotHeight = HEIGHT - TOP - BOTTOM;
-  const slot = (WIDTH - LEFT) / Math.max(1, o.bars.length);
+  const slot = WIDTH / Math.max(1, o.bars.length);
   const barWidth = Math.max(2, slot * 0.7);
-  const y = (value: number) => TOP + plotHeight - (value / max) * plotHeight;
+  const y = (value: number) => PLOT_HEIGHT - (value / max) * PLOT_HEIGHT;
   const ticks = [0, max / 2, max].filter((t) => Number.isInteger(t));
-  const labelEvery = Math.ceil(o.bars.length / 6);
 
-  const grid = ticks.map(
-    (t) => html`<line class="chart-grid" x1="${LEFT}" x2="${WIDTH}" y1="${y(t)}" y2="${y(t)}"></line><text class="chart-axis" x="${LEFT - 6}" y="${y(t) + 4}" text-anchor="end">${t}</text>`,
-  );
+  const grid = ticks.map((t) => html`<line class="chart-grid" x1="0" x2="${WIDTH}" y1="${y(t)}" y2="${y(t)}" vector-effect="non-scaling-stroke"></line>`);
   const bars = o.bars.map((bar, i) => {
-    const x = LEFT + i * slot + (slot - barWidth) / 2;
+    const x = i * slot + (slot - barWidth) / 2;
     let base = 0;
     const parts = o.series.map((s) => {
       const value = bar[s.key];
@@ -55,8 +56,15 @@ export function stackedBars<K extends string>(o: StackedBarsOptions<K>): Html {
       return html`<rect class="chart-${s.key}" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${height.toFixed(1)}"></rect>`;
     });
     const tooltip = `${bar.label}: ${o.series.map((s) => `${bar[s.key]} ${s.label.toLowerCase()}`).join(', ')}`;
-    const label = i % labelEvery === 0 || i === o.bars.length - 1 ? html`<text class="chart-axis" x="${(x + barWidth / 2).toFixed(1)}" y="${HEIGHT - 6}" text-anchor="middle">${bar.short}</text>` : '';
-    return html`<g><title>${tooltip}</title>${parts}${label}</g>`;
+    return html`<g><title>${tooltip}</title>${parts}</g>`;
+  });
+  // One cell per bar, as wide as its slot; a label is centered on its bar (the last one ends at the edge).
+  const last = o.bars.length - 1;
+  const xLabels = o.bars.map((bar, i) => {
+    const step = (last - i) / LABEL_STEP;
+    if (!Number.isInteger(step)) return html`<span></span>`;
+    const cls = `${i === last ? 'chart-x-end' : ''}${step % 2 === 1 ? ' chart-x-minor' : ''}`.trim();
+    return html`<span${cls ? html` class="${cls}"` : ''}><span class="chart-axis">${bar.short}</span></span>`;
   });
 
   const legend = o.series.map((s) => {
@@ -69,11 +77,15 @@ export function stackedBars<K extends string>(o: StackedBarsOptions<K>): Html {
 <tbody>${o.bars.map((b) => html`<tr><th scope="row">${b.label}</th>${o.series.map((s) => html`<td data-series="${s.key}">${b[s.key]}</td>`)}</tr>`)}</tbody>
 </table>`;
   return html`<figure class="chart" id="${o.id}">
-<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${o.id}-title ${o.id}-desc" preserveAspectRatio="xMidYMid meet">
+<div class="chart-plot">
+<div class="chart-y" aria-hidden="true">${ticks.map((t) => html`<span class="chart-axis">${t}</span>`)}</div>
+<svg viewBox="0 0 ${WIDTH} ${PLOT_HEIGHT}" role="img" aria-labelledby="${o.id}-title ${o.id}-desc" preserveAspectRatio="none">
 <title id="${o.id}-title">${o.title}</title>
 <desc id="${o.id}-desc">${o.summary}</desc>
 ${grid}${bars}
 </svg>
+<div class="chart-x" aria-hidden="true">${xLabels}</div>
+</div>
 <figcaption><ul class="chart-legend">${legend}</ul></figcaption>
 <details class="chart-data"><summary>${o.title}: as a table</summary><div class="table-wrap">${table}</div></details>
 </figure>`;

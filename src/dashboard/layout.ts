@@ -146,6 +146,10 @@ export interface ConfirmOptions {
   button: string;
   cancelHref: string;
   csrf: string;
+  /** Hidden fields the form posts: what was confirmed (e.g. the deployment a rollback goes back to). */
+  hidden?: Record<string, string>;
+  /** The button's look: `danger` (default) for what cannot be undone, `primary` otherwise. */
+  kind?: 'danger' | 'primary';
 }
 
 export function confirmBody(o: ConfirmOptions): Html {
@@ -156,7 +160,8 @@ ${o.crumb ? html`<p class="crumb">${o.crumb}</p>` : ''}
 ${o.message}
 <form method="post" action="${o.action}" class="form-actions">
 ${csrfField(o.csrf)}
-<button type="submit" class="danger">${o.button}</button>
+${Object.entries(o.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" class="${o.kind ?? 'danger'}">${o.button}</button>
 <a href="${o.cancelHref}">Cancel</a>
 </form>
 </div>

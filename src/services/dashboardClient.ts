@@ -1,6 +1,9 @@
 import type { Config } from '../config/index.ts';
 import type { Changes } from '../lib/changes.ts';
+import type { Clock } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/hash.ts';
+import type { Actor } from '../domain/principal.ts';
+import type { ApiKeyRepository } from '../repositories/apiKeys.ts';
 import type { IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
 import type { OAuthClientRepository } from '../repositories/oauthClients.ts';
 import type { UserDoc, UserRepository } from '../repositories/users.ts';
@@ -24,6 +27,10 @@ export interface FormClaim {
 export interface DashboardClientDeps {
   oauthClients: OAuthClientRepository;
   users: UserRepository;
+  /** The server's clock: the dashboard's relative ages ("5 min ago") read it. */
+  clock?: Clock;
+  /** For the names of the API keys that made deployments (the release view). */
+  apiKeys?: ApiKeyRepository;
   idempotencyKeys: IdempotencyKeyRepository;
   changes: Changes;
   /** PUBLIC_URL, which the client's redirect URI follows. */
@@ -67,6 +74,33 @@ export class DashboardClientService extends Service<DashboardClientDeps> {
   /** The user a dashboard sign-in (an authorization code's account) or session is for, or null when gone. */
   async user(id: string | undefined): Promise<UserDoc | null> {
     return id ? await this.deps.users.findById(id) : null;
+  }
+
+  /** Now, by the server's clock. */
+  now(): Date {
+    return this.deps.clock ? this.deps.clock.date() : new Date();
+  }
+
+  /**
+   * The names people know the actors by (a user's name, an API key's name), keyed `type:id`, read in the
+   * viewer's account only: an actor of another account, or one deleted since, has no name (the page
+   * says its kind). Shown to anyone who may read the project: who deployed is part of a deployment.
+   */
+  async actorNames(accountId: string, actors: readonly Actor[]): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    const wanted = new Map(actors.filter((a) => a.type === 'user' || a.type === 'api_key').map((a) => [`${a.type}:${a.id}`, a]));
+    await Promise.all(
+      [...wanted].map(async ([key, a]) => {
+        if (a.type === 'user') {
+          const user = await this.deps.users.findInAccount(accountId, a.id);
+          if (user) names.set(key, user.name);
+        } else {
+          const apiKey = await this.deps.apiKeys?.findById(a.id);
+          if (apiKey && apiKey.account_id === accountId) names.set(key, apiKey.name);
+        }
+      }),
+    );
+    return names;
   }
 
   /**

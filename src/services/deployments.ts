@@ -107,6 +107,19 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
     return await this.#createOnce(principal, project, spec, id);
   }
 
+  /**
+   * What a rollback of `environment` would do, for a confirmation: what is live now and what it would
+   * go back to (the same rule as `rollback` without a deployment named).
+   */
+  async rollbackPlan(principal: Principal, projectId: string, environment: string): Promise<{ current: DeploymentDoc; target: DeploymentDoc }> {
+    authorize(principal, 'read', 'deployment');
+    const project = await this.deps.projects.get(principal, projectId);
+    const target = await this.#previousSuccess(project, environment);
+    const current = await this.deps.deployments.newestIn(project._id, environment, ['succeeded']);
+    if (!current) throw conflict(`Nothing is live in the ${environment} environment; there is nothing to roll back.`);
+    return { current, target };
+  }
+
   async #previousSuccess(project: ProjectDoc, environment: string): Promise<DeploymentDoc> {
     const current = await this.deps.deployments.newestIn(project._id, environment, ['succeeded']);
     if (!current) throw conflict(`Nothing is live in the ${environment} environment; there is nothing to roll back.`);

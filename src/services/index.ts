@@ -153,7 +153,7 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
   const webhookDispatcher = new WebhookDispatcher({ ...webhookRecords, webhookLeases: repos.webhookLeases, config, logger, secretBox, eventLog, metrics, clock });
   const events = new EventService({ events: repos.events });
   const sessions = new SessionService({ sessions: repos.sessions, users: repos.users, clock });
-  const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, idempotencyKeys: repos.idempotencyKeys, changes, config });
+  const dashboardClient = new DashboardClientService({ oauthClients: repos.oauthClients, users: repos.users, apiKeys: repos.apiKeys, clock, idempotencyKeys: repos.idempotencyKeys, changes, config });
   const cliClient = new CliClientService({ oauthClients: repos.oauthClients, changes });
   return { projects, deployments, environments, deploymentScheduler, configurations, deploymentLogs, logFollowers, streamPlaces, deploymentFeeds, apiKeys, users, invitations, accounts, oauthClients, webhooks, events, quotas, sessions, webhookDispatcher, login, dashboardClient, cliClient, trustPolicies, tokenExchange };
 }

@@ -86,7 +86,7 @@ describe('environments on the dashboard', () => {
     }
     const page = await get('owner', `/dashboard/projects/${pid}/environments/production`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`<a href="/dashboard/projects/${pid}/deployments/${ids[1]}"><code>${ids[1]}</code></a></dd>`);
+    expect(page.text).toMatch(new RegExp(`<dt>Live</dt><dd><a href="/dashboard/projects/${pid}/deployments/${ids[1]}">`));
     for (const id of ids) expect(page.text).toContain(id);
 
     expect(await post('owner', `/dashboard/projects/${pid}/environments/production/lock`, { reason: 'release freeze' })).toEqual({ status: 303, location: `/dashboard/projects/${pid}/environments/production` });

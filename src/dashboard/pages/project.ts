@@ -2,7 +2,7 @@ import { hasScope } from '../../http/requireScope.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { CreateConfigurationBody, ListConfigurationsQuery } from '../../schemas/configurations.ts';
-import { CreateDeploymentBody, ListDeploymentsQuery, UpdateDeploymentBody } from '../../schemas/deployments.ts';
+import { CreateDeploymentBody, ListDeploymentsQuery, RedeployBody, UpdateDeploymentBody } from '../../schemas/deployments.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
 import { intParam, listPage, parseQuery, queryValue, str, type FormState, type FormValues } from '../forms.ts';
 import { success, type PageRouter, type WithParams } from '../pageRouter.ts';
@@ -19,6 +19,26 @@ import {
   type ProjectViewer,
 } from '../views/project.ts';
 import { environmentsTab } from '../views/environments.ts';
+import { actorsOf, changeSummary, type LiveEnvironment, type ReleaseContext } from '../views/release.ts';
+import type { DeploymentDoc } from '../../services/deployments.ts';
+import type { ProjectDoc } from '../../services/projects.ts';
+
+/**
+ * The release view's data: the project's environments with the deployment live in each, and now and the
+ * names of who made these and `others` (one page: no project has hundreds of environments).
+ */
+export async function releaseData(deps: DashboardDeps, principal: Principal, project: ProjectDoc, others: readonly DeploymentDoc[] = []): Promise<{ live: LiveEnvironment[]; release: ReleaseContext }> {
+  const { environments, deployments, dashboardClient } = deps.services;
+  const list = await environments.list(principal, project._id, { page: 1, per_page: 100 });
+  const live = await Promise.all(
+    list.items.map(async (environment) => ({
+      environment,
+      live: environment.current_deployment_id ? await deployments.get(principal, project._id, environment.current_deployment_id).catch(() => null) : null,
+    })),
+  );
+  const names = await dashboardClient.actorNames(principal.accountId, actorsOf([...live.map((e) => e.live), ...others]));
+  return { live, release: { now: dashboardClient.now(), names } };
+}
 
 const ENVIRONMENT_MESSAGE = 'Use lower-case letters, digits and "-" only.';
 const TAB_TITLES: Record<ProjectTab, string> = { deployments: 'Deployments', environments: 'Environments', configuration: 'Configuration', 'api-keys': 'API keys', activity: 'Activity' };
@@ -51,7 +71,8 @@ function projectPage(deps: DashboardDeps) {
     const tab = async (v: ProjectViewer, principal: Principal) => {
       const found = query ? await deployments.list(principal, v.project._id, wanted, { page, per_page: PER_PAGE }) : NOTHING;
       const activity = await deployments.activity(principal, v.project._id, ACTIVITY_DAYS);
-      return deploymentsTab(v, { filter: { ...filter, errors }, deployments: { ...found, page }, activity, form });
+      const { live, release } = await releaseData(deps, principal, v.project, found.items);
+      return deploymentsTab(v, { filter: { ...filter, errors }, deployments: { ...found, page }, activity, live, release, form });
     };
     await show(ctx, 'deployments', tab, status);
   }
@@ -91,14 +112,14 @@ export function registerProjectPage(pages: PageRouter, deps: DashboardDeps): voi
 }
 
 function registerTabs(pages: PageRouter, deps: DashboardDeps, { show, showDeployments, showConfiguration }: ProjectPage): void {
-  const { apiKeys, events, environments, deployments } = deps.services;
+  const { apiKeys, events, deployments } = deps.services;
   pages.get('/projects/:id', 'read', (ctx) => showDeployments(ctx));
   // docs/product.md §9: the reviews waiting in the project, then its environments (one page: no project has hundreds).
   pages.get('/projects/:id/environments', 'read', async (ctx, { principal }) => {
     await show(ctx, 'environments', async (v) => {
-      const list = await environments.list(principal, v.project._id, { page: 1, per_page: 100 });
       const waiting = await deployments.list(principal, v.project._id, { status: 'waiting' }, { page: 1, per_page: 100 });
-      return environmentsTab({ project: v.project, environments: list.items, pending: [...waiting.items].reverse(), csrf: v.csrf, canWrite: v.canWrite });
+      const { live, release } = await releaseData(deps, principal, v.project, waiting.items);
+      return environmentsTab({ project: v.project, environments: live.map((e) => e.environment), live, release, pending: [...waiting.items].reverse(), csrf: v.csrf, canWrite: v.canWrite });
     });
   });
   pages.get('/projects/:id/configuration', 'read', (ctx) => showConfiguration(ctx));
@@ -126,6 +147,36 @@ function registerDeploymentForms(pages: PageRouter, deps: DashboardDeps, { load,
     run: async (ctx, input, { principal }) => await deployments.create(principal, (await load(ctx))._id, input),
     answer: (d) => success(`${projectPath(d.project_id)}#deployments`, `Deployment of ${d.branch} to ${d.environment} queued.`),
     refused: { fields: ['environment', 'branch', 'commit_sha'], rerender: showDeployments },
+  });
+
+  // Redeploy: the same branch and commit again in its environment, after a confirmation of what changes
+  // (from the commit live there now to this deployment's).
+  pages.confirm('/projects/:id/deployments/:deploymentId/redeploy', 'write', async (ctx, { principal }) => {
+    const project = await load(ctx);
+    const source = await deployments.get(principal, project._id, ctx.params.deploymentId);
+    const environment = await deps.services.environments.get(principal, project._id, source.environment);
+    const id = environment.current_deployment_id;
+    const current = id ? (id === source._id ? source : await deployments.get(principal, project._id, id).catch(() => null)) : null;
+    const names = await deps.services.dashboardClient.actorNames(principal.accountId, actorsOf([current, source]));
+    return {
+      page: `Redeploy to ${source.environment}`,
+      crumb: project.name,
+      title: `Redeploy to ${source.environment}?`,
+      message: changeSummary({ environment: source.environment, from: current, to: source, names, now: deps.services.dashboardClient.now() }),
+      action: `${projectPath(project._id)}/deployments/${source._id}/redeploy`,
+      button: 'Redeploy',
+      kind: 'primary',
+      cancelHref: `${projectPath(project._id)}/deployments/${source._id}`,
+    };
+  });
+
+  pages.form('/projects/:id/deployments/:deploymentId/redeploy', {
+    scope: 'write',
+    schema: RedeployBody,
+    fields: () => ({}),
+    run: async (ctx, input, { principal }) => await deployments.redeploy(principal, (await load(ctx))._id, ctx.params.deploymentId, input),
+    answer: (d) => success(`${projectPath(d.project_id)}/deployments/${d._id}`, `Redeploy of ${d.commit_sha ? d.commit_sha.slice(0, 7) : d.branch} to ${d.environment} created (${d.status}).`),
+    refused: { back: (ctx) => `${projectPath(encodeURIComponent(ctx.params.id))}/deployments/${encodeURIComponent(ctx.params.deploymentId)}`, message: 'The deployment could not be redeployed.' },
   });
 
   pages.form('/projects/:id/deployments/:deploymentId/status', {

@@ -13,7 +13,7 @@ import { projectListView } from '../views/projects.ts';
  */
 export function registerProjectPages(pages: PageRouter, deps: DashboardDeps): void {
   const { config } = deps;
-  const { projects } = deps.services;
+  const { projects, deployments, dashboardClient } = deps.services;
   const projectPath = (id: string) => `/dashboard/projects/${encodeURIComponent(id)}`;
 
   async function showList(ctx: Context, form?: FormState, status = 200) {
@@ -22,7 +22,11 @@ export function registerProjectPages(pages: PageRouter, deps: DashboardDeps): vo
     const perPage = intParam(ctx.query.per_page, 20, 100);
     const { items, total } = await projects.list(state.principal, { page, per_page: perPage });
     const canWrite = hasScope(state.principal, 'write');
-    sendPage(ctx, config, { title: 'Projects', status, body: projectListView({ csrf: state.viewer.csrf, canWrite, items, page, perPage, total, form }) });
+    // Each project's last deployment (one indexed read per project on the page, at most 100).
+    const last = await Promise.all(items.map(async (p) => (await deployments.list(state.principal, p._id, {}, { page: 1, per_page: 1 })).items[0] ?? null));
+    const names = await dashboardClient.actorNames(state.principal.accountId, last.flatMap((d) => (d ? [d.created_by] : [])));
+    const release = { now: dashboardClient.now(), names };
+    sendPage(ctx, config, { title: 'Projects', status, body: projectListView({ csrf: state.viewer.csrf, canWrite, items, last, release, page, perPage, total, form }) });
   }
 
   pages.get('/projects', 'read', (ctx) => showList(ctx));

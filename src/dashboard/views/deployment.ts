@@ -106,6 +106,7 @@ ${d.url ? html`<dt>URL</dt><dd><code>${d.url}</code></dd>` : ''}
 <dt>Finished</dt><dd>${dateTime(d.finished_at)}</dd>
 </dl>
 ${statusForm(v, base)}
+${v.canWrite && project.status === 'active' ? html`<p class="spaced"><a href="${base}/deployments/${d._id}/redeploy">Redeploy…</a></p>` : ''}
 </section>
 ${logPanel(v, base)}
 <section class="panel" id="history" aria-labelledby="history-title">

@@ -3,6 +3,7 @@ import type { DeploymentDoc, DeploymentReviewDoc } from '../../services/deployme
 import type { EnvironmentView } from '../../presenters/environments.ts';
 import type { ProjectDoc } from '../../services/projects.ts';
 import { csrfField, dateTime, statusBadge } from '../layout.ts';
+import { actorName, ago, took, whatIsDeployed, type LiveEnvironment, type ReleaseContext } from './release.ts';
 
 /** docs/product.md §9: a project's environments, one environment, and the reviews waiting in them. */
 
@@ -11,6 +12,9 @@ export interface EnvironmentsView {
   environments: EnvironmentView[];
   /** The project's waiting deployments, oldest first. */
   pending: DeploymentDoc[];
+  /** Each environment with the deployment live in it. */
+  live: LiveEnvironment[];
+  release: ReleaseContext;
   csrf: string;
   canWrite: boolean;
 }
@@ -40,22 +44,29 @@ ${csrfField(csrf)}<input type="hidden" name="return" value="${back}"><input type
 
 function pendingReviews(v: EnvironmentsView): Html {
   if (!v.pending.length) return html`<p class="empty">No deployment is waiting for a review.</p>`;
-  return html`<table><thead><tr><th>Deployment</th><th>Environment</th><th>Branch</th><th>Created</th><th></th></tr></thead><tbody>${v.pending.map(
-    (d) => html`<tr><td><a href="${base(v.project)}/deployments/${d._id}"><code>${d._id}</code></a></td><td>${d.environment}</td><td><code>${d.branch}</code></td><td>${dateTime(d.created_at)}</td>
+  return html`<table><thead><tr><th>Deployment</th><th>Environment</th><th>By</th><th>Created</th><th></th></tr></thead><tbody>${v.pending.map(
+    (d) => html`<tr><td><a href="${base(v.project)}/deployments/${d._id}">${whatIsDeployed(d)}</a></td><td>${d.environment}</td><td>${actorName(d.created_by, v.release.names)}</td><td>${ago(d.created_at, v.release.now)}</td>
 <td>${v.canWrite ? reviewButtons(v.project, d, v.csrf, 'environments') : ''}</td></tr>`,
   )}</tbody></table>`;
 }
 
 /** The project page's Environments tab: the reviews waiting in the project, then its environments. */
+/** What is live: commit and branch (linked to the deployment), who, when, how long it took, its URL. */
+function liveCell(project: ProjectDoc, d: DeploymentDoc | null, r: ReleaseContext): Html {
+  if (!d) return html`<span class="muted">None</span>`;
+  return html`<a href="${base(project)}/deployments/${d._id}">${whatIsDeployed(d)}</a><br><span class="muted">by</span> ${actorName(d.created_by, r.names)}, ${ago(d.finished_at ?? d.created_at, r.now)}, <span class="muted">took</span> ${took(d)}${
+    d.url ? html`<br><a href="${d.url}" rel="noopener noreferrer">${d.url.replace(/^https?:\/\//, '')}</a>` : ''
+  }`;
+}
+
 export function environmentsTab(v: EnvironmentsView): Html {
-  const rows = v.environments.map(
-    (e) => html`<tr><td><a href="${base(v.project)}/environments/${e.name}">${e.name}</a></td><td>${rules(e)}</td>
-<td>${e.lock ? html`${statusBadge('locked')} ${e.lock.reason}` : html`<span class="muted">Open</span>`}</td>
-<td>${e.current_deployment_id ? html`<a href="${base(v.project)}/deployments/${e.current_deployment_id}"><code>${e.current_deployment_id}</code></a>` : html`<span class="muted">None</span>`}</td></tr>`,
+  const rows = v.live.map(
+    ({ environment: e, live }) => html`<tr><td data-label="Name"><a href="${base(v.project)}/environments/${e.name}">${e.name}</a></td><td data-label="Live">${liveCell(v.project, live, v.release)}</td><td data-label="Rules">${rules(e)}</td>
+<td data-label="Lock">${e.lock ? html`${statusBadge('locked')} ${e.lock.reason}` : html`<span class="muted">Open</span>`}</td></tr>`,
   );
   return html`<section class="panel" id="pending-reviews" aria-labelledby="pending-title"><h2 id="pending-title">Pending reviews</h2>${pendingReviews(v)}</section>
 <section class="panel" id="environments" aria-labelledby="environments-title"><h2 id="environments-title">Environments</h2>
-${rows.length ? html`<table><thead><tr><th>Name</th><th>Rules</th><th>Lock</th><th>Current deployment</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="empty">No environment yet: the first deployment to a name makes it.</p>`}
+${rows.length ? html`<div class="table-wrap"><table class="list stack"><thead><tr><th scope="col">Name</th><th scope="col">Live</th><th scope="col">Rules</th><th scope="col">Lock</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="empty">No environment yet: the first deployment to a name makes it.</p>`}
 </section>`;
 }
 
@@ -64,6 +75,9 @@ export interface EnvironmentPageView {
   environment: EnvironmentView;
   /** Its deployments, newest first. */
   history: DeploymentDoc[];
+  /** The deployment live in it, if any. */
+  live: DeploymentDoc | null;
+  release: ReleaseContext;
   csrf: string;
   canWrite: boolean;
 }
@@ -85,17 +99,17 @@ export function environmentPage(v: EnvironmentPageView): Html {
 <div class="page-head"><h1>${e.name}</h1>${e.lock ? statusBadge('locked') : ''}</div>
 <section class="panel" aria-labelledby="env-title"><h2 id="env-title">Details</h2>
 <dl class="props">
-<dt>Current deployment</dt><dd>${current ? html`<a href="${base(v.project)}/deployments/${current}"><code>${current}</code></a>` : html`<span class="muted">None</span>`}</dd>
+<dt>Live</dt><dd>${liveCell(v.project, v.live, v.release)}</dd>
 <dt>Rules</dt><dd>${rules(e)}</dd>
 <dt>Lock</dt><dd>${e.lock ? html`${e.lock.reason} <span class="muted">since ${dateTime(e.lock.locked_at)}</span>` : html`<span class="muted">Open</span>`}</dd>
 </dl>
 ${lockForm(v, path)}
-${v.canWrite && current ? html`<form method="post" action="${path}/rollback" class="inline spaced">${csrfField(v.csrf)}<button type="submit" class="secondary small">Roll back</button></form>` : ''}
+${v.canWrite && current ? html`<p class="spaced"><a href="${path}/rollback">Roll back…</a></p>` : ''}
 </section>
 <section class="panel" aria-labelledby="env-history"><h2 id="env-history">History</h2>
-${v.history.length ? html`<table><thead><tr><th>Deployment</th><th>Kind</th><th>Branch</th><th>Status</th><th>Created</th></tr></thead><tbody>${v.history.map(
-    (d) => html`<tr><td><a href="${base(v.project)}/deployments/${d._id}"><code>${d._id}</code></a></td><td>${d.kind ?? 'deploy'}</td><td><code>${d.branch}</code></td><td>${statusBadge(d.status)}</td><td>${dateTime(d.created_at)}</td></tr>`,
-  )}</tbody></table>` : html`<p class="empty">No deployment yet.</p>`}
+${v.history.length ? html`<div class="table-wrap"><table class="list stack"><thead><tr><th scope="col">Deployment</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">By</th><th scope="col">Created</th><th scope="col">Took</th></tr></thead><tbody>${v.history.map(
+    (d) => html`<tr><td data-label="Deployment"><a href="${base(v.project)}/deployments/${d._id}">${whatIsDeployed(d)}</a></td><td data-label="Kind">${d.kind ?? 'deploy'}</td><td data-label="Status">${statusBadge(d.status)}</td><td data-label="By">${actorName(d.created_by, v.release.names)}</td><td data-label="Created">${ago(d.created_at, v.release.now)}</td><td data-label="Took">${took(d)}</td></tr>`,
+  )}</tbody></table></div>` : html`<p class="empty">No deployment yet.</p>`}
 </section>`;
 }
 

@@ -12,6 +12,7 @@ import { duration, stackedBars } from '../charts.ts';
 import { choiceGroup, formProblem, selectField, textArea, textField, type FieldErrors, type FormState } from '../forms.ts';
 import { csrfField, dateTime, pagination, statusBadge } from '../layout.ts';
 import { eventTable } from './events.ts';
+import { actorName, ago, livePanel, took, type LiveEnvironment, type ReleaseContext } from './release.ts';
 import { STATUS_ACTIONS } from './projects.ts';
 
 /** The project page's sections, each its own URL (links, so they work without scripts). */
@@ -52,7 +53,7 @@ function activityPanel(activity: DeploymentActivity): Html {
     `${activity.total} deployment${activity.total === 1 ? '' : 's'} in the last ${ACTIVITY_DAYS} days: ` +
     OUTCOME_SERIES.map((s) => `${activity.days.reduce((n, d) => n + d[s.key], 0)} ${s.label.toLowerCase()}`).join(', ') +
     (median === null ? '.' : `; median time to succeed ${duration(median)}.`);
-  return html`<section class="panel" id="activity-chart" aria-labelledby="activity-chart-title">
+  return html`<section class="panel" id="activity-chart" aria-labelledby="activity-chart-title" data-live-region="chart">
 <h2 id="activity-chart-title">Last ${ACTIVITY_DAYS} days</h2>
 <p class="chart-stat">Median time to succeed: <strong data-stat="median-seconds" data-value="${median ?? ''}">${median === null ? 'no successful deployment yet' : duration(median)}</strong></p>
 ${stackedBars({
@@ -155,6 +156,9 @@ export interface DeploymentsTab {
   filter: { environment: string; status: string; errors: FieldErrors };
   deployments: Paged<DeploymentDoc>;
   activity: DeploymentActivity;
+  /** The project's environments and what is live in each. */
+  live: LiveEnvironment[];
+  release: ReleaseContext;
   form?: FormState | undefined;
 }
 
@@ -195,22 +199,24 @@ ${csrfField(v.csrf)}
 </form></td>`;
 }
 
-function deploymentRow(v: ProjectViewer, d: DeploymentDoc): Html {
-  return html`<tr>
+function deploymentRow(v: ProjectViewer, d: DeploymentDoc, r: ReleaseContext): Html {
+  return html`<tr data-deployment="${d._id}">
 <td data-label="Environment"><a href="${basePath(v.project)}/deployments/${d._id}" aria-label="Deployment ${d.environment} ${d.branch}">${d.environment}</a></td>
 <td data-label="Branch"><code>${d.branch}</code></td>
 <td data-label="Commit">${d.commit_sha ? html`<code>${d.commit_sha.slice(0, 12)}</code>` : html`<span class="muted">—</span>`}</td>
 <td data-label="Status">${statusBadge(d.status)}${d.status_message ? html` <span class="muted">${d.status_message}</span>` : ''}</td>
-<td data-label="Created">${dateTime(d.created_at)}</td>
+<td data-label="By">${actorName(d.created_by, r.names)}</td>
+<td data-label="Created">${ago(d.created_at, r.now)}</td>
+<td data-label="Took">${took(d)}</td>
 ${v.canWrite ? deploymentStatusCell(v, d) : ''}
 </tr>`;
 }
 
-function deploymentTable(v: ProjectViewer, items: DeploymentDoc[]): Html {
+function deploymentTable(v: ProjectViewer, items: DeploymentDoc[], r: ReleaseContext): Html {
   return html`<div class="table-wrap"><table class="list stack">
-<thead><tr><th scope="col">Environment</th><th scope="col">Branch</th><th scope="col">Commit</th><th scope="col">Status</th><th scope="col">Created</th>${v.canWrite ? html`<th scope="col">Change status</th>` : ''}</tr></thead>
+<thead><tr><th scope="col">Environment</th><th scope="col">Branch</th><th scope="col">Commit</th><th scope="col">Status</th><th scope="col">By</th><th scope="col">Created</th><th scope="col">Took</th>${v.canWrite ? html`<th scope="col">Change status</th>` : ''}</tr></thead>
 <tbody>
-${items.map((d) => deploymentRow(v, d))}
+${items.map((d) => deploymentRow(v, d, r))}
 </tbody></table></div>`;
 }
 
@@ -235,10 +241,13 @@ export function deploymentsTab(v: ProjectViewer, t: DeploymentsTab): Html {
   const base = basePath(v.project);
   const filtered = Object.keys(t.filter.errors).length === 0;
   const empty = filtered ? (t.filter.environment || t.filter.status ? 'No deployments match these filters.' : 'No deployments yet.') : 'Correct the filter to see deployments.';
-  return html`${activityPanel(t.activity)}<section class="panel" id="deployments" aria-labelledby="deployments-title">
+  // With JavaScript, the regions marked data-live-region are fetched again when a deployment changes
+  // (dashboard.js, the /v1 event stream); without it, the page is as it was loaded.
+  return html`${livePanel(v.project, t.live, t.release, v.canWrite)}${activityPanel(t.activity)}<section class="panel" id="deployments" aria-labelledby="deployments-title" data-live-stream="/v1/projects/${v.project._id}/deployments">
 <h2 id="deployments-title">Deployments</h2>
 ${deploymentFilterForm(base, t.filter)}
-${t.deployments.items.length ? deploymentTable(v, t.deployments.items) : html`<p class="empty">${empty}</p>`}
+<div data-live-region="deployments">${t.deployments.items.length ? deploymentTable(v, t.deployments.items, t.release) : html`<p class="empty">${empty}</p>`}</div>
+<p class="live-state muted" aria-live="polite" data-live-state></p>
 ${pagination(t.deployments.page, PER_PAGE, t.deployments.total, (n) => `${deploymentsHref(base, t.filter, n)}#deployments`)}
 ${newDeploymentForm(v, t.form)}
 </section>`;

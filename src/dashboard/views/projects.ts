@@ -2,7 +2,9 @@ import { DEPLOY_TARGETS, type ProjectStatus } from '../../domain/projects.ts';
 import { html, type Html } from '../../lib/html.ts';
 import type { ProjectDoc } from '../../services/projects.ts';
 import { formProblem, selectField, textField, type FormState } from '../forms.ts';
-import { csrfField, dateTime, pagination, statusBadge } from '../layout.ts';
+import { csrfField, pagination, statusBadge } from '../layout.ts';
+import type { DeploymentDoc } from '../../services/deployments.ts';
+import { actorName, ago, took, whatIsDeployed, type ReleaseContext } from './release.ts';
 
 export const TARGET_OPTIONS = [{ value: '', label: 'Not set' }, ...DEPLOY_TARGETS.map((t) => ({ value: t, label: t }))];
 
@@ -23,6 +25,9 @@ export interface ProjectListView {
   csrf: string;
   canWrite: boolean;
   items: ProjectDoc[];
+  /** Each project's last deployment (same order as `items`), or null. */
+  last: (DeploymentDoc | null)[];
+  release: ReleaseContext;
   page: number;
   perPage: number;
   total: number;
@@ -44,16 +49,21 @@ ${selectField({ form: 'project', name: 'deploy_target', label: 'Deploy target', 
 </section>`;
 }
 
-function projectTable(items: ProjectDoc[]): Html {
+function lastDeployment(p: ProjectDoc, d: DeploymentDoc | null, r: ReleaseContext): Html {
+  if (!d) return html`<span class="muted">None yet</span>`;
+  return html`${statusBadge(d.status)} <a href="/dashboard/projects/${p._id}/deployments/${d._id}" aria-label="Last deployment of ${p.name}: ${d.environment}">${d.environment}</a> ${whatIsDeployed(d)}<br><span class="muted">by</span> ${actorName(d.created_by, r.names)}, ${ago(d.created_at, r.now)}${d.finished_at ? html`, <span class="muted">took</span> ${took(d)}` : ''}`;
+}
+
+function projectTable(v: ProjectListView): Html {
   return html`<div class="table-wrap"><table class="list stack">
-<thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Deploy target</th><th scope="col">Created</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Last deployment</th><th scope="col">Deploy target</th></tr></thead>
 <tbody>
-${items.map(
-  (p) => html`<tr>
+${v.items.map(
+  (p, i) => html`<tr>
 <td data-label="Name"><a href="/dashboard/projects/${p._id}">${p.name}</a></td>
 <td data-label="Status">${statusBadge(p.status)}</td>
+<td data-label="Last deploy" data-last-deployment>${lastDeployment(p, v.last[i] ?? null, v.release)}</td>
 <td data-label="Target">${p.deploy_target ?? html`<span class="muted">—</span>`}</td>
-<td data-label="Created">${dateTime(p.created_at)}</td>
 </tr>`,
 )}
 </tbody></table></div>`;
@@ -66,7 +76,7 @@ export function projectListView(v: ProjectListView): Html {
 ${v.canWrite ? newProjectForm(v.csrf, v.form) : ''}
 <section class="panel" aria-labelledby="project-list-title">
 <h2 id="project-list-title">All projects</h2>
-${v.items.length ? projectTable(v.items) : html`<p class="empty">${v.page > 1 ? 'No projects on this page.' : 'No projects yet.'}</p>`}
+${v.items.length ? projectTable(v) : html`<p class="empty">${v.page > 1 ? 'No projects on this page.' : 'No projects yet.'}</p>`}
 ${pagination(v.page, v.perPage, v.total, pageHref)}
 </section>`;
 }
