@@ -1655,7 +1655,11 @@ class CreateTrustPolicy(BaseModel):
     """
     issuer: Annotated[
         str,
-        Field(examples=['https://token.actions.githubusercontent.com'], max_length=512),
+        Field(
+            examples=['https://token.actions.githubusercontent.com'],
+            max_length=512,
+            pattern='^[hH][tT][tT][pP][sS]?:\\/\\/(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}|(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0))?(?:[/?#][\\x21-\\x7e]*)?$',
+        ),
     ]
     """
     The CI provider's OpenID Connect issuer, exactly as its tokens' `iss` says it (`https` only; plain `http` only on loopback, when the deployment allows it for development). Its keys are read from `{issuer}/.well-known/openid-configuration`.
