@@ -19,6 +19,7 @@ export {
 } from './errors.js';
 export { OAuthSession, SlipwayOAuth, type AuthorizationRequest, type OAuthOptions, type OAuthSessionOptions, type TokenSet } from './oauth.js';
 export { paginate } from './pagination.js';
+export { JWT_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, exchangeCiToken, readCiToken, type CiTokenExchange, type CiTokenExchangeOptions, type CiTokenSource } from './ciToken.js';
 export type { APIKeys, Configurations, Deployments, Events, OAuthClients, Projects, Users, Webhooks } from './resources/index.js';
 export type * from './types.js';
 export { WebhookSignatureError, constructWebhookEvent, verifyWebhookSignature, type VerifyWebhookOptions } from './webhooks.js';
