@@ -27,11 +27,16 @@ from ._generated.async_client import AsyncPage, AsyncSlipway
 from ._generated.client import Page, Slipway
 from ._generated.meta import API_VERSION, ErrorCode
 from ._version import __version__
+from .ci_token import JWT_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, exchange_ci_token, read_ci_token
 from .dpop import DPoPKey
 from .oauth import AsyncOAuth, AuthorizationRequest, OAuth, OAuthError
 from .webhooks import SignatureVerificationError, WebhookPayloadError
 
 __all__ = [
+    "JWT_TOKEN_TYPE",
+    "TOKEN_EXCHANGE_GRANT",
+    "exchange_ci_token",
+    "read_ci_token",
     "API_VERSION",
     "APIConnectionError",
     "InvalidResponseError",
