@@ -110,6 +110,8 @@ export function buildProgram(): Command {
       `
 Credentials: \`slip login\` (device sign-in; tokens bound to a key kept with them, in the OS keychain or a
 file only you can read), or SLIPWAY_TOKEN (an API key or access token) and SLIPWAY_URL for scripts.
+In CI, a job's OIDC token exchanged for each command, nothing stored: SLIPWAY_OIDC_TOKEN (the token),
+SLIPWAY_OIDC_TOKEN_FILE (a file holding it) or SLIPWAY_OIDC=github (asked of GitHub Actions).
 
 Exit codes: 0 ok, 1 error (server, network), 2 usage, 3 not signed in or credentials refused,
 4 the API refused (not found, forbidden, conflict, validation), 5 no credential store,
@@ -192,7 +194,7 @@ Examples:
   // whoami
   examples(common(program.command('whoami')).description('Show who the credentials act for, on which server, kept where'), ['slip whoami', 'slip whoami --json']).action(async (opts: Common) => {
     const conn = await connect(opts.url);
-    const where = conn.source === 'SLIPWAY_TOKEN' ? 'the SLIPWAY_TOKEN environment variable' : conn.stored!.store.description;
+    const where = conn.source === 'SLIPWAY_TOKEN' ? 'the SLIPWAY_TOKEN environment variable' : conn.source === 'oidc' ? `the CI token from ${conn.oidcFrom}, exchanged for this command` : conn.stored!.store.description;
     let user: { id: string; email: string; name: string; role: string; account_id: string } | undefined;
     try {
       user = await conn.client.users.me();
@@ -202,7 +204,7 @@ Examples:
     }
     const projects = user ? undefined : (await conn.client.projects.list({ per_page: 100 })).data.map((p) => ({ id: p.id, name: p.name }));
     if (opts.json) {
-      printJson({ url: conn.url, credentials: conn.source === 'SLIPWAY_TOKEN' ? 'env' : conn.source, stored_in: conn.source === 'SLIPWAY_TOKEN' ? null : conn.stored!.store.kind, user: user ?? null, projects: projects ?? null });
+      printJson({ url: conn.url, credentials: conn.source === 'SLIPWAY_TOKEN' ? 'env' : conn.source, stored_in: conn.source === 'SLIPWAY_TOKEN' || conn.source === 'oidc' ? null : conn.stored!.store.kind, user: user ?? null, projects: projects ?? null });
       return;
     }
     if (user) process.stdout.write(`${user.email} (${user.name}), ${user.role} of account ${user.account_id}\n`);
@@ -238,7 +240,7 @@ Examples:
       .option('--poll <seconds>', 'with --wait: how often to look', positiveNumber('--poll'), 2),
     ['slip deploy --project checkout --env production --branch main', 'slip deploy -p checkout -e staging -b main -c 3f2a9c1 --wait', 'slip deploy -p checkout -e production -b main --wait --json'],
   ).action(async (opts: Common & { env: string; branch: string; commit?: string; wait?: boolean; poll: number }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     const created = (await conn.client.deployments.create(project, { environment: opts.env, branch: opts.branch, ...(opts.commit ? { commit_sha: opts.commit } : {}) })) as Deployment;
     if (!opts.wait) {
@@ -260,7 +262,7 @@ Examples:
       .option('-n, --limit <n>', 'how many (1–100)', positiveNumber('--limit'), 20),
     ['slip deployments list --project checkout', 'slip deployments list -p checkout -e production --status succeeded --json'],
   ).action(async (opts: Common & { env?: string; status?: string; branch?: string; limit: number }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     const page = (await conn.client.deployments.list(project, { per_page: Math.min(100, Math.floor(opts.limit)), ...(opts.env ? { environment: opts.env } : {}), ...(opts.status ? { status: opts.status as 'queued' } : {}), ...(opts.branch ? { branch: opts.branch } : {}) })) as unknown as Page<Deployment>;
     if (opts.json) return printJson(page.data);
@@ -274,7 +276,7 @@ Examples:
       .option('--poll <seconds>', 'with --wait: how often to look', positiveNumber('--poll'), 2),
     ['slip deployments get dep_123 --project checkout', 'slip deployments get dep_123 -p checkout --wait'],
   ).action(async (id: string, opts: Common & { wait?: boolean; poll: number }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     const d = (await conn.client.deployments.get(project, id)) as Deployment;
     if (opts.wait) return finish(await follow(conn.client, project, d, { json: opts.json, poll: opts.poll }), opts.json);
@@ -285,7 +287,7 @@ Examples:
     common(deployments.command('cancel'), { project: true }).description('Cancel a deployment that has not finished').argument('<deployment>', 'the deployment id (dep_…)').option('-m, --message <text>', 'why (its status_message)'),
     ['slip deployments cancel dep_123 --project checkout -m "wrong branch"'],
   ).action(async (id: string, opts: Common & { message?: string }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     const d = (await conn.client.deployments.update(project, id, { status: 'canceled', ...(opts.message ? { status_message: opts.message } : {}) })) as Deployment;
     if (opts.json) return printJson(d);
@@ -298,7 +300,7 @@ Examples:
       .option('-e, --env <environment>', 'the environment to deploy it to (default: its own)'),
     ['slip deployments redeploy dep_123 --project checkout', 'slip deployments redeploy dep_123 -p checkout --env production'],
   ).action(async (id: string, opts: Common & { env?: string }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     const d = await conn.client.request<Deployment>({ method: 'POST', path: `/v1/projects/${encodeURIComponent(project)}/deployments/${encodeURIComponent(id)}/redeploy`, body: opts.env ? { environment: opts.env } : {}, idempotent: true });
     if (opts.json) return printJson(d);
@@ -314,7 +316,7 @@ Examples:
         .option('-m, --comment <text>', 'a comment kept with the review'),
       [`slip ${decision} dep_123 --project checkout${decision === 'reject' ? ' -m "not during the freeze"' : ''}`],
     ).action(async (id: string, opts: Common & { comment?: string }) => {
-      const conn = await connect(opts.url);
+      const conn = await connect(opts.url, process.env, opts.project);
       const project = await projectId(conn.client, opts.project);
       const review = await conn.client.request<Record<string, unknown>>({ method: 'POST', path: `/v1/projects/${encodeURIComponent(project)}/deployments/${encodeURIComponent(id)}/reviews`, body: { decision, ...(opts.comment ? { comment: opts.comment } : {}) }, idempotent: true });
       if (opts.json) return printJson(review);
@@ -330,7 +332,7 @@ Examples:
       .option('--to <deployment>', 'the deployment to go back to (default: the one before the current)'),
     ['slip rollback --project checkout --env production', 'slip rollback -p checkout -e production --to dep_123'],
   ).action(async (opts: Common & { env: string; to?: string }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     const d = await conn.client.request<Deployment>({ method: 'POST', path: `/v1/projects/${encodeURIComponent(project)}/environments/${encodeURIComponent(opts.env)}/rollback`, body: opts.to ? { deployment_id: opts.to } : {}, idempotent: true });
     if (opts.json) return printJson(d);
@@ -347,7 +349,7 @@ Examples:
       .option('--poll <seconds>', 'with --follow: how often to look', positiveNumber('--poll'), 1),
     ['slip logs dep_123 --project checkout', 'slip logs dep_123 -p checkout --follow', 'slip logs dep_123 -p checkout --json   # one JSON object per line'],
   ).action(async (id: string, opts: Common & { follow?: boolean; after: number; poll: number }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     let after = Number.isFinite(opts.after) ? opts.after : 0;
     for (;;) {
@@ -373,7 +375,7 @@ Examples:
     common(env.command('list'), { project: true }).description('List the variables (secret values hidden unless --reveal)').option('-e, --env <environment>', 'only this environment').option('--reveal', 'show secret values (admin)'),
     ['slip env list --project checkout', 'slip env list -p checkout -e production --json'],
   ).action(async (opts: Common & { env?: string; reveal?: boolean }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     const items: Configuration[] = [];
     for await (const c of conn.client.configurations.listAll(project, { per_page: 100, ...(opts.env ? { environment: opts.env } : {}), ...(opts.reveal ? { reveal: true } : {}) })) items.push(c as Configuration);
@@ -389,7 +391,7 @@ Examples:
       .option('-s, --secret', 'a secret: encrypted at rest, never shown again without --reveal'),
     ['slip env set LOG_LEVEL debug --project checkout --env staging', 'printf %s "$DB_URL" | slip env set DATABASE_URL --secret -p checkout -e production'],
   ).action(async (key: string, value: string | undefined, opts: Common & { env: string; secret?: boolean }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     const text = value === undefined || value === '-' ? await readStdin() : value;
     let existing: Configuration | undefined;
@@ -408,7 +410,7 @@ Examples:
     common(env.command('unset'), { project: true }).description('Delete a variable').argument('<key>', 'the key').requiredOption('-e, --env <environment>', 'the environment'),
     ['slip env unset LOG_LEVEL --project checkout --env staging'],
   ).action(async (key: string, opts: Common & { env: string }) => {
-    const conn = await connect(opts.url);
+    const conn = await connect(opts.url, process.env, opts.project);
     const project = await projectId(conn.client, opts.project);
     let existing: Configuration | undefined;
     for await (const c of conn.client.configurations.listAll(project, { per_page: 100, environment: opts.env })) {

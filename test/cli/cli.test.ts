@@ -3,21 +3,26 @@
  * commands into an empty prefix and run as a child process against the real server: API-key scripts
  * (projects, deploy --wait, deployments, env), the credential stores (a 0600 file, a refusal when no
  * keychain answers and the file is not allowed), the exit codes, the help's examples, and the device
- * sign-in (run only when the server offers the device authorization endpoint).
+ * sign-in (run only when the server offers the device authorization endpoint), and a CI job's OIDC token
+ * exchanged for each command (from a variable, a file, or a GitHub-Actions-shaped token service).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { exportJWK } from 'jose';
 import { dpopProof, newDpopKey } from '../support/dpop.ts';
 import { makeClient } from '../support/factories.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
 import { authorizeOverHttp } from '../support/oauthDriver.ts';
+import { startTestIssuer, type TestIssuer } from '../support/oidcIssuer.ts';
 import { tempDir } from '../support/tempDirs.ts';
 import { installCli, slip, type InstalledCli, type SlipOptions } from './support.ts';
 
-const env = useApiServer();
+// Loopback CI issuers may be trusted here (the CI token exchange below).
+const env = useApiServer({ overrides: { federationAllowLoopback: true } });
 let cli: InstalledCli;
 let project: { id: string; name: string };
 let apiKey: string;
@@ -601,5 +606,136 @@ describe('approve, reject, redeploy, rollback, logs (against the §9/§10 contra
     expect(rejected.code, rejected.stderr).toBe(0);
     expect(rejected.stdout).toBe(`Rejected ${toReject.id}.\n`);
     expect((await env.api.get(`/v1/projects/${project.id}/deployments/${toReject.id}`, { token: apiKey })).body.status).toBe('rejected');
+  });
+});
+
+describe('CI without stored secrets: a CI job’s OIDC token exchanged for each command', () => {
+  let issuer: TestIssuer;
+  let untrusted: TestIssuer;
+  let ci: { id: string; name: string };
+  let policyId: string;
+  const REPOSITORY = '770077';
+
+  beforeAll(async () => {
+    [issuer, untrusted] = await Promise.all([startTestIssuer(), startTestIssuer()]);
+    ci = await createProject(env.api, env.adminToken, { name: 'ci-app' });
+    const res = await env.api.post(`/v1/projects/${ci.id}/trust_policies`, {
+      token: env.adminToken,
+      body: { name: 'GitHub Actions', issuer: issuer.url, claims: { repository_id: REPOSITORY, ref: 'refs/heads/main' }, scopes: ['read', 'write'], environments: ['production'] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    policyId = res.body.id as string;
+  });
+  afterAll(async () => {
+    await Promise.all([issuer?.close(), untrusted?.close()]);
+  });
+
+  /** A GitHub Actions ID token of the trusted repository's main branch (aud: the server's base URL). */
+  const ciToken = (from: TestIssuer = issuer, claims: Record<string, unknown> = {}) =>
+    from.sign({ sub: `repo:acme/app:ref:refs/heads/main`, aud: env.server.url, repository_id: REPOSITORY, ref: 'refs/heads/main', ...claims }, { now: env.server.clock.now() });
+
+  /** `slip` with SLIPWAY_URL and the given variables only: no API key, nothing stored. */
+  const inCi = (args: string[], vars: Record<string, string>) => slip(cli, args, { home: home(), env: { SLIPWAY_URL: env.server.url, CI: 'true', ...vars } });
+
+  it('SLIPWAY_OIDC_TOKEN: deploy --json acts as the trust policy (created_by federated), nothing stored; whoami says where the credentials come from', async () => {
+    const run = await inCi(['deploy', '-p', ci.id, '-e', 'production', '-b', 'main', '-c', 'c1c1c1c', '--json'], { SLIPWAY_OIDC_TOKEN: await ciToken() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    const deployment = json(run.stdout);
+    expect(deployment).toMatchObject({ project_id: ci.id, environment: 'production', branch: 'main', commit_sha: 'c1c1c1c', status: 'queued' });
+    const read = await env.api.get(`/v1/projects/${ci.id}/deployments/${deployment.id}`, { token: env.adminToken });
+    expect(read.body.created_by).toEqual({ type: 'federated', id: policyId });
+
+    const home = tempDir('slipway-cli-home-');
+    const who = await slip(cli, ['whoami', '--json'], { home, env: { SLIPWAY_URL: env.server.url, SLIPWAY_OIDC_TOKEN: await ciToken() } });
+    expect(who.code, who.stderr).toBe(0);
+    expect(json(who.stdout)).toEqual({ url: env.server.url, credentials: 'oidc', stored_in: null, user: null, projects: [{ id: ci.id, name: 'ci-app' }] });
+    expect(readdirSync(home)).toEqual([]); // no config folder, no credentials file
+  });
+
+  it('SLIPWAY_OIDC_TOKEN_FILE with the project by name (SLIPWAY_PROJECT): the token is read from the file, surrounding whitespace ignored', async () => {
+    const file = path.join(tempDir('slipway-ci-token-'), 'id-token');
+    writeFileSync(file, `\n${await ciToken()}\n`);
+    const run = await inCi(['deploy', '-e', 'production', '-b', 'main', '-c', 'f11ef11', '--json'], { SLIPWAY_OIDC_TOKEN_FILE: file, SLIPWAY_PROJECT: 'ci-app' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(json(run.stdout)).toMatchObject({ project_id: ci.id, commit_sha: 'f11ef11', created_by: { type: 'federated', id: policyId } });
+
+    const missing = await inCi(['deployments', 'list', '-p', ci.id, '--json'], { SLIPWAY_OIDC_TOKEN_FILE: `${file}.missing` });
+    expect(missing.code).toBe(3);
+    expect(json(missing.stderr).error).toMatchObject({ code: 'ci_token_unavailable', exit_code: 3 });
+  });
+
+  it('SLIPWAY_OIDC=github: asks ACTIONS_ID_TOKEN_REQUEST_URL (&audience=the base URL, or SLIPWAY_OIDC_AUDIENCE) with the request token as Bearer, exchanges its {value}', async () => {
+    const requestToken = `ghs_${Date.now()}`;
+    const seen: { authorization: string | undefined; audience: string | null; apiVersion: string | null }[] = [];
+    const github = http.createServer((req, res) => {
+      const url = new URL(req.url!, 'http://127.0.0.1');
+      seen.push({ authorization: req.headers.authorization, audience: url.searchParams.get('audience'), apiVersion: url.searchParams.get('api-version') });
+      if (url.pathname !== '/_apis/token' || req.headers.authorization !== `Bearer ${requestToken}`) return res.writeHead(403).end();
+      void ciToken(issuer, { aud: url.searchParams.get('audience') }).then((value) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ count: 1, value }));
+      });
+    });
+    await new Promise<void>((resolve) => github.listen(0, '127.0.0.1', resolve));
+    try {
+      const requestUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}/_apis/token?api-version=2.0`;
+      const actions = { SLIPWAY_OIDC: 'github', ACTIONS_ID_TOKEN_REQUEST_URL: requestUrl, ACTIONS_ID_TOKEN_REQUEST_TOKEN: requestToken };
+      const run = await inCi(['deploy', '-p', ci.id, '-e', 'production', '-b', 'main', '-c', '9a9a9a9', '--json'], actions);
+      expect(run.code, run.stderr).toBe(0);
+      expect(json(run.stdout)).toMatchObject({ project_id: ci.id, commit_sha: '9a9a9a9', created_by: { type: 'federated', id: policyId } });
+      expect(seen).toEqual([{ authorization: `Bearer ${requestToken}`, audience: env.server.url, apiVersion: '2.0' }]);
+
+      // Another audience asked of GitHub: a token the policy (audience: the base URL) does not accept.
+      const other = await inCi(['deployments', 'list', '-p', ci.id, '--json'], { ...actions, SLIPWAY_OIDC_AUDIENCE: 'https://elsewhere.example.com' });
+      expect(other.code).toBe(3);
+      expect(seen[1]!.audience).toBe('https://elsewhere.example.com');
+      expect(json(other.stderr).error).toMatchObject({ code: 'invalid_grant', exit_code: 3 });
+
+      // A wrong request token: GitHub's 403, no exchange.
+      const refused = await inCi(['deployments', 'list', '-p', ci.id, '--json'], { ...actions, ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'ghs_wrong' });
+      expect(refused.code).toBe(3);
+      expect(json(refused.stderr).error).toMatchObject({ code: 'ci_token_unavailable', exit_code: 3 });
+      expect(json(refused.stderr).error.message).toContain('403');
+      expect(refused.stderr).not.toContain('ghs_wrong');
+
+      // SLIPWAY_OIDC=github outside GitHub Actions (no request variables): said, exit 3.
+      const outside = await inCi(['deployments', 'list', '-p', ci.id], { SLIPWAY_OIDC: 'github' });
+      expect(outside.code).toBe(3);
+      expect(outside.stderr).toContain('id-token: write');
+      expect(seen).toHaveLength(3);
+    } finally {
+      github.closeAllConnections();
+      await new Promise<void>((resolve) => github.close(() => resolve()));
+    }
+  });
+
+  it('a refused token exits 3 with the server’s error; an environment outside the policy is the API’s 403 (exit 4); two credentials at once are a usage error (exit 2)', async () => {
+    const foreign = await inCi(['deploy', '-p', ci.id, '-e', 'production', '-b', 'main', '--json'], { SLIPWAY_OIDC_TOKEN: await ciToken(untrusted) });
+    expect(foreign.code).toBe(3);
+    expect(foreign.stdout).toBe('');
+    expect(json(foreign.stderr).error).toEqual({ code: 'invalid_grant', exit_code: 3, message: expect.stringContaining('The subject token is not acceptable.') });
+    const human = await inCi(['deploy', '-p', ci.id, '-e', 'production', '-b', 'main'], { SLIPWAY_OIDC_TOKEN: await ciToken(issuer, { ref: 'refs/heads/feature' }) });
+    expect(human.code).toBe(3);
+    expect(human.stderr).toMatch(/^slip: .* refused the CI token from SLIPWAY_OIDC_TOKEN: The subject token is not acceptable\. \(invalid_grant\)\.\n$/);
+    const wrongProject = await inCi(['deployments', 'list', '-p', project.id, '--json'], { SLIPWAY_OIDC_TOKEN: await ciToken() });
+    expect(wrongProject.code).toBe(3);
+    expect(json(wrongProject.stderr).error.code).toBe('invalid_target');
+
+    const staging = await inCi(['deploy', '-p', ci.id, '-e', 'staging', '-b', 'main', '--json'], { SLIPWAY_OIDC_TOKEN: await ciToken() });
+    expect(staging.code).toBe(4);
+    expect(json(staging.stderr).error).toMatchObject({ code: 'forbidden', exit_code: 4 });
+
+    const both = await inCi(['deployments', 'list', '-p', ci.id], { SLIPWAY_OIDC_TOKEN: await ciToken(), SLIPWAY_TOKEN: apiKey });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('SLIPWAY_TOKEN and SLIPWAY_OIDC_TOKEN');
+  });
+
+  it('one CI token given to several commands at once: exactly one is exchanged, the others exit 3 (invalid_grant)', async () => {
+    const token = await ciToken();
+    const runs = await Promise.all(Array.from({ length: 4 }, () => inCi(['deployments', 'list', '-p', ci.id, '--json'], { SLIPWAY_OIDC_TOKEN: token })));
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 3, 3, 3]);
+    for (const r of runs.filter((r) => r.code === 3)) expect(json(r.stderr).error.code).toBe('invalid_grant');
+    expect(Array.isArray(json(runs.find((r) => r.code === 0)!.stdout))).toBe(true);
   });
 });

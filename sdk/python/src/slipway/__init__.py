@@ -28,11 +28,16 @@ from ._generated.client import Page, Slipway
 from ._generated.meta import API_VERSION, ErrorCode
 from ._version import __version__
 from ._follow import LogEvent
+from .ci_token import JWT_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT, exchange_ci_token, read_ci_token
 from .dpop import DPoPKey
 from .oauth import AsyncOAuth, AuthorizationRequest, OAuth, OAuthError
 from .webhooks import SignatureVerificationError, WebhookPayloadError
 
 __all__ = [
+    "JWT_TOKEN_TYPE",
+    "TOKEN_EXCHANGE_GRANT",
+    "exchange_ci_token",
+    "read_ci_token",
     "API_VERSION",
     "APIConnectionError",
     "InvalidResponseError",
