@@ -35,6 +35,12 @@ export const DOCUMENTDB_EXCLUDE: Record<string, string> = {
   'test/http/schemathesis.test.ts': "fuzzes the HTTP API's shapes against its OpenAPI document (Python, minutes), not storage",
   'test/cli/cli.test.ts': "the user CLI installed from the checkout (npm, tsc: most of its minute) and run against the API: the CLI, not storage",
   'test/examples/spa.test.ts': "the browser example signing in and reading one list through Chromium: the example, not storage",
+  // Accessibility and layout in Chromium (axe-core in light and dark, 390 px): the markup, not storage. The
+  // flows these pages drive are the API's, whose tests run here.
+  'test/dashboard/pages.test.ts': 'every dashboard page through axe-core and at 390 px in Chromium: the markup, not storage',
+  'test/dashboard/accountsPages.test.ts': 'the invitation page, the account chooser and the switcher through axe-core and at 390 px: the markup, not storage',
+  'test/oauth/devicePages.test.ts': "the device flow's pages through axe-core and at 390 px: the markup, not storage",
+  'test/dashboard/charts.test.ts': "the 30-day chart's drawing and its labels' size in Chromium: the markup, not storage",
 };
 
 // Not mergeConfig: it would concatenate the base's `exclude` and this one's, and `include` likewise.

@@ -14,6 +14,8 @@ export const SLOW_FIRST = [
   'test/cli/cli.test.ts',
   'test/ops/cliAdmin.test.ts',
   'test/v1/authorization.test.ts',
+  'test/v1/deploymentLogs.test.ts',
+  'test/oauth/tokenBudgets.test.ts',
   'test/dashboard/pages.test.ts',
   'test/dashboard/dashboard.test.ts',
   'test/ops/startup.test.ts',
