@@ -44,10 +44,11 @@ ${csrfField(csrf)}<input type="hidden" name="return" value="${back}"><input type
 
 function pendingReviews(v: EnvironmentsView): Html {
   if (!v.pending.length) return html`<p class="empty">No deployment is waiting for a review.</p>`;
-  return html`<table><thead><tr><th>Deployment</th><th>Environment</th><th>By</th><th>Created</th><th></th></tr></thead><tbody>${v.pending.map(
-    (d) => html`<tr><td><a href="${base(v.project)}/deployments/${d._id}">${whatIsDeployed(d)}</a></td><td>${d.environment}</td><td>${actorName(d.created_by, v.release.names)}</td><td>${ago(d.created_at, v.release.now)}</td>
-<td>${v.canWrite ? reviewButtons(v.project, d, v.csrf, 'environments') : ''}</td></tr>`,
-  )}</tbody></table>`;
+  // The list's stacked layout on narrow screens (class `stack`, each cell labelled), as every other list.
+  return html`<div class="table-wrap"><table class="list stack"><thead><tr><th scope="col">Deployment</th><th scope="col">Environment</th><th scope="col">By</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Review</span></th></tr></thead><tbody>${v.pending.map(
+    (d) => html`<tr><td data-label="Deployment"><a href="${base(v.project)}/deployments/${d._id}">${whatIsDeployed(d)}</a></td><td data-label="Environment">${d.environment}</td><td data-label="By">${actorName(d.created_by, v.release.names)}</td><td data-label="Created">${ago(d.created_at, v.release.now)}</td>
+<td data-label="Review">${v.canWrite ? reviewButtons(v.project, d, v.csrf, 'environments') : ''}</td></tr>`,
+  )}</tbody></table></div>`;
 }
 
 /** The project page's Environments tab: the reviews waiting in the project, then its environments. */
