@@ -13,10 +13,12 @@ import { waitFor } from '../support/processes.ts';
 const server = useTestServer();
 let accountId: string;
 let operator: Principal;
+let ownerName: string;
 const signedIn = new Map<Role, { cookie: string; csrf: string }>();
 
 beforeAll(async () => {
-  const owner = await makeUser(server, { role: 'owner' });
+  const owner = await makeUser(server, { role: 'owner', name: 'Rhea Reviewer' });
+  ownerName = owner.name;
   accountId = owner.account_id;
   operator = systemPrincipal(accountId);
   for (const role of ['owner', 'viewer'] as const) {
@@ -73,6 +75,8 @@ describe('environments on the dashboard', () => {
     expect(rejected).toEqual({ status: 303, location: `/dashboard/projects/${pid}/deployments/${waiting._id}` });
     const after = await get('owner', `/dashboard/projects/${pid}/deployments/${waiting._id}`);
     expect(after.text).not.toContain('>Reject</button>');
+    // The review, by the reviewer's name (not an id).
+    expect(after.text).toMatch(new RegExp(`rejected</span> <span class="actor">${ownerName}</span>`));
     expect((await server.services.deployments.get(operator, pid, waiting._id)).status).toBe('rejected');
   });
 

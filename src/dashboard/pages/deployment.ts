@@ -20,7 +20,7 @@ const LOG_PAGE = 500;
  */
 export function registerDeploymentPage(pages: PageRouter, deps: DashboardDeps): void {
   const { config } = deps;
-  const { projects, deployments, events, deploymentLogs } = deps.services;
+  const { projects, deployments, events, deploymentLogs, dashboardClient } = deps.services;
 
   pages.get('/projects/:id/deployments/:deploymentId', 'read', async (ctx, { principal, viewer }) => {
     const project = await projects.get(principal, ctx.params.id);
@@ -29,13 +29,14 @@ export function registerDeploymentPage(pages: PageRouter, deps: DashboardDeps): 
     const history = found.items.filter((e) => e.type.startsWith('deployment.')).reverse();
     const reviews = await deployments.listReviews(principal, project._id, deployment._id, { page: 1, per_page: HISTORY_LIMIT });
     const canReview = principal.kind === 'user' && hasScope(principal, 'write');
+    const reviewerNames = await dashboardClient.actorNames(principal.accountId, reviews.items.map((r) => r.reviewer));
     // docs/product.md §10: the log's last lines, or those from line `log_from` on (paging without JavaScript).
     const logFrom = intParam(ctx.query.log_from, 0);
     const log = await deploymentLogs.window(principal, project._id, deployment._id, logFrom ? logFrom - 1 : undefined, LOG_PAGE);
     sendPage(ctx, config, {
       title: `Deployment ${deployment.environment} · ${project.name}`,
       body: html`${deploymentView({ project, deployment, history, log, logPage: LOG_PAGE, csrf: viewer.csrf, canWrite: hasScope(principal, 'write'), isAdmin: hasScope(principal, 'admin') })}
-${reviewsPanel(project, deployment, reviews.items, viewer.csrf, canReview)}`,
+${reviewsPanel(project, deployment, reviews.items, viewer.csrf, canReview, reviewerNames)}`,
     });
   });
 }

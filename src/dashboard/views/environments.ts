@@ -115,10 +115,10 @@ ${v.history.length ? html`<div class="table-wrap"><table class="list stack"><the
 }
 
 /** The reviews of one deployment, for its page, with the buttons while it waits. */
-export function reviewsPanel(project: ProjectDoc, d: DeploymentDoc, reviews: DeploymentReviewDoc[], csrf: string, canReview: boolean): Html {
+export function reviewsPanel(project: ProjectDoc, d: DeploymentDoc, reviews: DeploymentReviewDoc[], csrf: string, canReview: boolean, names: Map<string, string>): Html {
   if (d.status !== 'waiting' && !reviews.length) return html``;
   return html`<section class="panel" id="reviews" aria-labelledby="reviews-title"><h2 id="reviews-title">Reviews</h2>
-${reviews.length ? html`<ul>${reviews.map((r) => html`<li>${statusBadge(r.decision === 'approve' ? 'approved' : 'rejected')} <code>${r.reviewer.id}</code> ${dateTime(r.created_at)}${r.comment ? html` — ${r.comment}` : ''}</li>`)}</ul>` : html`<p class="empty">No review yet.</p>`}
+${reviews.length ? html`<ul>${reviews.map((r) => html`<li>${statusBadge(r.decision === 'approve' ? 'approved' : 'rejected')} ${actorName(r.reviewer, names)} ${dateTime(r.created_at)}${r.comment ? html` — ${r.comment}` : ''}</li>`)}</ul>` : html`<p class="empty">No review yet.</p>`}
 ${d.status === 'waiting' && canReview ? reviewButtons(project, d, csrf, 'deployment') : ''}
 </section>`;
 }
