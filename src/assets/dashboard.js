@@ -92,12 +92,9 @@ document.querySelectorAll('[data-live-stream]').forEach(function (section) {
     }).then(function () { running = false; });
   }
   var source = new window.EventSource(section.getAttribute('data-live-stream'));
-  // After a dropped connection the browser reconnects on its own; what changed meanwhile is read again.
-  var dropped = false;
-  source.addEventListener('error', function () { dropped = true; });
+  // The stream tells of changes from when it opens: each time it opens (the first time, and after the
+  // browser reconnected on its own) what changed since the page was read is read again.
   source.addEventListener('open', function () {
-    if (!dropped) return;
-    dropped = false;
     if (pending) clearTimeout(pending);
     pending = setTimeout(refresh, 0);
   });
