@@ -22,7 +22,7 @@ export const DOCUMENTDB_EXCLUDE: Record<string, string> = {
   'test/db/**': 'compares FerretDB 1.24 builds (patched and unpatched); the main run gives it this engine as its reference (SLIPWAY_REFERENCE_MONGODB_URI)',
   // Guards a limit of the embedded database only, at a size this engine takes minutes to load.
   'test/perf/bulkDelete.test.ts':
-    "deletes a project of 133,000 documents to pass the embedded database's limit of ~32,000 SQL variables a statement; here the inserts alone take minutes (100,000 in 42 s on an idle machine, past the test's 5 minutes on a shared one); the batched delete itself is measured on this engine in docs/OPERATIONS.md",
+    "fills a project with 100,000 deployments (and deletes it with 170,000 documents) to pass the embedded database's limit of ~32,000 SQL variables a statement; here the inserts alone take minutes (100,000 in 42 s on an idle machine, past the test's 5 minutes on a shared one); the batched delete itself is measured on this engine in docs/OPERATIONS.md",
   // Store nothing: the same on every engine, and run by the main pass.
   'test/ops/asyncLogs.test.ts': 'the logger, no database',
   'test/ops/citations.test.ts': 'the documents the code cites, no database',

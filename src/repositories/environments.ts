@@ -3,6 +3,7 @@ import { writeUnique } from '../db/claims.ts';
 import { deleteInBatches } from '../db/deleteInBatches.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import type { Actor } from '../domain/principal.ts';
+import { newId } from '../lib/ids.ts';
 import { findPage } from './page.ts';
 
 /** docs/product.md §9: who may deploy to an environment and when. */
@@ -49,6 +50,24 @@ export type EnvironmentChanges = Partial<Pick<EnvironmentDoc, 'url' | 'protectio
 /** The rules of an environment nobody has set any for. */
 export const NO_PROTECTION: Protection = { required_approvals: 0, reviewers: [], prevent_self_review: false, wait_timer_seconds: 0, branch_patterns: null };
 
+/** An environment of `project` named `name` without rules: what a first deployment to a name makes. */
+export function blankEnvironment(project: { _id: string; account_id: string }, name: string, now: Date, id?: string): EnvironmentDoc {
+  return {
+    _id: id ?? newId('environment', now.getTime()),
+    account_id: project.account_id,
+    project_id: project._id,
+    name,
+    url: null,
+    protection: { ...NO_PROTECTION },
+    serial: false,
+    cancel_superseded: false,
+    lock: null,
+    freeze_windows: [],
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export class EnvironmentRepository {
   readonly collection: Collection<EnvironmentDoc>;
   constructor(db: Db) {
@@ -78,11 +97,6 @@ export class EnvironmentRepository {
   /** Ordered by name. */
   async page(accountId: string, projectId: string, page: PageRequest): Promise<PageResult<EnvironmentDoc>> {
     return await findPage(this.collection, { account_id: String(accountId), project_id: String(projectId) }, { name: 1 }, page);
-  }
-
-  async names(accountId: string, projectId: string): Promise<string[]> {
-    const docs = await this.collection.find({ account_id: String(accountId), project_id: String(projectId) }, { projection: { name: 1 } }).toArray();
-    return docs.map((doc) => doc.name);
   }
 
   async update(id: string, changes: EnvironmentChanges): Promise<EnvironmentDoc | null> {

@@ -4,6 +4,7 @@ import { retryDeadlocks } from '../db/claims.ts';
 import { OidcArtifactRepository, ensureOidcIndexes, migrateOidcArtifacts, sweepOidc } from './oidc/index.ts';
 import type { MigrationOptions } from './migrations.ts';
 import { migrateToIdentities } from './identityMigration.ts';
+import { migrateEnvironments } from './environmentMigration.ts';
 import { IdentityRepository } from './identities.ts';
 import { InvitationRepository } from './invitations.ts';
 import { AccountRepository } from './accounts.ts';
@@ -101,6 +102,7 @@ export async function migrate(db: Db, repos: Repositories, options: MigrationOpt
   await retryDeadlocks(() => ensureOidcIndexes(db));
   await migrateOidcArtifacts(db, options);
   await migrateToIdentities(db, repos.users, repos.identities, options);
+  await migrateEnvironments(db, repos, options);
   await backfillQuotaSlots(repos);
   const collections = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
   return { collections };

@@ -1,13 +1,11 @@
-import { DEPLOYMENT_STATUSES } from '../domain/deployments.ts';
 import type { PageRequest, PageResult } from '../domain/page.ts';
 import { authorize } from '../domain/policy.ts';
 import type { Principal } from '../domain/principal.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
-import { newId } from '../lib/ids.ts';
 import type { EnvironmentView } from '../presenters/environments.ts';
 import type { EnvironmentChanges, EnvironmentDoc, FreezeWindow, Protection } from '../repositories/environments.ts';
-import { NO_PROTECTION } from '../repositories/environments.ts';
+import { blankEnvironment, NO_PROTECTION } from '../repositories/environments.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { ProjectDoc } from '../repositories/projects.ts';
 import type { CreateEnvironmentBody, UpdateEnvironmentBody } from '../schemas/environments.ts';
@@ -41,9 +39,6 @@ export class EnvironmentService extends Service<EnvironmentServiceDeps> {
   async list(principal: Principal, projectId: string, page: PageRequest): Promise<PageResult<EnvironmentView>> {
     authorize(principal, 'list', 'environment');
     const project = await this.deps.projects.get(principal, projectId);
-    // Environments that deployments made before environments existed appear, without rules.
-    const known = new Set(await this.deps.environments.names(project.account_id, project._id));
-    for (const name of await this.deps.deployments.environments(project.account_id, project._id)) if (!known.has(name)) await this.ensure(principal, project, name);
     const result = await this.deps.environments.page(project.account_id, project._id, page);
     return { items: await Promise.all(result.items.map((doc) => this.#view(doc))), total: result.total };
   }
@@ -59,7 +54,7 @@ export class EnvironmentService extends Service<EnvironmentServiceDeps> {
     const project = await this.deps.projects.getWritable(principal, projectId);
     const now = this.deps.clock.date();
     const doc: EnvironmentDoc = {
-      ...this.#blank(project, input.name, now, id),
+      ...blankEnvironment(project, input.name, now, id),
       url: input.url ?? null,
       protection: { ...NO_PROTECTION, ...input.protection, reviewers: input.protection?.reviewers ?? [], branch_patterns: input.protection?.branch_patterns ?? null },
       serial: input.serial ?? false,
@@ -126,7 +121,7 @@ export class EnvironmentService extends Service<EnvironmentServiceDeps> {
     const existing = await this.deps.environments.findByName(project.account_id, project._id, name);
     if (existing) return existing;
     const now = this.deps.clock.date();
-    const doc = this.#blank(project, name, now);
+    const doc = blankEnvironment(project, name, now);
     if (await this.deps.environments.insert(doc)) {
       await this.deps.eventLog.record('environment.created', by, doc, eventData(doc, { protection: doc.protection, serial: false }), now);
       return doc;
@@ -146,33 +141,12 @@ export class EnvironmentService extends Service<EnvironmentServiceDeps> {
     return (await this.deps.deployments.newestIn(projectId, name, ['succeeded']))?._id ?? null;
   }
 
-  /**
-   * An environment of the project, or one that deployments name (made now, without rules; with
-   * `create`, any valid name); otherwise 404.
-   */
+  /** An environment of the project (with `create`, made without rules if it has none by that name); otherwise 404. */
   async #find(by: EventAuthor, project: ProjectDoc, name: string, options: { create?: boolean } = {}): Promise<EnvironmentDoc> {
     const doc = await this.deps.environments.findByName(project.account_id, project._id, name);
     if (doc) return doc;
-    if (options.create || (await this.deps.deployments.newestIn(project._id, name, [...DEPLOYMENT_STATUSES])))
-      return await this.ensure(by, project, name);
+    if (options.create) return await this.ensure(by, project, name);
     throw notFound('environment');
-  }
-
-  #blank(project: ProjectDoc, name: string, now: Date, id?: string): EnvironmentDoc {
-    return {
-      _id: id ?? newId('environment', now.getTime()),
-      account_id: project.account_id,
-      project_id: project._id,
-      name,
-      url: null,
-      protection: { ...NO_PROTECTION },
-      serial: false,
-      cancel_superseded: false,
-      lock: null,
-      freeze_windows: [],
-      created_at: now,
-      updated_at: now,
-    };
   }
 
   async #view(doc: EnvironmentDoc): Promise<EnvironmentView> {

@@ -58,10 +58,11 @@ describe('migrations at start', () => {
     const other = createRepositories(db, { changes: createChanges() });
     try {
       await Promise.all([migrate(db, other, { once: true }), migrate(db, other, { once: true })]);
-      // One marker per one-time pass (the artifacts' re-keying, people apart from memberships), each written once.
+      // One marker per one-time pass (the artifacts' re-keying, people apart from memberships, environments
+      // from deployments), each written once.
       const markers = await db.collection('migrations').find({}).toArray();
-      expect(markers).toHaveLength(2);
-      expect(new Set(markers.map((m) => String(m._id))).size).toBe(2);
+      expect(markers).toHaveLength(3);
+      expect(new Set(markers.map((m) => String(m._id))).size).toBe(3);
       expect(await legacyReads(() => migrate(db, other, { once: true }))).toEqual([]);
     } finally {
       await db.dropDatabase().catch(() => undefined);

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/repositories/index.ts';
 import type { Api } from '../support/api.ts';
 import { race } from '../support/concurrency.ts';
 import { createProject, expectRefused, useApiServer } from '../support/fixtures.ts';
@@ -94,13 +95,37 @@ describe('environments', () => {
     ]);
   });
 
-  it('deployments made before environments existed show their environments, without rules', async () => {
+  it('deployments made before environments existed get their environments, without rules, from the migration (not from every list)', async () => {
     const pid = await project();
     await deploy(pid, { environment: 'legacy' });
+    await deploy(pid, { environment: 'legacy-2' });
+    // As a database written before environments existed: deployments, no environments.
     await server.repos.environments.collection.deleteMany({ project_id: pid });
-    const list = await api.get(`/v1/projects/${pid}/environments`, { token });
-    expect(list.body.data.map((e: { name: string }) => e.name)).toEqual(['legacy']);
-    expect((await api.get(`/v1/projects/${pid}/environments/legacy`, { token })).status).toBe(200);
+    const names = async () => (await api.get(`/v1/projects/${pid}/environments`, { token })).body.data.map((e: { name: string }) => e.name);
+    expect(await names()).toEqual([]);
+    const createdBefore = (await events(pid, 'environment.created')).length;
+    // What the first start of this version runs once, and `slipway db migrate` every time: two at once
+    // (two instances starting together), then once more.
+    const db = server.running.container.database.db;
+    await Promise.all([migrate(db, server.repos), migrate(db, server.repos)]);
+    await migrate(db, server.repos);
+    expect(await names()).toEqual(['legacy', 'legacy-2']);
+    const legacy = await api.get(`/v1/projects/${pid}/environments/legacy`, { token });
+    expect(legacy.status).toBe(200);
+    expect(legacy.body.protection).toEqual({ required_approvals: 0, reviewers: [], prevent_self_review: false, wait_timer_seconds: 0, branch_patterns: null });
+    expect(await server.repos.environments.collection.countDocuments({ project_id: pid })).toBe(2);
+    expect(await events(pid, 'environment.created')).toHaveLength(createdBefore);
+  });
+
+  it('a deleted environment stays deleted while its deployments stay; the next deployment to its name makes it again', async () => {
+    const pid = await project();
+    expect((await deploy(pid, { environment: 'staging' })).status).toBe(201);
+    expect((await api.delete(`/v1/projects/${pid}/environments/staging`, { token })).status).toBe(204);
+    expect((await api.get(`/v1/projects/${pid}/environments`, { token })).body.data).toEqual([]);
+    expectRefused(await api.get(`/v1/projects/${pid}/environments/staging`, { token }), 404, 'not_found');
+    expect((await api.get(`/v1/projects/${pid}/deployments`, { token })).body.data).toHaveLength(1);
+    expect((await deploy(pid, { environment: 'staging' })).status).toBe(201);
+    expect((await api.get(`/v1/projects/${pid}/environments`, { token })).body.data.map((e: { name: string }) => e.name)).toEqual(['staging']);
   });
 });
 
