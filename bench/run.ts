@@ -20,6 +20,7 @@
  *   MONGODB_URI           benchmark against this server instead of an embedded FerretDB
  *   FERRETDB_BINARY       the embedded FerretDB build to run instead of the project's own (e.g. an older one)
  *   BENCH_NODE_OPTIONS    NODE_OPTIONS for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *   BENCH_BASELINE_NODE_OPTIONS  the same for the baselines (the bare provider and the fair peer)
  *   BENCH_SERVER_FLAGS    node flags of the server instead of those of `npm start` (package.json), e.g.
  *                         "--max-semi-space-size=2", or "" for none
  *   BENCH_SCALING=1       the scaling table instead (bench/scaling.ts): the same requests while the

@@ -67,6 +67,11 @@ export function createApp(deps: AppDeps): Koa {
   });
   app.use(apiCors({ origins: corsOrigins, ownOrigin: new URL(config.publicUrl).origin }));
   app.use(singleHeaders());
+  // The token endpoint, the hottest path, goes straight to the authorization server: none of the routers
+  // and pages between here and its mount below answers /oauth/token (they answer /oauth/interaction/…,
+  // /oauth/device and paths outside /oauth), and the provider answers it in the OAuth format either way.
+  const oauth = mount('/oauth', provider as unknown as Koa);
+  app.use(async (ctx, next) => (ctx.path === '/oauth/token' ? await oauth(ctx, next) : await next()));
 
   const system = createSystemRouter({ config, database: container.database, metrics, isShuttingDown: deps.isShuttingDown });
   app.use(system.routes());
@@ -102,7 +107,6 @@ export function createApp(deps: AppDeps): Koa {
     if (ctx.path === '/.well-known/oauth-authorization-server/oauth') ctx.path = '/oauth/.well-known/openid-configuration';
     await next();
   });
-  const oauth = mount('/oauth', provider as unknown as Koa);
   app.use(async (ctx, next) => {
     if (ctx.path === '/oauth' || ctx.path.startsWith('/oauth/')) return await oauth(ctx, next);
     return await next();

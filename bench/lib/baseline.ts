@@ -70,6 +70,8 @@ async function startBaselineScript(script: string, extraEnv: Record<string, stri
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       NODE_ENV: 'production',
       BASELINE_PORT: String(port),
+      // e.g. BENCH_BASELINE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the baselines as the server.
+      ...(process.env.BENCH_BASELINE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_BASELINE_NODE_OPTIONS } : {}),
       ...extraEnv,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

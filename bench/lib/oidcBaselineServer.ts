@@ -1,7 +1,7 @@
 /**
  * The baseline for the token endpoint scenarios: a bare oidc-provider, with the same token configuration
  * as Slipway's (src/oauth/provider/: RS256 JWT access tokens for the API audience through resource
- * indicators, client_credentials, the same lifetimes and refresh rotation rules) but its in-memory adapter,
+ * indicators, client_credentials, the same lifetimes and refresh rotation rules) but an in-memory adapter,
  * static clients, no rate limit, no logging. The ratio ours/baseline is what Slipway's storage, client
  * and account lookups, rate limit and pipeline cost on top of oidc-provider itself.
  *
@@ -19,9 +19,77 @@
 import http from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import { MongoClient } from 'mongodb';
-import Provider, { type Configuration } from 'oidc-provider';
+import Provider, { type Adapter, type AdapterPayload, type Configuration } from 'oidc-provider';
 import { ensurePeerIndexes, peerAdapterClass } from './peerMongoAdapter.ts';
 import { BARE_CONFIDENTIAL, BARE_PUBLIC } from './baseline.ts';
+
+/**
+ * The bare provider's storage: oidc-provider's own development adapter is an LRU of 1,000 entries shared by
+ * every model, so at thousands of refreshes a second it evicts the pool's refresh tokens and grants and the
+ * baseline answers 400 (invalid_grant). This is the same adapter without eviction: a Map per model, the
+ * grant's members for revokeByGrantId, expiry checked on find. Still in memory only, nothing durable.
+ */
+function memoryAdapterClass() {
+  const models = new Map<string, Map<string, { payload: AdapterPayload; expiresAt: number }>>();
+  const grants = new Map<string, Set<{ model: string; id: string }>>();
+  const uids = new Map<string, string>();
+  const userCodes = new Map<string, string>();
+  return class BareMemoryAdapter implements Adapter {
+    readonly model: string;
+    readonly entries: Map<string, { payload: AdapterPayload; expiresAt: number }>;
+    constructor(model: string) {
+      this.model = model;
+      let entries = models.get(model);
+      if (!entries) models.set(model, (entries = new Map()));
+      this.entries = entries;
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      this.entries.set(id, { payload, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+      if (typeof payload.grantId === 'string') {
+        let members = grants.get(payload.grantId);
+        if (!members) grants.set(payload.grantId, (members = new Set()));
+        members.add({ model: this.model, id });
+      }
+      if (typeof payload.uid === 'string') uids.set(payload.uid, id);
+      if (typeof payload.userCode === 'string') userCodes.set(payload.userCode, id);
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      const entry = this.entries.get(id);
+      if (!entry) return undefined;
+      if (entry.expiresAt <= Date.now()) {
+        this.entries.delete(id);
+        return undefined;
+      }
+      return entry.payload;
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const id = uids.get(uid);
+      return id === undefined ? undefined : this.find(id);
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      const id = userCodes.get(userCode);
+      return id === undefined ? undefined : this.find(id);
+    }
+
+    async consume(id: string): Promise<void> {
+      const entry = this.entries.get(id);
+      if (entry) entry.payload.consumed = Math.floor(Date.now() / 1000);
+    }
+
+    async destroy(id: string): Promise<void> {
+      this.entries.delete(id);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      for (const { model, id } of grants.get(grantId) ?? []) models.get(model)?.delete(id);
+      grants.delete(grantId);
+    }
+  };
+}
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const ACCOUNT_ID = 'bench-user';
@@ -79,6 +147,8 @@ async function main(): Promise<void> {
     const db = client.db(process.env.BASELINE_DB ?? 'peer');
     await ensurePeerIndexes(db, ['Session', 'AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'ClientCredentials', 'Interaction', 'ReplayDetection', 'PushedAuthorizationRequest', 'Grant']);
     configuration.adapter = peerAdapterClass(db);
+  } else {
+    configuration.adapter = memoryAdapterClass();
   }
   const provider = new Provider(issuer, configuration);
 

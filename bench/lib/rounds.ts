@@ -67,6 +67,9 @@ function fold(rounds: ScenarioResult[]): ScenarioResult {
   };
 }
 
+/** A round counts only when every answer was 2xx and nothing failed. */
+const roundValid = (r: ScenarioResult) => r.non2xx === 0 && r.errors === 0 && r.timeouts === 0;
+
 /** CPU ms per request of the server plus its database: what one request costs the machine. */
 const cpuOf = (r: ScenarioResult) => (r.serverCpuMsPerRequest ?? Number.NaN) + (r.databaseCpuMsPerRequest ?? 0);
 
@@ -86,12 +89,22 @@ export function formatRoundComparisons(scenario: Scenario, run: AlternatingRun):
     const theirs = other && run.rounds.get(other.id);
     if (!other || !theirs?.length) continue;
     const n = Math.min(ours.length, theirs.length);
-    const rps = Array.from({ length: n }, (_, i) => ours[i]!.requestsPerSecond / theirs[i]!.requestsPerSecond);
-    const cpu = Array.from({ length: n }, (_, i) => cpuOf(theirs[i]!) / cpuOf(ours[i]!));
-    const fmt = (xs: number[]) => `median ${median(xs).toFixed(2)}× (range ${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}; rounds ${xs.map((x) => x.toFixed(2)).join(', ')})`;
+    // A round in which either side answered anything but 2xx measured something else (errors are cheap): no ratio.
+    const valid = Array.from({ length: n }, (_, i) => i).filter((i) => roundValid(ours[i]!) && roundValid(theirs[i]!));
+    const invalid = Array.from({ length: n }, (_, i) => i + 1).filter((round) => !valid.includes(round - 1));
+    const invalidNote = invalid.length ? `; round${invalid.length > 1 ? 's' : ''} ${invalid.join(', ')} INVALID (non-2xx or errors), left out` : '';
+    if (!valid.length) {
+      lines.push(`${scenario.title} / ${other.name}: no valid round (every round saw non-2xx answers or errors)${other.target === undefined ? '' : `; target ≥ ${other.target.toFixed(2)}×: NOT measured`}`);
+      continue;
+    }
+    const rps = valid.map((i) => ours[i]!.requestsPerSecond / theirs[i]!.requestsPerSecond);
+    const cpu = valid.map((i) => cpuOf(theirs[i]!) / cpuOf(ours[i]!));
+    const fmt = (xs: number[]) => `median ${median(xs).toFixed(2)}× (range ${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}; rounds ${xs.map((x) => x.toFixed(2)).join(', ')}${invalidNote})`;
     const verdict = other.target === undefined ? '' : ` (target ≥ ${other.target.toFixed(2)}×: ${median(rps) >= other.target ? 'met' : 'NOT met'})`;
     lines.push(`${scenario.title} / ${other.name}: req/s ${fmt(rps)}${verdict}`);
-    lines.push(`${' '.repeat(scenario.title.length)}   by CPU ms/request (server + database, theirs / ours): ${fmt(cpu)}; ours ${median(ours.map(cpuOf)).toFixed(2)}, theirs ${median(theirs.map(cpuOf)).toFixed(2)}`);
+    lines.push(
+      `${' '.repeat(scenario.title.length)}   by CPU ms/request (server + database, theirs / ours): ${fmt(cpu)}; ours ${median(valid.map((i) => cpuOf(ours[i]!))).toFixed(2)}, theirs ${median(valid.map((i) => cpuOf(theirs[i]!))).toFixed(2)}`,
+    );
   }
   return lines;
 }

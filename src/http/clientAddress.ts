@@ -101,6 +101,20 @@ export function sourceKey(address: string): string {
  */
 export function resolveClientAddress(config: Pick<Config, 'trustProxy' | 'proxyHops' | 'trustedProxies'>): Middleware {
   const model = proxyModel(config);
+  if (!behindProxy(model)) {
+    // The socket's peer alone: the same for every request of a connection (kept alive), so worked out once per connection.
+    const peers = new WeakMap<object, string>();
+    return async (ctx, next) => {
+      const socket = ctx.req.socket;
+      let ip = peers.get(socket);
+      if (ip === undefined) {
+        ip = clientAddress(model, socket.remoteAddress, undefined);
+        if (socket.remoteAddress !== undefined) peers.set(socket, ip);
+      }
+      ctx.request.ip = ip;
+      await next();
+    };
+  }
   return async (ctx, next) => {
     ctx.request.ip = clientAddress(model, ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined);
     await next();

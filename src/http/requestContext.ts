@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import type { Logger } from '../logger.ts';
+import { accessLineLogger, type Logger } from '../logger.ts';
 import type { Metrics } from './metrics.ts';
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** Request id (honours a well-formed incoming `X-Request-Id`), one access-log line, and metrics. */
 export function requestContext(logger: Logger, metrics: Metrics): Middleware {
+  const access = accessLineLogger(logger);
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.get('X-Request-Id');
@@ -40,8 +41,9 @@ export function requestContext(logger: Logger, metrics: Metrics): Middleware {
       metrics.observe(ctx.method, route, status, seconds);
       // Only the path is logged: query strings can carry authorization parameters.
       const line = { request_id: requestId, method: ctx.method, path: ctx.path, status, ms: Math.round(seconds * 1e4) / 10 };
-      if (ctx.path === '/healthz' || ctx.path === '/metrics') logger.debug(line, 'request');
-      else logger.info(line, 'request');
+      if (access.levelVal !== logger.levelVal) access.level = logger.level;
+      if (ctx.path === '/healthz' || ctx.path === '/metrics') access.debug(line, 'request');
+      else access.info(line, 'request');
     }
   };
 }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hash, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -59,8 +59,12 @@ interface Ciphertext {
   ct: Buffer;
 }
 
-/** AES-256-GCM with a fresh IV, `aad` bound: the one cipher of every value sealed at rest. */
-function encrypt(key: Buffer, plaintext: string, aad: string): Ciphertext {
+/**
+ * AES-256-GCM with a fresh IV, `aad` bound: the one cipher of every value sealed at rest. Keys are held
+ * as KeyObjects: a cipher made from a raw Buffer key costs four times as much (Node 24: about 20 µs
+ * against 5 µs a value).
+ */
+function encrypt(key: KeyObject, plaintext: string, aad: string): Ciphertext {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad, 'utf8'));
@@ -69,7 +73,7 @@ function encrypt(key: Buffer, plaintext: string, aad: string): Ciphertext {
 }
 
 /** Throws when the tag does not match (tampered, another key, another `aad`). */
-function decrypt(key: Buffer, { iv, tag, ct }: Ciphertext, aad: string): string {
+function decrypt(key: KeyObject, { iv, tag, ct }: Ciphertext, aad: string): string {
   if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new Error('malformed sealed value');
   const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   decipher.setAAD(Buffer.from(aad, 'utf8'));
@@ -80,9 +84,9 @@ function decrypt(key: Buffer, { iv, tag, ct }: Ciphertext, aad: string): string 
 let derivations = 0;
 
 /** A 256-bit key derived from `secret` for one purpose (HKDF-SHA-256, empty salt, `info` names the purpose). */
-function keyFrom(secret: string, info: string): Buffer {
+function keyFrom(secret: string, info: string): KeyObject {
   derivations += 1;
-  return Buffer.from(hkdfSync('sha256', secret, '', info, 32));
+  return createSecretKey(Buffer.from(hkdfSync('sha256', secret, '', info, 32)));
 }
 
 /** How many keys this process has derived from secrets (sealWithKeyFrom, openWithKeyFrom): tests count them per request. */
@@ -97,13 +101,13 @@ export const keyDerivations = () => derivations;
  * changes: a key is the same whether it was derived now or earlier.
  */
 export class DerivedKeys {
-  readonly #keys: LRUCache<string, Buffer>;
+  readonly #keys: LRUCache<string, KeyObject>;
   constructor(max: number, ttlMs: number) {
-    this.#keys = new LRUCache<string, Buffer>({ max, ttl: ttlMs });
+    this.#keys = new LRUCache<string, KeyObject>({ max, ttl: ttlMs });
   }
 
-  for(secret: string, info: string): Buffer {
-    const name = `${info}\0${createHash('sha256').update(secret).digest('base64url')}`;
+  for(secret: string, info: string): KeyObject {
+    const name = `${info}\0${hash('sha256', secret, 'base64url')}`;
     let key = this.#keys.get(name);
     if (!key) {
       key = keyFrom(secret, info);
@@ -137,13 +141,13 @@ export function openWithKeyFrom(secret: string, info: string, aad: string, seale
   }
 }
 
-function decodeKeys(data: DataKeys): { current: string; keys: Map<string, Buffer> } {
-  const keys = new Map<string, Buffer>();
+function decodeKeys(data: DataKeys): { current: string; keys: Map<string, KeyObject> } {
+  const keys = new Map<string, KeyObject>();
   for (const [kid, value] of Object.entries(data.keys ?? {})) {
     const key = Buffer.from(value, 'base64url');
     if (key.length !== 32) throw new Error(`data key ${kid} is not 32 bytes`);
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(kid)) throw new Error(`data key id ${JSON.stringify(kid)} must be 1-64 URL-safe characters`);
-    keys.set(kid, key);
+    keys.set(kid, createSecretKey(key));
   }
   if (!keys.has(data.current)) throw new Error(`the current data key ${data.current} is missing`);
   return { current: data.current, keys };
@@ -158,7 +162,7 @@ export function createSecretBox(data: DataKeys, options: SecretBoxOptions = {}):
   let state = decodeKeys(data);
   let lastReload = 0;
 
-  function keyFor(kid: string): Buffer {
+  function keyFor(kid: string): KeyObject {
     let key = state.keys.get(kid);
     if (!key && options.reload && Date.now() - lastReload > RELOAD_EVERY_MS) {
       lastReload = Date.now();

@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /** SHA-256 of a UTF-8 string, hex: how tokens, keys and secrets are stored and looked up. */
-export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+export const sha256Hex = (text: string): string => hash('sha256', text, 'hex');
 
 /**
  * Whether `presented` is the secret `expected` (a CSRF token, say), compared in constant time. Nothing

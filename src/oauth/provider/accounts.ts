@@ -40,7 +40,9 @@ export function extraTokenClaims(repos: Lookups): Configuration['extraTokenClaim
       return user ? { acct: user.account_id, gid: grantId } : undefined;
     }
     const loadedClient = ctx?.oidc?.client;
-    const tenant = loadedClient && loadedClient.clientId === token.clientId ? (loadedClient.metadata() as { account_id?: unknown }).account_id : undefined;
+    // Extra client metadata (./clients.ts) is held on the client under its own name (only the standard
+    // metadata is camelCased); client.metadata() would rebuild every property's name for this one value.
+    const tenant = loadedClient && loadedClient.clientId === token.clientId ? (loadedClient as unknown as { account_id?: unknown }).account_id : undefined;
     if (typeof tenant === 'string') return { acct: tenant };
     const client = await repos.oauthClients.findByIdCached(token.clientId!);
     return client ? { acct: client.account_id } : undefined;

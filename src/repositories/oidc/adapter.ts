@@ -179,7 +179,17 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
   /** Grants read recently (AdapterHooks.grantCacheMs): the opened payload, until when it may be used, the grant's expiry. */
   const grantCacheMs = Math.max(0, hooks.grantCacheMs ?? 0);
   const grants = new LRUCache<string, { text: string; until: number; expiresAt: number | null }>({ max: GRANT_CACHE_ENTRIES });
-  hooks.onGrantRevokedHere?.((grantId) => grants.delete(sha256Hex(grantId)));
+  /**
+   * A grant's read from the database in flight: concurrent requests for a grant not held (or held too
+   * long) wait for the one read rather than each sending their own. Forgetting a grant drops its read
+   * too, so what that read returns is not held, and a request after the change reads again.
+   */
+  const grantReads = new Map<string, Promise<{ text: string; expiresAt: number | null } | undefined>>();
+  const forgetGrant = (_id: string) => {
+    grants.delete(_id);
+    grantReads.delete(_id);
+  };
+  hooks.onGrantRevokedHere?.((grantId) => forgetGrant(sha256Hex(grantId)));
   /** Refresh tokens consumed in a request and not yet claimed: claimed by the insert of their successor (rotate()). */
   const pendingClaims = new WeakMap<object, PendingClaim>();
 
@@ -203,7 +213,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (this.model === 'Client') throw new Error('clients are registered through Slipway, not the provider');
       const stored = storedArtifact(this.model, id, payload, expiresIn ? new Date(Date.now() + expiresIn * 1000) : null);
-      if (this.model === 'Grant') grants.delete(stored._id);
+      if (this.model === 'Grant') forgetGrant(stored._id);
       const request = this.model === 'RefreshToken' ? hooks.currentRequest?.() : undefined;
       const used = request ? pendingClaims.get(request) : undefined;
       if (request && used) {
@@ -232,16 +242,32 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
 
     /**
      * A grant, from memory when read in the last `grantCacheMs` (AdapterHooks.grantCacheMs): its opened
-     * payload, never handed out twice as the same object.
+     * payload, never handed out twice as the same object. A grant held longer is read again and held
+     * again from that read (one read however many requests want it at once).
      */
     private async findGrant(id: string, _id: string): Promise<AdapterPayload | undefined> {
       const now = clock.now();
       const held = grants.get(_id);
       if (held && held.until > now && (held.expiresAt === null || held.expiresAt > Date.now())) return JSON.parse(held.text) as AdapterPayload;
-      const doc = await this.collection.findOne({ _id });
-      const payload = load(this.model, id, doc);
-      if (payload && doc && !grants.has(_id)) grants.set(_id, { text: JSON.stringify(payload), until: now + grantCacheMs, expiresAt: doc.expires_at?.getTime() ?? null });
-      return payload;
+      let read = grantReads.get(_id);
+      if (!read) {
+        const started = (async () => {
+          const doc = await this.collection.findOne({ _id });
+          const payload = load(this.model, id, doc);
+          return payload && doc ? { text: JSON.stringify(payload), expiresAt: doc.expires_at?.getTime() ?? null } : undefined;
+        })();
+        read = started;
+        grantReads.set(_id, started);
+        // Held only if the grant was not changed or revoked here while it was read (forgetGrant drops the read).
+        const settle = (opened: { text: string; expiresAt: number | null } | undefined) => {
+          if (grantReads.get(_id) !== started) return;
+          grantReads.delete(_id);
+          if (opened) grants.set(_id, { ...opened, until: now + grantCacheMs });
+        };
+        started.then(settle, () => settle(undefined));
+      }
+      const opened = await read;
+      return opened ? (JSON.parse(opened.text) as AdapterPayload) : undefined;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -274,7 +300,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
      * write), so of concurrent deletes exactly one counts 1. The others get AlreadyConsumed.
      */
     async destroy(id: string): Promise<void> {
-      if (this.model === 'Grant') grants.delete(sha256Hex(id));
+      if (this.model === 'Grant') forgetGrant(sha256Hex(id));
       const { deletedCount } = await this.collection.deleteOne({ _id: sha256Hex(id) });
       if (this.model === 'Interaction' && deletedCount === 0) throw new AlreadyConsumed(this.model);
       if (this.model === 'RefreshToken') await consumedRefreshTokens.deleteOne({ _id: sha256Hex(id) });
@@ -283,7 +309,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      if (this.model === 'Grant') grants.delete(sha256Hex(grantId));
+      if (this.model === 'Grant') forgetGrant(sha256Hex(grantId));
       await deleteInBatches(this.collection, { grant_id: grantId });
       if (this.model === 'RefreshToken') await deleteInBatches(consumedRefreshTokens, { grant_id: grantId });
     }
