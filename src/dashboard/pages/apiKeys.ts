@@ -30,8 +30,8 @@ export function registerApiKeyPages(pages: PageRouter, deps: DashboardDeps): voi
   const { projects, apiKeys } = deps.services;
 
   async function showList(ctx: Context, form?: FormState, status = 200) {
-    const { projects: all, selected, list: keys } = await projectScoped(ctx, projects, form, (principal, projectId, page) => apiKeys.list(principal, projectId, {}, page));
-    sendPage(ctx, config, { title: 'API Keys', status, body: apiKeysView({ csrf: dash(ctx).viewer.csrf, projects: all, selected, keys, form }) });
+    const keys = await projectScoped(ctx, projects, form, (principal, projectId, page) => apiKeys.list(principal, projectId, {}, page));
+    sendPage(ctx, config, { title: 'API Keys', status, body: apiKeysView({ ...keys, csrf: dash(ctx).viewer.csrf, form }) });
   }
 
   const showIssued = (ctx: Context, o: Omit<Parameters<typeof issuedKeyView>[0], 'publicUrl'>) =>

@@ -47,8 +47,8 @@ export function registerTrustedCiPages(pages: PageRouter, deps: DashboardDeps): 
   const { projects, trustPolicies } = deps.services;
 
   async function showList(ctx: Context, form?: FormState, status = 200) {
-    const { projects: all, selected, list: policies } = await projectScoped(ctx, projects, form, (principal, projectId, page) => trustPolicies.list(principal, projectId, {}, page));
-    const body = trustedCiView({ csrf: dash(ctx).viewer.csrf, projects: all, selected, policies, publicUrl: config.publicUrl, tokenUrl: `${config.issuer}/token`, form });
+    const policies = await projectScoped(ctx, projects, form, (principal, projectId, page) => trustPolicies.list(principal, projectId, {}, page));
+    const body = trustedCiView({ ...policies, csrf: dash(ctx).viewer.csrf, publicUrl: config.publicUrl, tokenUrl: `${config.issuer}/token`, form });
     sendPage(ctx, config, { title: 'Trusted CI', status, body });
   }
 

@@ -1,10 +1,9 @@
 import { html, type Html } from '../../lib/html.ts';
 import { presentApiKey } from '../../presenters/apiKeys.ts';
 import type { ApiKeyDoc } from '../../services/apiKeys.ts';
-import type { ProjectDoc } from '../../services/projects.ts';
 import { choiceGroup, formProblem, newOnce, selectField, textField, type FormState } from '../forms.ts';
 import { csrfField, dateTime, secretReveal, statusBadge } from '../layout.ts';
-import { projectSettingsView, type ProjectOption, type ProjectScoped } from './projectSettings.ts';
+import { projectSettingsView, type ProjectOption, type ProjectSettingsData } from './projectSettings.ts';
 
 export const KEYS_PATH = '/dashboard/settings/api-keys';
 
@@ -21,14 +20,7 @@ export const GRACE_OPTIONS = [
   { value: '604800', label: 'Old key works 7 more days' },
 ];
 
-export interface ApiKeysView {
-  csrf: string;
-  projects: ProjectDoc[];
-  selected: ProjectDoc | undefined;
-  keys: ProjectScoped<ApiKeyDoc>['list'];
-  /** The Create Key form as sent, after a refusal. */
-  form?: FormState | undefined;
-}
+export type ApiKeysView = ProjectSettingsData<ApiKeyDoc>;
 
 function createKeyForm(v: ApiKeysView, options: ProjectOption[]): Html {
   const state: FormState = v.form ?? { values: { project_id: v.selected?._id ?? '', scopes: ['read'] }, errors: {} };
@@ -87,21 +79,18 @@ ${items.map((doc) => {
  * revoke); with no project yet, a pointer to create one.
  */
 export function apiKeysView(v: ApiKeysView): Html {
-  return projectSettingsView(
-    { projects: v.projects, selected: v.selected, list: v.keys },
-    {
-      path: KEYS_PATH,
-      title: 'API Keys',
-      lead: html`<p class="muted">An API key lets a server or CI job call the API for one project: send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>`,
-      noProject: 'API keys belong to a project.',
-      form: (options) => createKeyForm(v, options),
-      listId: 'keys-title',
-      listTitle: 'Keys of',
-      showButton: 'Show keys',
-      table: (items) => keyTable(v.csrf, items),
-      empty: 'This project has no API keys yet.',
-    },
-  );
+  return projectSettingsView(v, {
+    path: KEYS_PATH,
+    title: 'API Keys',
+    lead: html`<p class="muted">An API key lets a server or CI job call the API for one project: send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>`,
+    noProject: 'API keys belong to a project.',
+    form: (options) => createKeyForm(v, options),
+    listId: 'keys-title',
+    listTitle: 'Keys of',
+    showButton: 'Show keys',
+    table: (items) => keyTable(v.csrf, items),
+    empty: 'This project has no API keys yet.',
+  });
 }
 
 /** The page that shows a new or rotated key, once. */

@@ -1,6 +1,6 @@
 import { html, type Html } from '../../lib/html.ts';
 import type { ProjectDoc } from '../../services/projects.ts';
-import { selectField } from '../forms.ts';
+import { selectField, type FormState } from '../forms.ts';
 import { pagination } from '../layout.ts';
 
 export type ProjectOption = { value: string; label: string };
@@ -12,6 +12,12 @@ export interface ProjectScoped<T> {
   /** The project whose things are listed. */
   selected: ProjectDoc | undefined;
   list: { items: T[]; total: number; page: number };
+}
+
+/** A project-scoped settings page's data with its create form: as sent, after a refusal. */
+export interface ProjectSettingsData<T> extends ProjectScoped<T> {
+  csrf: string;
+  form?: FormState | undefined;
 }
 
 /** What tells one project-scoped settings page from another. */

@@ -4,7 +4,7 @@ import type { ProjectDoc } from '../../services/projects.ts';
 import type { TrustPolicyDoc } from '../../services/trustPolicies.ts';
 import { choiceGroup, formProblem, newOnce, selectField, textArea, textField, type FormState } from '../forms.ts';
 import { csrfField, dateTime } from '../layout.ts';
-import { projectSettingsView, type ProjectOption, type ProjectScoped } from './projectSettings.ts';
+import { projectSettingsView, type ProjectOption, type ProjectSettingsData } from './projectSettings.ts';
 
 export const TRUSTED_CI_PATH = '/dashboard/settings/trusted-ci';
 
@@ -13,15 +13,10 @@ const SCOPE_OPTIONS = [
   { value: 'write', label: 'write: also deploy and report deployments' },
 ];
 
-export interface TrustedCiView {
-  csrf: string;
-  projects: ProjectDoc[];
-  selected: ProjectDoc | undefined;
-  policies: ProjectScoped<TrustPolicyDoc>['list'];
+export interface TrustedCiView extends ProjectSettingsData<TrustPolicyDoc> {
   /** Where tokens are exchanged and the API is (the snippets name them). */
   publicUrl: string;
   tokenUrl: string;
-  form?: FormState | undefined;
 }
 
 function createPolicyForm(v: TrustedCiView, options: ProjectOption[]): Html {
@@ -112,20 +107,17 @@ steps:
  * policies (delete), and copy-paste snippets for GitHub Actions and GitLab CI.
  */
 export function trustedCiView(v: TrustedCiView): Html {
-  return projectSettingsView(
-    { projects: v.projects, selected: v.selected, list: v.policies },
-    {
-      path: TRUSTED_CI_PATH,
-      title: 'Trusted CI',
-      lead: html`<p class="muted">Let a CI workflow (GitHub Actions, GitLab CI, any OpenID Connect issuer) act for one project without storing a secret: its own token is exchanged for a short-lived Slipway token.</p>`,
-      noProject: 'Trust policies belong to a project.',
-      form: (options) => createPolicyForm(v, options),
-      listId: 'policies-title',
-      listTitle: 'Trusted by',
-      showButton: 'Show policies',
-      table: policyTable,
-      empty: 'This project trusts no CI workflow yet.',
-      after: (selected) => snippets(v, selected, v.policies.items[0]),
-    },
-  );
+  return projectSettingsView(v, {
+    path: TRUSTED_CI_PATH,
+    title: 'Trusted CI',
+    lead: html`<p class="muted">Let a CI workflow (GitHub Actions, GitLab CI, any OpenID Connect issuer) act for one project without storing a secret: its own token is exchanged for a short-lived Slipway token.</p>`,
+    noProject: 'Trust policies belong to a project.',
+    form: (options) => createPolicyForm(v, options),
+    listId: 'policies-title',
+    listTitle: 'Trusted by',
+    showButton: 'Show policies',
+    table: policyTable,
+    empty: 'This project trusts no CI workflow yet.',
+    after: (selected) => snippets(v, selected, v.list.items[0]),
+  });
 }
