@@ -293,14 +293,10 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 			return nil
 		}
 		apiErr := errorFromResponse(resp, respBody)
-		if apiErr.Status == http.StatusUnauthorized && !refreshed && isInvalidToken(resp, apiErr) {
-			if inv, ok := c.tokenSource.(invalidator); ok {
-				// The access token expired early or was revoked: refresh once and send again.
-				inv.Invalidate(token)
-				refreshed = true
-				attempt--
-				continue
-			}
+		if !refreshed && c.invalidated(resp, apiErr, token) {
+			refreshed = true
+			attempt--
+			continue
 		}
 		if (apiErr.Status != http.StatusTooManyRequests && apiErr.Status != http.StatusServiceUnavailable) || attempt >= cfg.maxRetries {
 			return apiErr
@@ -342,17 +338,10 @@ func (c *Client) send(ctx context.Context, cfg requestConfig, method, target str
 	for k, v := range cfg.header {
 		req.Header[k] = v
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
 	if idempotencyKey != "" {
 		req.Header.Set("Idempotency-Key", idempotencyKey)
 	}
-	var resp *http.Response
-	if dpop != nil {
-		req.Header.Del("DPoP")
-		resp, err = dpop.do(req, token, c.httpClient.Do)
-	} else {
-		resp, err = c.httpClient.Do(req)
-	}
+	resp, err := c.doWithToken(req, token, dpop)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -362,6 +351,30 @@ func (c *Client) send(ctx context.Context, cfg requestConfig, method, target str
 		return nil, nil, err
 	}
 	return resp, respBody, nil
+}
+
+// doWithToken sends req with token: as DPoP with a fresh proof (and once more with the server's
+// nonce if it asks) when dpop is set, else as a bearer token.
+func (c *Client) doWithToken(req *http.Request, token string, dpop *dpopSession) (*http.Response, error) {
+	req.Header.Set("Authorization", "Bearer "+token)
+	if dpop == nil {
+		return c.httpClient.Do(req)
+	}
+	req.Header.Del("DPoP")
+	return dpop.do(req, token, c.httpClient.Do)
+}
+
+// invalidated tells whether the answer refused token as expired early or revoked and the token
+// source, told so, will give a fresh one: the request is then sent once more.
+func (c *Client) invalidated(resp *http.Response, apiErr *Error, token string) bool {
+	if apiErr.Status != http.StatusUnauthorized || !isInvalidToken(resp, apiErr) {
+		return false
+	}
+	inv, ok := c.tokenSource.(invalidator)
+	if ok {
+		inv.Invalidate(token)
+	}
+	return ok
 }
 
 func isInvalidToken(resp *http.Response, e *Error) bool {

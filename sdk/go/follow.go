@@ -231,17 +231,10 @@ func (c *Client) openStream(ctx context.Context, cfg requestConfig, target strin
 		}
 		req.Header.Set("Accept", "text/event-stream")
 		req.Header.Set("User-Agent", c.userAgent)
-		req.Header.Set("Authorization", "Bearer "+token)
 		if last > 0 {
 			req.Header.Set("Last-Event-ID", strconv.Itoa(last))
 		}
-		var resp *http.Response
-		if dpop != nil {
-			req.Header.Del("DPoP")
-			resp, err = dpop.do(req, token, c.httpClient.Do)
-		} else {
-			resp, err = c.httpClient.Do(req)
-		}
+		resp, err := c.doWithToken(req, token, dpop)
 		if err != nil {
 			return nil, err
 		}
@@ -251,11 +244,8 @@ func (c *Client) openStream(ctx context.Context, cfg requestConfig, target strin
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
 		apiErr := errorFromResponse(resp, body)
-		if apiErr.Status == http.StatusUnauthorized && !refreshed && isInvalidToken(resp, apiErr) {
-			if inv, ok := c.tokenSource.(invalidator); ok {
-				inv.Invalidate(token)
-				continue
-			}
+		if !refreshed && c.invalidated(resp, apiErr, token) {
+			continue
 		}
 		return nil, apiErr
 	}

@@ -1,5 +1,6 @@
 import type { Changes } from '../lib/changes.ts';
 import type { OAuthClientRepository } from '../repositories/oauthClients.ts';
+import { registerFirstPartyClient } from './firstPartyClients.ts';
 import { Service } from './service.ts';
 
 /** The first-party CLI's client_id (docs/product.md §12): fixed, the CLI has it built in. */
@@ -22,21 +23,13 @@ export interface CliClientDeps {
  */
 export class CliClientService extends Service<CliClientDeps> {
   async ensureRegistered(): Promise<void> {
-    await this.deps.oauthClients.upsertDefined(
-      {
-        _id: CLI_CLIENT_ID,
-        account_id: 'system',
-        client_name: 'Slipway CLI',
-        redirect_uris: [],
-        token_endpoint_auth_method: 'none',
-        grant_types: [DEVICE_CODE_GRANT, 'refresh_token'],
-        scope: 'read write admin',
-        first_party: true,
-        dpop_bound_access_tokens: true,
-        client_secret_hash: null,
-      },
-      new Date(),
-    );
-    this.deps.changes.emit('oauthClientsChanged');
+    await registerFirstPartyClient(this.deps, {
+      _id: CLI_CLIENT_ID,
+      client_name: 'Slipway CLI',
+      redirect_uris: [],
+      grant_types: [DEVICE_CODE_GRANT, 'refresh_token'],
+      scope: 'read write admin',
+      dpop_bound_access_tokens: true,
+    });
   }
 }

@@ -7,6 +7,7 @@ import type { ApiKeyRepository } from '../repositories/apiKeys.ts';
 import type { IdempotencyKeyRepository } from '../repositories/idempotencyKeys.ts';
 import type { OAuthClientRepository } from '../repositories/oauthClients.ts';
 import type { UserDoc, UserRepository } from '../repositories/users.ts';
+import { registerFirstPartyClient } from './firstPartyClients.ts';
 import { Service } from './service.ts';
 
 export const DASHBOARD_CLIENT_ID = 'slipway-dashboard';
@@ -53,22 +54,14 @@ export class DashboardClientService extends Service<DashboardClientDeps> {
    * PUBLIC_URL), at every start; the same record however many instances start at once.
    */
   async ensureRegistered(): Promise<void> {
-    await this.deps.oauthClients.upsertDefined(
-      {
-        _id: DASHBOARD_CLIENT_ID,
-        account_id: 'system',
-        client_name: 'Slipway Dashboard',
-        redirect_uris: [dashboardRedirectUri(this.deps.config)],
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'],
-        scope: 'read',
-        first_party: true,
-        client_secret_hash: null,
-      },
-      new Date(),
-    );
     // Its redirect URI may have moved with PUBLIC_URL.
-    this.deps.changes.emit('oauthClientsChanged');
+    await registerFirstPartyClient(this.deps, {
+      _id: DASHBOARD_CLIENT_ID,
+      client_name: 'Slipway Dashboard',
+      redirect_uris: [dashboardRedirectUri(this.deps.config)],
+      grant_types: ['authorization_code'],
+      scope: 'read',
+    });
   }
 
   /** The user a dashboard sign-in (an authorization code's account) or session is for, or null when gone. */

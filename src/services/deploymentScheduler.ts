@@ -1,3 +1,4 @@
+import { PollLoop } from '../lib/pollLoop.ts';
 import type { Logger } from '../logger.ts';
 import type { DeploymentService } from './deployments.ts';
 import { Service } from './service.ts';
@@ -19,32 +20,16 @@ export interface DeploymentSchedulerDeps {
  * (DeploymentService.releaseDue) makes each move once however many instances see it.
  */
 export class DeploymentScheduler extends Service<DeploymentSchedulerDeps> {
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #stopped = true;
+  readonly #loop = new PollLoop(
+    () => this.deps.deployments.releaseDue().catch((err: unknown) => this.deps.logger.warn({ err }, 'releasing due deployments failed')),
+    () => this.deps.intervalMs ?? SCHEDULER_INTERVAL_MS,
+  );
 
   start(): void {
-    this.#stopped = false;
-    this.#schedule();
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  #schedule(): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.deps.deployments
-        .releaseDue()
-        .catch((err: unknown) => this.deps.logger.warn({ err }, 'releasing due deployments failed'))
-        .finally(() => {
-          this.#running = undefined;
-          this.#schedule();
-        });
-    }, this.deps.intervalMs ?? SCHEDULER_INTERVAL_MS);
-    this.#timer.unref();
+    await this.#loop.stop();
   }
 }

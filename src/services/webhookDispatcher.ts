@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../lib/clock.ts';
+import { PollLoop } from '../lib/pollLoop.ts';
 import type { Logger } from '../logger.ts';
 import type { Repositories } from '../repositories/index.ts';
 import type { DeliveryAttempt } from '../repositories/webhookDeliveries.ts';
@@ -86,27 +87,21 @@ export class WebhookDispatcher extends Service<DispatcherDeps> {
   readonly #failing = new Set<string>();
   /** The endpoint served last: the next poll starts after it. */
   #cursor = '';
-  #timer: NodeJS.Timeout | undefined;
+  readonly #loop = new PollLoop(() => this.poll(), () => this.deps.config.webhookPollIntervalMs);
   #polling: Promise<void> | undefined;
   #stopped = false;
 
   start(): void {
     this.#stopped = false;
-    this.#schedule();
+    this.#loop.start();
   }
 
   /** Stops polling and waits for the poll and the attempts in flight (each bounded by the timeout). */
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
+    await this.#loop.stop();
     await this.#polling;
     await Promise.allSettled([...this.#inFlight.values()]);
-  }
-
-  #schedule(): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.poll().finally(() => this.#schedule()), this.deps.config.webhookPollIntervalMs);
-    this.#timer.unref();
   }
 
   /** One look at the queue: starts an attempt for every due entry this instance can claim, endpoint by endpoint. */

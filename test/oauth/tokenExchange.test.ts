@@ -374,41 +374,38 @@ describe('single use: one token, many exchanges at once', () => {
 });
 
 describe('the issuer\'s keys', () => {
-  /** A project trusting a fresh issuer of its own (fetch counts start at zero). */
-  async function ownIssuer(): Promise<{ ci: TestIssuer; claims: Record<string, unknown> }> {
+  /** `test` with a project trusting a fresh issuer of its own (fetch counts start at zero), closed after. */
+  async function withOwnIssuer(test: (ci: TestIssuer, claims: Record<string, unknown>) => Promise<void>): Promise<void> {
     const ci = await startTestIssuer();
-    const projectId = (await createProject(api, admin)).id;
-    expect((await trust(projectId, { issuer: ci.url, claims: { repository_id: '9' } })).status).toBe(201);
-    return { ci, claims: { aud: server.url, repository_id: '9', sub: 'repo:acme/keys' } };
-  }
-
-  it('are fetched once and kept: many exchanges, one discovery and one JWKS fetch', async () => {
-    const { ci, claims } = await ownIssuer();
     try {
-      for (const answer of await race(5, async () => exchange(server, await signed(ci, claims)))) expect(answer.status).toBe(200);
-      expect(ci.fetches).toEqual({ discovery: 1, jwks: 1 });
+      const projectId = (await createProject(api, admin)).id;
+      expect((await trust(projectId, { issuer: ci.url, claims: { repository_id: '9' } })).status).toBe(201);
+      await test(ci, { aud: server.url, repository_id: '9', sub: 'repo:acme/keys' });
     } finally {
       await ci.close();
     }
+  }
+
+  it('are fetched once and kept: many exchanges, one discovery and one JWKS fetch', async () => {
+    await withOwnIssuer(async (ci, claims) => {
+      for (const answer of await race(5, async () => exchange(server, await signed(ci, claims)))) expect(answer.status).toBe(200);
+      expect(ci.fetches).toEqual({ discovery: 1, jwks: 1 });
+    });
   });
 
   it('a rotated key is accepted after one fetch, once a minute has passed since the last', async () => {
-    const { ci, claims } = await ownIssuer();
-    try {
+    await withOwnIssuer(async (ci, claims) => {
       expect((await exchange(server, await signed(ci, claims))).status).toBe(200);
       const rotated = await ci.rotate({ retire: true, alg: 'ES256' });
       server.clock.advance(61_000);
       const answer = await exchange(server, await signed(ci, claims, { key: rotated }));
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       expect(ci.fetches).toEqual({ discovery: 2, jwks: 2 });
-    } finally {
-      await ci.close();
-    }
+    });
   });
 
   it('a flood of unknown kids fetches at most once a minute', async () => {
-    const { ci, claims } = await ownIssuer();
-    try {
+    await withOwnIssuer(async (ci, claims) => {
       expect((await exchange(server, await signed(ci, claims))).status).toBe(200);
       expect(ci.fetches.jwks).toBe(1);
       const forged = async () => signed(ci, claims, { key: await newIssuerKey('ES256') });
@@ -421,21 +418,16 @@ describe('the issuer\'s keys', () => {
       expect(ci.fetches.jwks).toBe(2);
       for (const answer of await race(10, async () => exchange(server, await forged()))) expect(answer.body).toEqual(REFUSED);
       expect(ci.fetches.jwks).toBe(2);
-    } finally {
-      await ci.close();
-    }
+    });
   });
 
   it('are kept at most ten minutes', async () => {
-    const { ci, claims } = await ownIssuer();
-    try {
+    await withOwnIssuer(async (ci, claims) => {
       expect((await exchange(server, await signed(ci, claims))).status).toBe(200);
       server.clock.advance(10 * 60_000 + 1_000);
       expect((await exchange(server, await signed(ci, claims))).status).toBe(200);
       expect(ci.fetches).toEqual({ discovery: 2, jwks: 2 });
-    } finally {
-      await ci.close();
-    }
+    });
   });
 
   it('are never fetched from an address the webhook rules refuse (link-local: cloud metadata)', async () => {

@@ -16,89 +16,105 @@ from .harness import Harness
 FAST = RetryPolicy(initial_delay=0.01, max_delay=0.05)
 
 
-def _blocks(chunks: Iterator[bytes], cut: tuple[int, bool]) -> Iterator[bytes]:
-    """The stream's bytes up to and with its ``cut[0]``-th ``line`` event; then a reset (cut[1]) or the end."""
-    buffer, lines = b"", 0
-    for chunk in chunks:
-        buffer += chunk
-        while b"\n\n" in buffer:
-            block, buffer = buffer.split(b"\n\n", 1)
+class _Cut:
+    """A stream's bytes up to and with its ``cut[0]``-th ``line`` event; then a reset (``cut[1]``) or the end."""
+
+    def __init__(self, cut: tuple[int, bool]) -> None:
+        self.cut = cut
+        self.buffer = b""
+        self.lines = 0
+        self.done = False
+
+    def blocks(self, chunk: bytes) -> Iterator[bytes]:
+        """The whole events ``chunk`` completes (``done`` once the cut is reached)."""
+        self.buffer += chunk
+        while b"\n\n" in self.buffer:
+            block, self.buffer = self.buffer.split(b"\n\n", 1)
             yield block + b"\n\n"
             if b"event: line\n" in block + b"\n":
-                lines += 1
-                if lines == cut[0]:
-                    if cut[1]:
+                self.lines += 1
+                if self.lines == self.cut[0]:
+                    if self.cut[1]:
                         raise httpx.ReadError("connection reset by peer")
+                    self.done = True
                     return
 
 
-class CuttingTransport(httpx.BaseTransport):
+class _CutStream(httpx.SyncByteStream):
+    def __init__(self, stream: httpx.SyncByteStream, cut: _Cut) -> None:
+        self.stream = stream
+        self.cut = cut
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.stream:
+            yield from self.cut.blocks(chunk)
+            if self.cut.done:
+                return
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+class _AsyncCutStream(httpx.AsyncByteStream):
+    def __init__(self, stream: httpx.AsyncByteStream, cut: _Cut) -> None:
+        self.stream = stream
+        self.cut = cut
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self.stream:
+            for block in self.cut.blocks(chunk):
+                yield block
+            if self.cut.done:
+                return
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+class _Streams:
     """Cuts the i-th log stream after ``cuts[i]`` line events; records each stream's request headers."""
 
     def __init__(self, cuts: list[tuple[int, bool]]) -> None:
-        self.inner = httpx.HTTPTransport()
         self.cuts = cuts
         self.streams: list[httpx.Headers] = []
+
+    def cut_for(self, request: httpx.Request, response: httpx.Response) -> _Cut | None:
+        """The cut of this answer's stream, if it is a log stream to cut."""
+        if request.headers.get("accept") != "text/event-stream":
+            return None
+        i = len(self.streams)
+        self.streams.append(request.headers)
+        if i >= len(self.cuts) or response.status_code != 200:
+            return None
+        return _Cut(self.cuts[i])
+
+
+class CuttingTransport(_Streams, httpx.BaseTransport):
+    def __init__(self, cuts: list[tuple[int, bool]]) -> None:
+        super().__init__(cuts)
+        self.inner = httpx.HTTPTransport()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self.inner.handle_request(request)
-        if request.headers.get("accept") != "text/event-stream":
+        cut = self.cut_for(request, response)
+        if cut is None:
             return response
-        i = len(self.streams)
-        self.streams.append(request.headers)
-        if i >= len(self.cuts) or response.status_code != 200:
-            return response
-        stream = response.stream
-        assert isinstance(stream, httpx.SyncByteStream)
-        cut = self.cuts[i]
-
-        class Cut(httpx.SyncByteStream):
-            def __iter__(self) -> Iterator[bytes]:
-                yield from _blocks(iter(stream), cut)
-
-            def close(self) -> None:
-                stream.close()
-
-        return httpx.Response(response.status_code, headers=response.headers, stream=Cut(), extensions=response.extensions)
+        assert isinstance(response.stream, httpx.SyncByteStream)
+        return httpx.Response(response.status_code, headers=response.headers, stream=_CutStream(response.stream, cut), extensions=response.extensions)
 
 
-class AsyncCuttingTransport(httpx.AsyncBaseTransport):
+class AsyncCuttingTransport(_Streams, httpx.AsyncBaseTransport):
     def __init__(self, cuts: list[tuple[int, bool]]) -> None:
+        super().__init__(cuts)
         self.inner = httpx.AsyncHTTPTransport()
-        self.cuts = cuts
-        self.streams: list[httpx.Headers] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self.inner.handle_async_request(request)
-        if request.headers.get("accept") != "text/event-stream":
+        cut = self.cut_for(request, response)
+        if cut is None:
             return response
-        i = len(self.streams)
-        self.streams.append(request.headers)
-        if i >= len(self.cuts) or response.status_code != 200:
-            return response
-        stream = response.stream
-        assert isinstance(stream, httpx.AsyncByteStream)
-        cut = self.cuts[i]
-
-        class Cut(httpx.AsyncByteStream):
-            async def __aiter__(self) -> AsyncIterator[bytes]:
-                buffer, lines = b"", 0
-                async for chunk in stream:
-                    buffer += chunk
-                    while b"\n\n" in buffer:
-                        block, buffer = buffer.split(b"\n\n", 1)
-                        yield block + b"\n\n"
-                        if b"event: line\n" in block + b"\n":
-                            lines += 1
-                            if lines == cut[0]:
-                                if cut[1]:
-                                    raise httpx.ReadError("connection reset by peer")
-                                return
-
-            async def aclose(self) -> None:
-                await stream.aclose()
-
-        return httpx.Response(response.status_code, headers=response.headers, stream=Cut(), extensions=response.extensions)
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        return httpx.Response(response.status_code, headers=response.headers, stream=_AsyncCutStream(response.stream, cut), extensions=response.extensions)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

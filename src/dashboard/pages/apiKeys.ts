@@ -3,8 +3,9 @@ import { validationFailed } from '../../errors.ts';
 import { html } from '../../lib/html.ts';
 import { CreateApiKeyBody, RotateApiKeyBody } from '../../schemas/apiKeys.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
-import { listPage, list, queryValue, str, type FormState, type FormValues } from '../forms.ts';
+import { list, str, type FormState, type FormValues } from '../forms.ts';
 import { success, type PageRouter } from '../pageRouter.ts';
+import { projectScoped } from './projectSettings.ts';
 import { apiKeysView, GRACE_OPTIONS, issuedKeyView, KEYS_PATH } from '../views/apiKeys.ts';
 
 const ALREADY_SUBMITTED = 'That form was already submitted. A key is shown only once, when it is created or rotated; if it was lost, rotate the key.';
@@ -29,12 +30,8 @@ export function registerApiKeyPages(pages: PageRouter, deps: DashboardDeps): voi
   const { projects, apiKeys } = deps.services;
 
   async function showList(ctx: Context, form?: FormState, status = 200) {
-    const { principal, viewer } = dash(ctx);
-    const all = (await projects.list(principal, { page: 1, per_page: 100 })).items;
-    const wanted = queryValue(ctx.query.project) || (form ? str(form.values, 'project_id') : '');
-    const selected = all.find((p) => p._id === wanted) ?? (wanted ? await projects.get(principal, wanted) : all[0]);
-    const keys = await listPage(ctx, async (page) => (selected ? await apiKeys.list(principal, selected._id, {}, page) : { items: [], total: 0 }));
-    sendPage(ctx, config, { title: 'API Keys', status, body: apiKeysView({ csrf: viewer.csrf, projects: all, selected, keys, form }) });
+    const keys = await projectScoped(ctx, projects, form, (principal, projectId, page) => apiKeys.list(principal, projectId, {}, page));
+    sendPage(ctx, config, { title: 'API Keys', status, body: apiKeysView({ ...keys, csrf: dash(ctx).viewer.csrf, form }) });
   }
 
   const showIssued = (ctx: Context, o: Omit<Parameters<typeof issuedKeyView>[0], 'publicUrl'>) =>

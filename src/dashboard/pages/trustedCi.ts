@@ -3,8 +3,9 @@ import { validationFailed } from '../../errors.ts';
 import { html } from '../../lib/html.ts';
 import { CreateTrustPolicyBody } from '../../schemas/trustPolicies.ts';
 import { dash, sendPage, type DashboardDeps } from '../context.ts';
-import { listPage, list, queryValue, str, type FormState, type FormValues } from '../forms.ts';
+import { list, str, type FormState, type FormValues } from '../forms.ts';
 import { success, type PageRouter } from '../pageRouter.ts';
+import { projectScoped } from './projectSettings.ts';
 import { TRUSTED_CI_PATH, trustedCiView } from '../views/trustedCi.ts';
 
 const policiesOf = (projectId: string) => `${TRUSTED_CI_PATH}?project=${encodeURIComponent(projectId)}`;
@@ -46,12 +47,8 @@ export function registerTrustedCiPages(pages: PageRouter, deps: DashboardDeps): 
   const { projects, trustPolicies } = deps.services;
 
   async function showList(ctx: Context, form?: FormState, status = 200) {
-    const { principal, viewer } = dash(ctx);
-    const all = (await projects.list(principal, { page: 1, per_page: 100 })).items;
-    const wanted = queryValue(ctx.query.project) || (form ? str(form.values, 'project_id') : '');
-    const selected = all.find((p) => p._id === wanted) ?? (wanted ? await projects.get(principal, wanted) : all[0]);
-    const policies = await listPage(ctx, async (page) => (selected ? await trustPolicies.list(principal, selected._id, {}, page) : { items: [], total: 0 }));
-    const body = trustedCiView({ csrf: viewer.csrf, projects: all, selected, policies, publicUrl: config.publicUrl, tokenUrl: `${config.issuer}/token`, form });
+    const policies = await projectScoped(ctx, projects, form, (principal, projectId, page) => trustPolicies.list(principal, projectId, {}, page));
+    const body = trustedCiView({ ...policies, csrf: dash(ctx).viewer.csrf, publicUrl: config.publicUrl, tokenUrl: `${config.issuer}/token`, form });
     sendPage(ctx, config, { title: 'Trusted CI', status, body });
   }
 

@@ -1,9 +1,9 @@
 import { html, type Html } from '../../lib/html.ts';
 import { presentApiKey } from '../../presenters/apiKeys.ts';
 import type { ApiKeyDoc } from '../../services/apiKeys.ts';
-import type { ProjectDoc } from '../../services/projects.ts';
 import { choiceGroup, formProblem, newOnce, selectField, textField, type FormState } from '../forms.ts';
-import { csrfField, dateTime, pagination, secretReveal, statusBadge } from '../layout.ts';
+import { csrfField, dateTime, secretReveal, statusBadge } from '../layout.ts';
+import { projectSettingsView, type ProjectOption, type ProjectSettingsData } from './projectSettings.ts';
 
 export const KEYS_PATH = '/dashboard/settings/api-keys';
 
@@ -20,18 +20,9 @@ export const GRACE_OPTIONS = [
   { value: '604800', label: 'Old key works 7 more days' },
 ];
 
-export interface ApiKeysView {
-  csrf: string;
-  /** The account's projects for the selectors (newest 100). */
-  projects: ProjectDoc[];
-  /** The project whose keys are listed. */
-  selected: ProjectDoc | undefined;
-  keys: { items: ApiKeyDoc[]; total: number; page: number };
-  /** The Create Key form as sent, after a refusal. */
-  form?: FormState | undefined;
-}
+export type ApiKeysView = ProjectSettingsData<ApiKeyDoc>;
 
-function createKeyForm(v: ApiKeysView, options: { value: string; label: string }[]): Html {
+function createKeyForm(v: ApiKeysView, options: ProjectOption[]): Html {
   const state: FormState = v.form ?? { values: { project_id: v.selected?._id ?? '', scopes: ['read'] }, errors: {} };
   return html`<section class="panel" aria-labelledby="create-key-title">
 <h2 id="create-key-title">Create Key</h2>
@@ -88,25 +79,18 @@ ${items.map((doc) => {
  * revoke); with no project yet, a pointer to create one.
  */
 export function apiKeysView(v: ApiKeysView): Html {
-  const options = v.projects.map((p) => ({ value: p._id, label: p.name }));
-  const { selected } = v;
-  return html`<p class="crumb">Settings</p>
-<h1>API Keys</h1>
-<p class="muted">An API key lets a server or CI job call the API for one project: send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
-${
-  v.projects.length === 0
-    ? html`<div class="panel"><p>API keys belong to a project. <a href="/dashboard/projects">Create a project</a> first.</p></div>`
-    : html`${createKeyForm(v, options)}
-<section class="panel" aria-labelledby="keys-title">
-<h2 id="keys-title">Keys of ${selected?.name ?? ''}</h2>
-<form method="get" action="${KEYS_PATH}" class="filters" aria-label="Choose a project">
-${selectField({ form: 'show', name: 'project', label: 'Project', value: selected?._id ?? '', options })}
-<div class="form-actions"><button type="submit" class="secondary">Show keys</button></div>
-</form>
-${v.keys.items.length ? keyTable(v.csrf, v.keys.items) : html`<p class="empty">This project has no API keys yet.</p>`}
-${selected ? pagination(v.keys.page, 20, v.keys.total, (n) => `${KEYS_PATH}?project=${encodeURIComponent(selected._id)}&page=${n}`) : ''}
-</section>`
-}`;
+  return projectSettingsView(v, {
+    path: KEYS_PATH,
+    title: 'API Keys',
+    lead: html`<p class="muted">An API key lets a server or CI job call the API for one project: send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>`,
+    noProject: 'API keys belong to a project.',
+    form: (options) => createKeyForm(v, options),
+    listId: 'keys-title',
+    listTitle: 'Keys of',
+    showButton: 'Show keys',
+    table: (items) => keyTable(v.csrf, items),
+    empty: 'This project has no API keys yet.',
+  });
 }
 
 /** The page that shows a new or rotated key, once. */

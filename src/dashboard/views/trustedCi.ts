@@ -3,7 +3,8 @@ import { TOKEN_EXCHANGE_GRANT } from '../../domain/federation.ts';
 import type { ProjectDoc } from '../../services/projects.ts';
 import type { TrustPolicyDoc } from '../../services/trustPolicies.ts';
 import { choiceGroup, formProblem, newOnce, selectField, textArea, textField, type FormState } from '../forms.ts';
-import { csrfField, dateTime, pagination } from '../layout.ts';
+import { csrfField, dateTime } from '../layout.ts';
+import { projectSettingsView, type ProjectOption, type ProjectSettingsData } from './projectSettings.ts';
 
 export const TRUSTED_CI_PATH = '/dashboard/settings/trusted-ci';
 
@@ -12,19 +13,13 @@ const SCOPE_OPTIONS = [
   { value: 'write', label: 'write: also deploy and report deployments' },
 ];
 
-export interface TrustedCiView {
-  csrf: string;
-  /** The account's projects for the selectors (newest 100). */
-  projects: ProjectDoc[];
-  selected: ProjectDoc | undefined;
-  policies: { items: TrustPolicyDoc[]; total: number; page: number };
+export interface TrustedCiView extends ProjectSettingsData<TrustPolicyDoc> {
   /** Where tokens are exchanged and the API is (the snippets name them). */
   publicUrl: string;
   tokenUrl: string;
-  form?: FormState | undefined;
 }
 
-function createPolicyForm(v: TrustedCiView, options: { value: string; label: string }[]): Html {
+function createPolicyForm(v: TrustedCiView, options: ProjectOption[]): Html {
   const state: FormState = v.form ?? { values: { project_id: v.selected?._id ?? '', scopes: ['read', 'write'], issuer: 'https://token.actions.githubusercontent.com', max_ttl_seconds: '900' }, errors: {} };
   return html`<section class="panel" aria-labelledby="create-policy-title">
 <h2 id="create-policy-title">Trust a CI workflow</h2>
@@ -112,24 +107,17 @@ steps:
  * policies (delete), and copy-paste snippets for GitHub Actions and GitLab CI.
  */
 export function trustedCiView(v: TrustedCiView): Html {
-  const options = v.projects.map((p) => ({ value: p._id, label: p.name }));
-  const { selected } = v;
-  return html`<p class="crumb">Settings</p>
-<h1>Trusted CI</h1>
-<p class="muted">Let a CI workflow (GitHub Actions, GitLab CI, any OpenID Connect issuer) act for one project without storing a secret: its own token is exchanged for a short-lived Slipway token.</p>
-${
-  v.projects.length === 0
-    ? html`<div class="panel"><p>Trust policies belong to a project. <a href="/dashboard/projects">Create a project</a> first.</p></div>`
-    : html`${createPolicyForm(v, options)}
-<section class="panel" aria-labelledby="policies-title">
-<h2 id="policies-title">Trusted by ${selected?.name ?? ''}</h2>
-<form method="get" action="${TRUSTED_CI_PATH}" class="filters" aria-label="Choose a project">
-${selectField({ form: 'show', name: 'project', label: 'Project', value: selected?._id ?? '', options })}
-<div class="form-actions"><button type="submit" class="secondary">Show policies</button></div>
-</form>
-${v.policies.items.length ? policyTable(v.policies.items) : html`<p class="empty">This project trusts no CI workflow yet.</p>`}
-${selected ? pagination(v.policies.page, 20, v.policies.total, (n) => `${TRUSTED_CI_PATH}?project=${encodeURIComponent(selected._id)}&page=${n}`) : ''}
-</section>
-${selected ? snippets(v, selected, v.policies.items[0]) : ''}`
-}`;
+  return projectSettingsView(v, {
+    path: TRUSTED_CI_PATH,
+    title: 'Trusted CI',
+    lead: html`<p class="muted">Let a CI workflow (GitHub Actions, GitLab CI, any OpenID Connect issuer) act for one project without storing a secret: its own token is exchanged for a short-lived Slipway token.</p>`,
+    noProject: 'Trust policies belong to a project.',
+    form: (options) => createPolicyForm(v, options),
+    listId: 'policies-title',
+    listTitle: 'Trusted by',
+    showButton: 'Show policies',
+    table: policyTable,
+    empty: 'This project trusts no CI workflow yet.',
+    after: (selected) => snippets(v, selected, v.list.items[0]),
+  });
 }

@@ -20,6 +20,7 @@ from ._generated.models import Deployment, LogLine
 if TYPE_CHECKING:
     from ._generated.async_client import AsyncSlipway
     from ._generated.client import Slipway
+    from .oauth import _OAuthBase
 
 __all__ = ["AsyncLogFollowing", "LogEvent", "LogFollowing"]
 
@@ -68,6 +69,27 @@ class _Follow:
 
     def params(self) -> dict[str, Any]:
         return {"after": self.last} if self.last > 0 else {}
+
+    def request(self, http: httpx.Client | httpx.AsyncClient, token: str, oauth: _OAuthBase | None) -> httpx.Request:
+        """The stream's request with ``token``: a fresh DPoP proof (or the bearer token), ``Last-Event-ID``."""
+        headers = self.request_headers()
+        if oauth is not None:
+            headers.update(oauth.auth_headers(token, "GET", self.url))
+        else:
+            headers["Authorization"] = f"Bearer {token}"
+        return http.build_request("GET", self.url, params=self.params(), headers=headers, timeout=_STREAM_TIMEOUT)
+
+    def refused(self, response: httpx.Response, oauth: _OAuthBase | None, tried: set[str]) -> Literal["again", "refresh"]:
+        """What to do with a refused answer (already read): ``"again"`` with the DPoP nonce it asks for,
+        ``"refresh"`` the access token and try again (once each per connection, ``tried`` keeps count),
+        or raises its error."""
+        if oauth is not None and "nonce" not in tried and oauth.wants_dpop_nonce(response):
+            tried.add("nonce")
+            return "again"
+        if oauth is not None and "refresh" not in tried and is_invalid_token(response):
+            tried.add("refresh")
+            return "refresh"
+        raise error_from_response(response)
 
     def start(self) -> None:
         self.delivered = False
@@ -181,28 +203,17 @@ class LogFollowing:
 
     def _open(self, state: _Follow) -> httpx.Response:
         client = self._client
-        refreshed = nonce_retried = False
+        tried: set[str] = set()
         while True:
             token = client._token()
-            headers = state.request_headers()
-            if client._oauth is not None:
-                headers.update(client._oauth.auth_headers(token, "GET", state.url))
-            else:
-                headers["Authorization"] = f"Bearer {token}"
-            request = client._http.build_request("GET", state.url, params=state.params(), headers=headers, timeout=_STREAM_TIMEOUT)
-            response = client._http.send(request, stream=True)
+            response = client._http.send(state.request(client._http, token, client._oauth), stream=True)
             if response.status_code < 300:
                 return response
             response.read()
             response.close()
-            if client._oauth is not None and client._oauth.wants_dpop_nonce(response) and not nonce_retried:
-                nonce_retried = True
-                continue
-            if client._oauth is not None and not refreshed and is_invalid_token(response):
-                refreshed = True
+            if state.refused(response, client._oauth, tried) == "refresh":
+                assert client._oauth is not None
                 client._oauth.refresh(if_access_token=token)
-                continue
-            raise error_from_response(response)
 
 
 class AsyncLogFollowing:
@@ -245,25 +256,14 @@ class AsyncLogFollowing:
 
     async def _open(self, state: _Follow) -> httpx.Response:
         client = self._client
-        refreshed = nonce_retried = False
+        tried: set[str] = set()
         while True:
             token = await client._token()
-            headers = state.request_headers()
-            if client._oauth is not None:
-                headers.update(client._oauth.auth_headers(token, "GET", state.url))
-            else:
-                headers["Authorization"] = f"Bearer {token}"
-            request = client._http.build_request("GET", state.url, params=state.params(), headers=headers, timeout=_STREAM_TIMEOUT)
-            response = await client._http.send(request, stream=True)
+            response = await client._http.send(state.request(client._http, token, client._oauth), stream=True)
             if response.status_code < 300:
                 return response
             await response.aread()
             await response.aclose()
-            if client._oauth is not None and client._oauth.wants_dpop_nonce(response) and not nonce_retried:
-                nonce_retried = True
-                continue
-            if client._oauth is not None and not refreshed and is_invalid_token(response):
-                refreshed = True
+            if state.refused(response, client._oauth, tried) == "refresh":
+                assert client._oauth is not None
                 await client._oauth.refresh(if_access_token=token)
-                continue
-            raise error_from_response(response)

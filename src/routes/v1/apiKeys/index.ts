@@ -3,7 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { sendCreated } from '../../../http/created.ts';
+import { created, sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentApiKey, presentIssuedApiKey } from '../../../presenters/apiKeys.ts';
 import type { V1Deps } from '../deps.ts';
@@ -52,12 +52,7 @@ export function registerApiKeyRoutes(api: ApiRouter, { authenticate, idempotent,
       description:
         'A key acts as its project alone, with its scopes. The response is the only place the secret (`key`) ever appears: Slipway stores only its SHA-256. Archived projects refuse it.',
       tags,
-      success: {
-        status: 201,
-        description: 'The new key, with its secret.',
-        schema: IssuedApiKey,
-        headers: { Location: { description: 'URL of the new key.', schema: { type: 'string' } } },
-      },
+      success: created('The new key, with its secret.', IssuedApiKey, 'URL of the new key.'),
       errors: ['project_not_active', 'quota_exceeded'],
     },
     authenticate,

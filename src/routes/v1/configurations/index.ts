@@ -4,7 +4,7 @@ import { documented, type ApiContext, type ApiMiddleware } from '../../../http/a
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { sendCreated } from '../../../http/created.ts';
+import { created, sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentConfiguration } from '../../../presenters/configurations.ts';
 import type { V1Deps } from '../deps.ts';
@@ -70,12 +70,7 @@ export function registerConfigurationRoutes(api: ApiRouter, { authenticate, idem
       description:
         'Adds `key` to `environment`. With `secret: true` the value is encrypted at rest and is never returned again except through `?reveal=true` (admin). Archived projects refuse it.',
       tags,
-      success: {
-        status: 201,
-        description: 'The new variable (a secret value is `null`).',
-        schema: Configuration,
-        headers: { Location: { description: 'URL of the new variable.', schema: { type: 'string' } } },
-      },
+      success: created('The new variable (a secret value is `null`).', Configuration, 'URL of the new variable.'),
       errors: ['conflict', 'project_not_active'],
     },
     authenticate,

@@ -3,11 +3,11 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentDeployment } from '../../../presenters/deployments.ts';
 import { ProjectParams } from '../../../schemas/projects.ts';
 import type { V1Deps } from '../deps.ts';
+import { newDeployment, sendNewDeployment } from './created.ts';
 import { DEPLOYMENT_EVENTS, followDeployments, registerDeploymentLogRoutes } from './logs.ts';
 import { wantsEventStream } from '../../../http/eventStream.ts';
 import { CreateDeploymentBody, Deployment, DeploymentList, DeploymentParams, ListDeploymentsQuery, RedeployBody, UpdateDeploymentBody } from '../../../schemas/deployments.ts';
@@ -49,7 +49,7 @@ export function registerDeploymentRoutes(api: ApiRouter, deps: V1Deps): void {
       description:
         'Queues a deployment of `branch` (optionally a `commit_sha`) to `environment`. Paused and archived projects refuse new deployments. The environment is made, without rules, if the project has none of that name; its rules apply: branch patterns (`branch_not_allowed`), a lock (`environment_locked`), freeze windows (`environment_frozen`, unless `override_freeze` with a `reason` and the admin scope), and with approvals or a wait timer the deployment starts `waiting`.',
       tags,
-      success: { status: 201, description: 'The queued (or waiting) deployment.', schema: Deployment, headers: { Location: { description: 'URL of the new deployment.', schema: { type: 'string' } } } },
+      success: newDeployment('The queued (or waiting) deployment.'),
       errors: ['project_not_active', 'branch_not_allowed', 'environment_locked', 'environment_frozen'],
     },
     authenticate,
@@ -58,7 +58,7 @@ export function registerDeploymentRoutes(api: ApiRouter, deps: V1Deps): void {
     idempotent({ newResourceId: () => newId('deployment') }),
     async (ctx: ApiContext<{ params: ProjectParams; body: CreateDeploymentBody }>) => {
       const deployment = await deployments.create(ctx.state.principal, ctx.input.params.project_id, ctx.input.body, ctx.state.resourceId);
-      sendCreated(ctx, config.publicUrl, `/v1/projects/${deployment.project_id}/deployments/${deployment._id}`, presentDeployment(deployment));
+      sendNewDeployment(ctx, config.publicUrl, deployment);
     },
   );
 
@@ -101,7 +101,7 @@ export function registerDeploymentRoutes(api: ApiRouter, deps: V1Deps): void {
       description:
         'A new deployment of the same branch and commit: to its own environment (kind `redeploy`) or to `environment` (kind `promote`), through the target environment’s rules like any deployment.',
       tags,
-      success: { status: 201, description: 'The new deployment.', schema: Deployment, headers: { Location: { description: 'URL of the new deployment.', schema: { type: 'string' } } } },
+      success: newDeployment('The new deployment.'),
       errors: ['project_not_active', 'branch_not_allowed', 'environment_locked', 'environment_frozen'],
     },
     authenticate,
@@ -111,7 +111,7 @@ export function registerDeploymentRoutes(api: ApiRouter, deps: V1Deps): void {
     async (ctx: ApiContext<{ params: DeploymentParams; body: RedeployBody }>) => {
       const { project_id, deployment_id } = ctx.input.params;
       const deployment = await deployments.redeploy(ctx.state.principal, project_id, deployment_id, ctx.input.body, ctx.state.resourceId);
-      sendCreated(ctx, config.publicUrl, `/v1/projects/${deployment.project_id}/deployments/${deployment._id}`, presentDeployment(deployment));
+      sendNewDeployment(ctx, config.publicUrl, deployment);
     },
   );
 

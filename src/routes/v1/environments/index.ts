@@ -3,12 +3,10 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { sendCreated } from '../../../http/created.ts';
+import { created, sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
-import { presentDeployment } from '../../../presenters/deployments.ts';
 import { presentEnvironment } from '../../../presenters/environments.ts';
 import { ProjectParams } from '../../../schemas/projects.ts';
-import { Deployment } from '../../../schemas/deployments.ts';
 import {
   CreateEnvironmentBody,
   EnvironmentList,
@@ -20,6 +18,7 @@ import {
   UpdateEnvironmentBody,
 } from '../../../schemas/environments.ts';
 import type { V1Deps } from '../deps.ts';
+import { newDeployment, sendNewDeployment } from '../deployments/created.ts';
 
 const tags = ['Environments'];
 
@@ -54,7 +53,7 @@ export function registerEnvironmentRoutes(api: ApiRouter, { authenticate, idempo
       summary: 'Create an environment',
       description: 'With its rules: protection (approvals, reviewers, wait timer, branch patterns), `serial`, `cancel_superseded`, freeze windows. A name the project already has → `conflict`.',
       tags,
-      success: { status: 201, description: 'The environment.', schema: EnvironmentObject, headers: { Location: { description: 'URL of the environment.', schema: { type: 'string' } } } },
+      success: created('The environment.', EnvironmentObject, 'URL of the environment.'),
       errors: ['conflict', 'project_not_active'],
     },
     authenticate,
@@ -155,7 +154,7 @@ export function registerEnvironmentRoutes(api: ApiRouter, { authenticate, idempo
       description:
         'Redeploys the deployment that succeeded before the current one (or `deployment_id`, which must have succeeded in this environment) as a new deployment of kind `rollback`, through the environment’s rules like any deployment.',
       tags,
-      success: { status: 201, description: 'The new deployment.', schema: Deployment, headers: { Location: { description: 'URL of the new deployment.', schema: { type: 'string' } } } },
+      success: newDeployment('The new deployment.'),
       errors: ['conflict', 'project_not_active', 'branch_not_allowed', 'environment_locked', 'environment_frozen'],
     },
     authenticate,
@@ -165,7 +164,7 @@ export function registerEnvironmentRoutes(api: ApiRouter, { authenticate, idempo
     async (ctx: ApiContext<{ params: EnvironmentParams; body: RollbackBody }>) => {
       const { project_id, name } = ctx.input.params;
       const deployment = await deployments.rollback(ctx.state.principal, project_id, name, ctx.input.body, ctx.state.resourceId);
-      sendCreated(ctx, config.publicUrl, `/v1/projects/${deployment.project_id}/deployments/${deployment._id}`, presentDeployment(deployment));
+      sendNewDeployment(ctx, config.publicUrl, deployment);
     },
   );
 }

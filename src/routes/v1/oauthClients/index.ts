@@ -3,7 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { sendCreated } from '../../../http/created.ts';
+import { created, sendCreated } from '../../../http/created.ts';
 import { presentClient } from '../../../presenters/oauthClients.ts';
 import { newId } from '../../../lib/ids.ts';
 import type { V1Deps } from '../deps.ts';
@@ -43,12 +43,7 @@ export function registerOAuthClientRoutes(api: ApiRouter, { authenticate, idempo
       description:
         'RFC 7591 field names. A confidential client (`client_secret_basic`) gets a `client_secret`, shown in this response only. Every client uses PKCE (S256) for the authorization code flow; redirect URIs match exactly.',
       tags,
-      success: {
-        status: 201,
-        description: 'The new client (with its secret when confidential).',
-        schema: RegisteredClient,
-        headers: { Location: { description: 'URL of the new client.', schema: { type: 'string' } } },
-      },
+      success: created('The new client (with its secret when confidential).', RegisteredClient, 'URL of the new client.'),
       errors: ['quota_exceeded'],
     },
     authenticate,

@@ -3,7 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { sendCreated } from '../../../http/created.ts';
+import { created, sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentProject } from '../../../presenters/projects.ts';
 import type { V1Deps } from '../deps.ts';
@@ -34,7 +34,7 @@ export function registerProjectRoutes(api: ApiRouter, { authenticate, idempotent
       summary: 'Create a project',
       description: 'Starts `active`. Names are unique in the account ignoring case. An API key belongs to one project and cannot create projects (`forbidden`).',
       tags,
-      success: { status: 201, description: 'The new project.', schema: Project, headers: { Location: { description: 'URL of the new project.', schema: { type: 'string' } } } },
+      success: created('The new project.', Project, 'URL of the new project.'),
       errors: ['conflict', 'forbidden', 'quota_exceeded'],
     },
     authenticate,

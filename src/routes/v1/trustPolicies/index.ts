@@ -1,7 +1,7 @@
 import { authorizeFor, requireScope } from '../../../http/requireScope.ts';
 import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
-import { sendCreated } from '../../../http/created.ts';
+import { created, sendCreated } from '../../../http/created.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
 import { newId } from '../../../lib/ids.ts';
@@ -44,12 +44,7 @@ export function registerTrustPolicyRoutes(api: ApiRouter, { authenticate, idempo
       description:
         'Lets CI tokens of `issuer` whose `aud` holds `audience` and whose claims equal every value of `claims` be exchanged (RFC 8693, at the token endpoint, with no secret) for a token acting as this project with `scopes`, deploying only to `environments`. Archived projects refuse it.',
       tags,
-      success: {
-        status: 201,
-        description: 'The new trust policy.',
-        schema: TrustPolicy,
-        headers: { Location: { description: 'URL of the new trust policy.', schema: { type: 'string' } } },
-      },
+      success: created('The new trust policy.', TrustPolicy, 'URL of the new trust policy.'),
       errors: ['project_not_active'],
     },
     authenticate,

@@ -3,7 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { sendCreated } from '../../../http/created.ts';
+import { created, sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentCreatedUser, presentUser } from '../../../presenters/users.ts';
 import type { V1Deps } from '../deps.ts';
@@ -92,12 +92,7 @@ export function registerUserRoutes(api: ApiRouter, { authenticate, idempotent, s
       description:
         'Adds a user with `status: invited` and answers, once, `invitation_url`: the person opens it, signs in (or, new to Slipway, chooses a password; `password` here sets one for them instead) and accepts or declines; it expires after 7 days, and removing the user revokes it. Slipway sends no e-mail. The answer is the same whether or not the address signs in anywhere (docs/tenant-isolation.md). Only an owner may invite an owner. An e-mail already in the account is `conflict`.',
       tags,
-      success: {
-        status: 201,
-        description: 'The invited user, with the invitation link.',
-        schema: CreatedUser,
-        headers: { Location: { description: 'URL of the new user.', schema: { type: 'string' } } },
-      },
+      success: created('The invited user, with the invitation link.', CreatedUser, 'URL of the new user.'),
       errors: ['conflict', 'quota_exceeded'],
     },
     authenticate,

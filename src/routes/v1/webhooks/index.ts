@@ -3,7 +3,7 @@ import type { ApiContext } from '../../../http/apiContext.ts';
 import type { ApiRouter } from '../../../http/apiRouter.ts';
 import { sendPage } from '../../../http/pagination.ts';
 import { validate } from '../../../http/validate.ts';
-import { sendCreated } from '../../../http/created.ts';
+import { created, sendCreated } from '../../../http/created.ts';
 import { newId } from '../../../lib/ids.ts';
 import { presentDelivery, presentWebhook } from '../../../presenters/webhooks.ts';
 import type { V1Deps } from '../deps.ts';
@@ -67,12 +67,7 @@ export function registerWebhookRoutes(api: ApiRouter, { authenticate, idempotent
       summary: 'Create a webhook',
       description: `The signing \`secret\` is in this response only. ${DELIVERY_DOC}`,
       tags,
-      success: {
-        status: 201,
-        description: 'The new webhook with its secret.',
-        schema: WebhookWithSecret,
-        headers: { Location: { description: 'URL of the new webhook.', schema: { type: 'string' } } },
-      },
+      success: created('The new webhook with its secret.', WebhookWithSecret, 'URL of the new webhook.'),
       errors: ['quota_exceeded'],
     },
     authenticate,
