@@ -315,13 +315,23 @@ export interface StreamPlaceDeps extends Pick<Repositories, 'logStreamSlots'> {
   perCredential: number;
 }
 
+/** Places renewed by one command at most (an instance holding more sends several). */
+const RENEW_BATCH = 1000;
+
 /**
  * The event streams one credential holds open, across every instance (docs/product.md §10): places
  * `${credential}#0`..`#${n-1}`, each a lease claimed by a unique insert (src/db/claims.ts), so of any
- * number of streams opened at once on any instances at most n hold one. An open stream renews its place;
- * a stream whose instance died gives it back when its lease ends.
+ * number of streams opened at once on any instances at most n hold one. The instance renews every
+ * place its open streams hold together, in one command every `renewEveryMs` (not one per stream), so
+ * what holding places costs the database grows with instances, not with streams; a stream whose
+ * instance died gives its place back when its lease ends.
  */
 export class StreamPlaces extends Service<StreamPlaceDeps> {
+  /** Places held by this instance's open streams, and what to do when one turns out lost. */
+  readonly #held = new Map<StreamPlace, () => void>();
+  #timer: NodeJS.Timeout | undefined;
+  #renewing: Promise<void> | undefined;
+
   /** The place this stream now holds, or null when the credential holds all of them (429). */
   async claim(credential: string): Promise<StreamPlace | null> {
     const n = this.deps.perCredential;
@@ -335,17 +345,65 @@ export class StreamPlaces extends Service<StreamPlaceDeps> {
     return null;
   }
 
-  /** Renews the place (every renewEveryMs); false when it is no longer this stream's. */
-  async renew(place: StreamPlace): Promise<boolean> {
-    const to = new Date(this.deps.clock.now() + PLACE_TTL_MS);
-    if (!(await this.deps.logStreamSlots.renew(place.id, place.expiresAt, to))) return false;
-    place.expiresAt = to;
-    return true;
-  }
-
   readonly renewEveryMs = PLACE_TTL_MS / 3;
 
+  /**
+   * Keeps `place` renewed with the others this instance holds until `release`; `lost` is called (once)
+   * if a renewal finds it is no longer this stream's (it ended and was taken over).
+   */
+  hold(place: StreamPlace, lost: () => void): void {
+    this.#held.set(place, lost);
+    if (!this.#timer) {
+      this.#timer = setInterval(() => void this.renewHeld().catch(() => undefined), this.renewEveryMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** Places held on this instance now. */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  /** Renews every place held on this instance: one database command per RENEW_BATCH places (while none was lost). */
+  async renewHeld(): Promise<void> {
+    await this.#renewing;
+    const renewing = this.#renewAll();
+    this.#renewing = renewing;
+    try {
+      await renewing;
+    } finally {
+      if (this.#renewing === renewing) this.#renewing = undefined;
+    }
+  }
+
+  async #renewAll(): Promise<void> {
+    const places = [...this.#held.keys()];
+    for (let i = 0; i < places.length; i += RENEW_BATCH) {
+      const batch = places.slice(i, i + RENEW_BATCH);
+      const to = new Date(this.deps.clock.now() + PLACE_TTL_MS);
+      const renewed = await this.deps.logStreamSlots.renewAll(
+        batch.map((place) => ({ id: place.id, from: place.expiresAt })),
+        to,
+      );
+      for (const place of batch) {
+        if (renewed.has(place.id)) place.expiresAt = to;
+        else if (this.#held.has(place)) {
+          const lost = this.#held.get(place)!;
+          this.#held.delete(place);
+          lost();
+        }
+      }
+    }
+  }
+
+  /** Gives the place back (after a renewal in flight, so that the end it is released with is its last). */
   async release(place: StreamPlace): Promise<void> {
+    this.#held.delete(place);
+    if (this.#held.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+    await this.#renewing?.catch(() => undefined);
     await this.deps.logStreamSlots.release(place.id, place.expiresAt);
   }
 }
