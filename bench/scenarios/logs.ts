@@ -31,7 +31,7 @@ interface LogFixture {
 const fixtures = new WeakMap<object, Promise<LogFixture>>();
 const seededLogs = new WeakMap<object, Promise<string>>();
 
-function deploymentDoc(accountId: string, projectId: string): DeploymentDoc {
+export function deploymentDoc(accountId: string, projectId: string): DeploymentDoc {
   const now = new Date();
   return {
     _id: newId('deployment'),

@@ -129,10 +129,11 @@ export class EventStream {
 
 /**
  * Opens an event stream for the authenticated request (docs/product.md §10): takes one of the
- * credential's places (429 `rate_limited` when it holds them all, on any instance), keeps it renewed (with
- * every place this instance holds, in one command) while the stream is open and gives it back when it closes; checks the credential again every
- * LOG_STREAM_RECHECK_MS and closes the stream once it is revoked, expired or has lost `read`; then runs
- * `run` with the stream, not awaited: the response goes out while it runs.
+ * credential's places (429 `rate_limited` when it holds them all, on any instance), keeps it renewed
+ * (with every place this instance holds, in one command) while the stream is open and gives it back when
+ * it closes; checks the credential again every LOG_STREAM_RECHECK_MS (from the caches every request
+ * uses) and closes the stream once it is revoked, expired or has lost `read`; then runs `run` with the
+ * stream, not awaited: the response goes out while it runs.
  */
 export async function openEventStream(ctx: ApiContext, deps: EventStreamDeps, run: (stream: EventStream) => Promise<void>): Promise<void> {
   const principal = ctx.state.principal;
