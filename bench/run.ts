@@ -246,6 +246,13 @@ async function main(): Promise<number> {
       const run = alternating.get(scenario.id);
       if (run) comparisons.push(...formatRoundComparisons(scenario, run));
     }
+    for (const scenario of scenarios) {
+      const result = scenario.throughput && results.find((r) => r.id === scenario.id);
+      if (!result || !scenario.throughput) continue;
+      const { unit, perRequest, target } = scenario.throughput;
+      const rate = result.requestsPerSecond * perRequest;
+      comparisons.push(`${scenario.title}: ${rate.toFixed(0)} ${unit}/s${target === undefined ? '' : ` (target ≥ ${target.toLocaleString('en')}: ${rate >= target ? 'met' : 'NOT met'})`}`);
+    }
     if (comparisons.length) console.log(['', 'ours / baseline:', ...comparisons.map((l) => `  ${l}`)].join('\n'));
     if (followers) console.log(`\n${followers.table}`);
     console.log('');

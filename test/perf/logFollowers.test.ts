@@ -181,3 +181,66 @@ describe('following a log costs the database per instance, not per follower', ()
     expect(first.services.streamPlaces.held + second.services.streamPlaces.held).toBe(0);
   });
 });
+
+describe('a page of a log reads the chunks it needs, whatever their size', () => {
+  /** Chunks of deployment_logs the server read (documents answered by find and getMore) while `during` ran, and the finds. */
+  async function chunksRead(during: () => Promise<void>): Promise<{ finds: number; chunks: number }> {
+    const client = first.running.container.database.client;
+    const cursors = new Set<string>();
+    let finds = 0;
+    let chunks = 0;
+    const started = (event: { commandName: string; command: Record<string, unknown>; requestId: number }) => {
+      if (event.commandName === 'find' && event.command.find === 'deployment_logs') {
+        finds += 1;
+        cursors.add(String(event.requestId));
+      }
+    };
+    const succeeded = (event: { commandName: string; reply: unknown; requestId: number }) => {
+      const cursor = (event.reply as { cursor?: { firstBatch?: unknown[]; nextBatch?: unknown[]; ns?: string } }).cursor;
+      if (cursor?.ns?.endsWith('.deployment_logs') && (event.commandName === 'find' || event.commandName === 'getMore')) chunks += (cursor.firstBatch ?? cursor.nextBatch ?? []).length;
+    };
+    client.on('commandStarted', started);
+    client.on('commandSucceeded', succeeded);
+    try {
+      await during();
+    } finally {
+      client.off('commandStarted', started);
+      client.off('commandSucceeded', succeeded);
+    }
+    return { finds, chunks };
+  }
+
+  it('pages of 1,000 over chunks of 1,000 lines read 2 chunks; over chunks of 10 lines about 100, in 2 finds', async () => {
+    const path = await newDeployment();
+    const did = path.split('/')[5]!;
+    const logs = first.repos.deploymentLogs.collection;
+    const deployment = (await first.repos.deployments.collection.findOne({ _id: did }))!;
+    const at = new Date();
+    const chunk = (firstSeq: number, n: number) => ({
+      _id: `${did}#${firstSeq}`,
+      ...{ account_id: deployment.account_id, project_id: pid, deployment_id: did },
+      ...{ first_seq: firstSeq, last_seq: firstSeq + n - 1, total_bytes: 0, batch_id: null, cut: false },
+      lines: Array.from({ length: n }, (_, i) => ({ s: 'stdout' as const, t: `line ${firstSeq + i}`, ts: at })),
+      ...{ deployment_created_at: deployment.created_at, created_at: at },
+    });
+    // 20 chunks of 1,000 lines (1..20,000), then 300 of 10 (20,001..23,000).
+    await logs.insertMany([...Array.from({ length: 20 }, (_, i) => chunk(i * 1000 + 1, 1000)), ...Array.from({ length: 300 }, (_, i) => chunk(20_001 + i * 10, 10))] as never[]);
+    const read = async (after: number) => {
+      const res = await api.get(`${path}?after=${after}&limit=1000`, { token });
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((l: { seq: number }) => l.seq)).toEqual(Array.from({ length: Math.min(1000, 23_000 - after) }, (_, i) => after + 1 + i));
+    };
+    expect(await chunksRead(() => read(0))).toEqual({ finds: 1, chunks: 2 });
+    expect(await chunksRead(() => read(9_500))).toEqual({ finds: 1, chunks: 2 });
+    const small = await chunksRead(() => read(20_000));
+    expect(small.finds).toBe(2);
+    // 101 chunks hold the 1,001 lines asked for (one more tells whether the page is the last); 2 more at most.
+    expect(small.chunks).toBeGreaterThanOrEqual(101);
+    expect(small.chunks).toBeLessThanOrEqual(104);
+    // Straddling both sizes: the first chunk's size is a guess, corrected by the next find.
+    const mixed = await chunksRead(() => read(19_500));
+    expect(mixed.finds).toBeLessThanOrEqual(3);
+    expect(mixed.chunks).toBeLessThanOrEqual(2 + 52 + 2);
+    await read(22_500);
+  });
+});
