@@ -244,3 +244,26 @@ describe('a page of a log reads the chunks it needs, whatever their size', () =>
     await read(22_500);
   });
 });
+
+describe('appends of one deployment on one instance take turns', () => {
+  it('16 appends at once on one instance: 16 claims, none lost, the ranges dense; at once on two: dense too', async () => {
+    const path = await newDeployment();
+    const append = (server: TestServer, i: number) =>
+      fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ lines: [{ text: `a ${i}` }, { text: `b ${i}` }] }) }).then(
+        async (res) => ({ status: res.status, body: (await res.json()) as { first_seq: number; last_seq: number } }),
+      );
+    let answers: { status: number; body: { first_seq: number; last_seq: number } }[] = [];
+    const commands = await commandsDuring(first, async () => {
+      answers = await race(16, (i) => append(first, i));
+    });
+    expect(answers.map((a) => a.status)).toEqual(Array(16).fill(202));
+    // Each append claims once: no claim lost to another append of this instance.
+    expect(commands.filter((c) => c === 'insert deployment_logs')).toHaveLength(16);
+    const ranges = (list: typeof answers) => list.map((a) => [a.body.first_seq, a.body.last_seq]).sort((x, y) => x[0]! - y[0]!);
+    expect(ranges(answers)).toEqual(Array.from({ length: 16 }, (_, i) => [2 * i + 1, 2 * i + 2]));
+
+    const both = await race(32, (i) => append(i % 2 ? second : first, i));
+    expect(both.map((a) => a.status)).toEqual(Array(32).fill(202));
+    expect(ranges(both)).toEqual(Array.from({ length: 32 }, (_, i) => [33 + 2 * i, 34 + 2 * i]));
+  });
+});
