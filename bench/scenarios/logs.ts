@@ -18,7 +18,9 @@ const LINES_PER_APPEND = 10;
 const SEEDED_CHUNKS = 1000;
 const CHUNK_LINES = 1000;
 
-const APPEND_BODY = JSON.stringify({ lines: Array.from({ length: LINES_PER_APPEND }, (_, i) => ({ text: `Step ${i + 1}/10 : RUN npm ci --no-audit --no-fund`, stream: i % 5 ? 'stdout' : 'stderr' })) });
+const appendBody = (n: number) => JSON.stringify({ lines: Array.from({ length: n }, (_, i) => ({ text: `Step ${i + 1}/${n} : RUN npm ci --no-audit --no-fund`, stream: i % 5 ? 'stdout' : 'stderr' })) });
+/** Lines a request of the opt-in batched case carries (a deployer that buffers its output). */
+const BATCHED_LINES = 100;
 
 interface LogFixture {
   token: string;
@@ -108,11 +110,13 @@ async function seededLog(ctx: BenchContext): Promise<LogFixture & { seeded: stri
 /** The issue's target for appends: lines per second from WRITERS writers on one instance. */
 const APPEND_LINES_TARGET = 20_000;
 
-function appendInto(big: boolean): Scenario {
+function appendInto(big: boolean, perRequest = LINES_PER_APPEND): Scenario {
   return {
-    id: big ? 'v1-logs-append-1m' : 'v1-logs-append',
-    title: `POST …/deployments/:id/logs (${LINES_PER_APPEND} lines a request, one deployment, ${WRITERS} writers, ${big ? `a log of ${(SEEDED_CHUNKS * CHUNK_LINES).toLocaleString('en')} lines` : 'a new log'})`,
-    throughput: { unit: 'lines', perRequest: LINES_PER_APPEND, target: APPEND_LINES_TARGET },
+    id: big ? 'v1-logs-append-1m' : perRequest === LINES_PER_APPEND ? 'v1-logs-append' : `v1-logs-append-batch${perRequest}`,
+    title: `POST …/deployments/:id/logs (${perRequest} lines a request, one deployment, ${WRITERS} writers, ${big ? `a log of ${(SEEDED_CHUNKS * CHUNK_LINES).toLocaleString('en')} lines` : 'a new log'})`,
+    throughput: { unit: 'lines', perRequest, target: APPEND_LINES_TARGET },
+    // Opt-in: the same writers sending 100 lines a request, as a deployer buffering its output would.
+    ...(perRequest === LINES_PER_APPEND ? {} : { optIn: true }),
     // Into 10^6 lines at least 90% of the rate into a new log: the last chunk is found on the index.
     ...(big ? { optIn: true, compareTo: 'v1-logs-append', target: 0.9 } : {}),
     async prepare(ctx) {
@@ -124,7 +128,7 @@ function appendInto(big: boolean): Scenario {
             method: 'POST',
             path: `/v1/projects/${projectId}/deployments/${big ? seeded : appendTo}/logs`,
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            body: APPEND_BODY,
+            body: appendBody(perRequest),
           },
         ],
       };
@@ -134,6 +138,7 @@ function appendInto(big: boolean): Scenario {
 
 export const appendLogs = appendInto(false);
 export const appendLogsBig = appendInto(true);
+export const appendLogsBatched = appendInto(false, BATCHED_LINES);
 
 /** A read scenario's page: 1,000 lines, the most a page holds. */
 const READ_LINES = 1000;

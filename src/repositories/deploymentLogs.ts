@@ -91,13 +91,14 @@ export class DeploymentLogRepository {
    * limit before it answers, whatever the batch size, and a chunk may hold 1 line or 1,000 (asking 1,001
    * chunks of 1,000 lines for a page of 1,000 read 50 MB, seconds). So the first query asks for
    * FIRST_CHUNKS; the next ones, after the last chunk read, for as many as the lines still wanted need at
-   * the size of that chunk (one more query when the chunks are alike).
+   * the size of that chunk (one more query when the chunks are alike). A poll for what was appended since
+   * the last one asks for more at first (`firstChunks`): it needs every chunk there is, each of a request.
    */
-  async after(deploymentId: string, after: number, lines: number): Promise<LogChunkDoc[]> {
+  async after(deploymentId: string, after: number, lines: number, firstChunks = FIRST_CHUNKS): Promise<LogChunkDoc[]> {
     const chunks: LogChunkDoc[] = [];
     let count = 0;
     let from = after;
-    for (let limit = Math.min(FIRST_CHUNKS, lines); ; ) {
+    for (let limit = Math.min(firstChunks, lines); ; ) {
       const found = await this.collection.find({ deployment_id: String(deploymentId), last_seq: { $gt: from } }, { sort: { last_seq: 1 }, limit }).toArray();
       for (const chunk of found) {
         chunks.push(chunk);

@@ -10,6 +10,8 @@ import { Service } from './service.ts';
 const PAGE_LINES = 1000;
 /** Pages one poll reads at most (a burst beyond is read at the next poll). */
 const PAGES_PER_POLL = 20;
+/** Chunks a poll's first query asks for: one a request appended since the last poll, usually fewer. */
+const POLL_CHUNKS = 32;
 /** Polls a follower lets wait before it keeps only the newest (see Follower.receive). */
 const MAX_QUEUED_POLLS = 20;
 
@@ -190,7 +192,7 @@ class DeploymentPoller {
     if (this.#head < 0) this.#head = (await this.#deps.deploymentLogs.last(this.#id))?.last_seq ?? 0;
     const chunks: LogChunkDoc[] = [];
     for (let page = 0; page < PAGES_PER_POLL; page++) {
-      const found = await this.#deps.deploymentLogs.after(this.#id, this.#head, PAGE_LINES);
+      const found = await this.#deps.deploymentLogs.after(this.#id, this.#head, PAGE_LINES, POLL_CHUNKS);
       chunks.push(...found);
       if (found.length === 0) break;
       this.#head = found.at(-1)!.last_seq;
