@@ -31,6 +31,12 @@
  *                         when both are asked for); BENCH_TENANT_PROJECTS the big tenant's projects (default
  *                         10000), BENCH_TENANT_ROUNDS pairs (default 8) of BENCH_TENANT_SECONDS (default 2)
  *   BENCH_JSON            also write the scenarios' results to this file as JSON (bench/engines.ts reads it)
+ *
+ * After the scenarios, the log followers' section (bench/followers.ts; id `v1-logs-follow`, run by default
+ * and when BENCH_SCENARIOS names it): a second server on the same database, 50 and 500 followers of one
+ * deployment on one instance and on two, each phase BENCH_SECONDS of one line every 75 ms; delivery
+ * p50/p99/max, every line once and in order, and the database commands per second of the followers'
+ * side, 500 against 50 followers (about 4 × BENCH_SECONDS + 15 s in all).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -45,6 +51,7 @@ import { seed, type Seed } from './lib/seed.ts';
 import { serverNodeFlags, startServerProcess, type ServerProcess } from './lib/server.ts';
 import { runScaling } from './scaling.ts';
 import { runTenantIsolation } from './tenants.ts';
+import { runFollowers } from './followers.ts';
 import type { ScenarioResult } from './lib/types.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 import { benchRounds, intSetting } from './lib/settings.ts';
@@ -61,8 +68,17 @@ const BENCH_API_RATE_LIMIT = '10000000';
 const BENCH_LOG_MAX_LINES = '100000000';
 
 
+/** The log followers' section (bench/followers.ts), by its id in BENCH_SCENARIOS. */
+const FOLLOWERS_ID = 'v1-logs-follow';
+const benchScenarioIds = () => process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
+const followersWanted = () => {
+  const wanted = benchScenarioIds();
+  return !wanted?.length || wanted.includes(FOLLOWERS_ID);
+};
+
 function selectScenarios() {
-  const wanted = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim()).filter(Boolean);
+  const wanted = benchScenarioIds()?.filter((id) => id !== FOLLOWERS_ID);
+  if (benchScenarioIds()?.length && !wanted?.length) return [];
   if (!wanted?.length) return SCENARIOS.filter((s) => !s.optIn);
   const unknown = wanted.filter((id) => !SCENARIOS.some((s) => s.id === id));
   if (unknown.length) throw new Error(`unknown BENCH_SCENARIOS ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
@@ -95,6 +111,8 @@ async function main(): Promise<number> {
   let seeded: Seed | undefined;
   /** Second servers on databases of their own (BENCH_TENANTS). */
   const twins: { server: ServerProcess; seed: Seed }[] = [];
+  /** A second server on the same database (the log followers' section). */
+  let sibling: ServerProcess | undefined;
   const dbName = `bench_${randomBytes(5).toString('hex')}`;
   const metricsToken = randomBytes(24).toString('base64url');
   let cleaned: Promise<void> | undefined;
@@ -105,6 +123,7 @@ async function main(): Promise<number> {
         await s?.database.close().catch(() => undefined);
       }
       for (const twin of twins) await twin.server.stop();
+      await sibling?.stop();
       await server?.stop();
       await database?.close();
       await rm(workDir, { recursive: true, force: true });
@@ -185,6 +204,26 @@ async function main(): Promise<number> {
         broken.push(`${scenario.title}: ${(err as Error).message}`);
       }
     }
+    let followers: Awaited<ReturnType<typeof runFollowers>> | undefined;
+    if (followersWanted() && !scaling && !tenants) {
+      const dir = path.join(workDir, 'sibling');
+      await mkdir(dir, { recursive: true });
+      progress('log followers: starting a second server on the same database');
+      // The same database and keys as the first (instances behind one load balancer), a data folder of its own.
+      sibling = await startServerProcess({ workDir: dir, env: { ...serverEnv(db.uri, dbName, workDir), DATA_DIR: path.join(dir, 'data') } });
+      try {
+        followers = await runFollowers({
+          servers: [server, sibling],
+          seed: seeded,
+          databaseCommands: (s) => countDatabaseCommands(s.url, metricsToken),
+          seconds: options.seconds,
+          progress,
+        });
+        broken.push(...followers.problems);
+      } catch (err) {
+        broken.push(`log followers: ${(err as Error).message}`);
+      }
+    }
     const peak = server.peakRss();
 
     const cpus = os.cpus();
@@ -208,7 +247,15 @@ async function main(): Promise<number> {
       const run = alternating.get(scenario.id);
       if (run) comparisons.push(...formatRoundComparisons(scenario, run));
     }
+    for (const scenario of scenarios) {
+      const result = scenario.throughput && results.find((r) => r.id === scenario.id);
+      if (!result || !scenario.throughput) continue;
+      const { unit, perRequest, target } = scenario.throughput;
+      const rate = result.requestsPerSecond * perRequest;
+      comparisons.push(`${scenario.title}: ${rate.toFixed(0)} ${unit}/s${target === undefined ? '' : ` (target ≥ ${target.toLocaleString('en')}: ${rate >= target ? 'met' : 'NOT met'})`}`);
+    }
     if (comparisons.length) console.log(['', 'ours / baseline:', ...comparisons.map((l) => `  ${l}`)].join('\n'));
+    if (followers) console.log(`\n${followers.table}`);
     console.log('');
     console.log(`server peak RSS (VmHWM, whole run): ${mib(peak)} MiB`);
 

@@ -63,6 +63,8 @@ export interface Scenario {
    * (BENCH_ROUNDS), and the report gives the ratio of each round, their median and range.
    */
   peer?: { id: string; target: number };
+  /** What one request carries (e.g. 10 log lines): the report gives `unit`/s = perRequest × req/s, against `target` when set. */
+  throughput?: { unit: string; perRequest: number; target?: number };
   prepare(ctx: BenchContext): Promise<PreparedScenario>;
 }
 

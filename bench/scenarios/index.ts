@@ -14,7 +14,7 @@ import {
   refreshPublicRotatingBare,
   refreshPublicRotatingPeer,
 } from './token.ts';
-import { appendLogs, readLog900k, readLogStart } from './logs.ts';
+import { appendLogs, appendLogsBatched, appendLogsBig, readLog900k, readLogStart } from './logs.ts';
 import { createDeployment, createDeploymentBaseline, listProjects, listProjectsBaseline, listProjectsSmall, listProjectsSmallBaseline } from './v1.ts';
 
 /**
@@ -41,7 +41,11 @@ export const SCENARIOS: Scenario[] = [
   createDeployment,
   createDeploymentBaseline,
   appendLogs,
-  // Opt-in: seed a log of 901,000 lines (BENCH_SCENARIOS=v1-logs-read-start,v1-logs-read-900k).
+  // Opt-in: 100 lines a request (BENCH_SCENARIOS=v1-logs-append,v1-logs-append-batch100).
+  appendLogsBatched,
+  // Opt-in: seed a log of 10^6 lines, about a minute
+  // (BENCH_SCENARIOS=v1-logs-append,v1-logs-append-1m,v1-logs-read-start,v1-logs-read-900k).
+  appendLogsBig,
   readLogStart,
   readLog900k,
   getProjectApiKey,

@@ -7,31 +7,34 @@ import type { BenchContext, Scenario } from '../lib/types.ts';
 
 /**
  * Deployment logs (docs/product.md §10): appends from 8 writers at once into one deployment's log (each
- * request one claimed range after the last chunk, so writers race for it), and a page read at the
- * start of a log of 901,000 lines beside the same page 900,000 lines in (the index finds both alike).
+ * request one claimed range after the last chunk, so writers race for it), into a new log and into one
+ * that holds 10^6 lines already (the same cost: the last chunk is found on the index); and a page of
+ * 1,000 lines read at the start of that log beside the same page 900,000 lines in (likewise).
  */
 
 const WRITERS = 8;
 const LINES_PER_APPEND = 10;
-/** Lines seeded for the read scenarios: 901 chunks of 1,000. */
-const SEEDED_CHUNKS = 901;
+/** Lines seeded for the big-log scenarios: 1,000 chunks of 1,000 (10^6 lines). */
+const SEEDED_CHUNKS = 1000;
 const CHUNK_LINES = 1000;
 
-const APPEND_BODY = JSON.stringify({ lines: Array.from({ length: LINES_PER_APPEND }, (_, i) => ({ text: `Step ${i + 1}/10 : RUN npm ci --no-audit --no-fund`, stream: i % 5 ? 'stdout' : 'stderr' })) });
+const appendBody = (n: number) => JSON.stringify({ lines: Array.from({ length: n }, (_, i) => ({ text: `Step ${i + 1}/${n} : RUN npm ci --no-audit --no-fund`, stream: i % 5 ? 'stdout' : 'stderr' })) });
+/** Lines a request of the opt-in batched case carries (a deployer that buffers its output). */
+const BATCHED_LINES = 100;
 
 interface LogFixture {
   token: string;
   projectId: string;
   /** A deployment the writers append to. */
   appendTo: string;
-  /** A deployment whose log holds SEEDED_CHUNKS × CHUNK_LINES lines (seeded only for the read scenarios). */
+  /** A deployment whose log holds SEEDED_CHUNKS × CHUNK_LINES lines (seeded only for the big-log scenarios). */
   seeded?: string;
 }
 
 const fixtures = new WeakMap<object, Promise<LogFixture>>();
 const seededLogs = new WeakMap<object, Promise<string>>();
 
-function deploymentDoc(accountId: string, projectId: string): DeploymentDoc {
+export function deploymentDoc(accountId: string, projectId: string): DeploymentDoc {
   const now = new Date();
   return {
     _id: newId('deployment'),
@@ -70,7 +73,7 @@ function fixture(ctx: BenchContext): Promise<LogFixture> {
   return pending;
 }
 
-/** A deployment with a log of 901,000 lines, written straight into the database (as 901 appends would). */
+/** A deployment with a log of 10^6 lines, written straight into the database (as 1,000 appends of 1,000 lines would). */
 async function seededLog(ctx: BenchContext): Promise<LogFixture & { seeded: string }> {
   const base = await fixture(ctx);
   let pending = seededLogs.get(ctx.seed);
@@ -92,8 +95,11 @@ async function seededLog(ctx: BenchContext): Promise<LogFixture & { seeded: stri
           ...{ deployment_created_at: deployment.created_at, created_at: at },
         };
       };
+      const started = performance.now();
       for (let n = 0; n < SEEDED_CHUNKS; n += 50)
         await repos.deploymentLogs.collection.insertMany(Array.from({ length: Math.min(50, SEEDED_CHUNKS - n) }, (_, i) => chunk(n + i)));
+      const lines = (SEEDED_CHUNKS * CHUNK_LINES).toLocaleString('en');
+      process.stderr.write(`[bench] seeded a log of ${lines} lines in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       return deployment._id;
     })();
     seededLogs.set(ctx.seed, pending);
@@ -101,35 +107,53 @@ async function seededLog(ctx: BenchContext): Promise<LogFixture & { seeded: stri
   return { ...base, seeded: await pending };
 }
 
-export const appendLogs: Scenario = {
-  id: 'v1-logs-append',
-  title: `POST …/deployments/:id/logs (${LINES_PER_APPEND} lines a request, one deployment, ${WRITERS} writers): lines/s = ${LINES_PER_APPEND} × req/s`,
-  async prepare(ctx) {
-    const { token, projectId, appendTo } = await fixture(ctx);
-    return {
-      connections: WRITERS,
-      requests: [
-        {
-          method: 'POST',
-          path: `/v1/projects/${projectId}/deployments/${appendTo}/logs`,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: APPEND_BODY,
-        },
-      ],
-    };
-  },
-};
+/** The issue's target for appends: lines per second from WRITERS writers on one instance. */
+const APPEND_LINES_TARGET = 20_000;
+
+function appendInto(big: boolean, perRequest = LINES_PER_APPEND): Scenario {
+  return {
+    id: big ? 'v1-logs-append-1m' : perRequest === LINES_PER_APPEND ? 'v1-logs-append' : `v1-logs-append-batch${perRequest}`,
+    title: `POST …/deployments/:id/logs (${perRequest} lines a request, one deployment, ${WRITERS} writers, ${big ? `a log of ${(SEEDED_CHUNKS * CHUNK_LINES).toLocaleString('en')} lines` : 'a new log'})`,
+    throughput: { unit: 'lines', perRequest, target: APPEND_LINES_TARGET },
+    // Opt-in: the same writers sending 100 lines a request, as a deployer buffering its output would.
+    ...(perRequest === LINES_PER_APPEND ? {} : { optIn: true }),
+    // Into 10^6 lines at least 90% of the rate into a new log: the last chunk is found on the index.
+    ...(big ? { optIn: true, compareTo: 'v1-logs-append', target: 0.9 } : {}),
+    async prepare(ctx) {
+      const { token, projectId, appendTo, seeded } = big ? await seededLog(ctx) : await fixture(ctx);
+      return {
+        connections: WRITERS,
+        requests: [
+          {
+            method: 'POST',
+            path: `/v1/projects/${projectId}/deployments/${big ? seeded : appendTo}/logs`,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: appendBody(perRequest),
+          },
+        ],
+      };
+    },
+  };
+}
+
+export const appendLogs = appendInto(false);
+export const appendLogsBig = appendInto(true);
+export const appendLogsBatched = appendInto(false, BATCHED_LINES);
+
+/** A read scenario's page: 1,000 lines, the most a page holds. */
+const READ_LINES = 1000;
 
 function readAt(after: number): Scenario {
   return {
     id: after === 0 ? 'v1-logs-read-start' : 'v1-logs-read-900k',
-    title: `GET …/deployments/:id/logs?after=${after}&limit=100 (a log of ${(SEEDED_CHUNKS * CHUNK_LINES).toLocaleString('en')} lines)`,
-    // Seeds 901,000 lines (once for both) into the embedded database: about a minute.
+    title: `GET …/deployments/:id/logs?after=${after}&limit=${READ_LINES} (a log of ${(SEEDED_CHUNKS * CHUNK_LINES).toLocaleString('en')} lines)`,
+    // Seeds 10^6 lines (once for the big-log scenarios) into the embedded database: about a minute.
     optIn: true,
-    ...(after === 0 ? {} : { compareTo: 'v1-logs-read-start' }),
+    // At seq 900,000 within 1.5× of seq 1: at least 1 / 1.5 of its req/s.
+    ...(after === 0 ? {} : { compareTo: 'v1-logs-read-start', target: 1 / 1.5 }),
     async prepare(ctx) {
       const { token, projectId, seeded } = await seededLog(ctx);
-      return { requests: [{ method: 'GET', path: `/v1/projects/${projectId}/deployments/${seeded}/logs?after=${after}&limit=100`, headers: { authorization: `Bearer ${token}` } }] };
+      return { requests: [{ method: 'GET', path: `/v1/projects/${projectId}/deployments/${seeded}/logs?after=${after}&limit=${READ_LINES}`, headers: { authorization: `Bearer ${token}` } }] };
     },
   };
 }

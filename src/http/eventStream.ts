@@ -129,10 +129,11 @@ export class EventStream {
 
 /**
  * Opens an event stream for the authenticated request (docs/product.md §10): takes one of the
- * credential's places (429 `rate_limited` when it holds them all, on any instance), renews it while the
- * stream is open and gives it back when it closes; checks the credential again every
- * LOG_STREAM_RECHECK_MS and closes the stream once it is revoked, expired or has lost `read`; then runs
- * `run` with the stream, not awaited: the response goes out while it runs.
+ * credential's places (429 `rate_limited` when it holds them all, on any instance), keeps it renewed
+ * (with every place this instance holds, in one command) while the stream is open and gives it back when
+ * it closes; checks the credential again every LOG_STREAM_RECHECK_MS (from the caches every request
+ * uses) and closes the stream once it is revoked, expired or has lost `read`; then runs `run` with the
+ * stream, not awaited: the response goes out while it runs.
  */
 export async function openEventStream(ctx: ApiContext, deps: EventStreamDeps, run: (stream: EventStream) => Promise<void>): Promise<void> {
   const principal = ctx.state.principal;
@@ -140,14 +141,10 @@ export async function openEventStream(ctx: ApiContext, deps: EventStreamDeps, ru
   if (!place)
     throw new AppError(429, 'rate_limited', 'This credential holds as many open event streams as it may; close one first.', { headers: { 'Retry-After': '5' } });
   const stream = new EventStream(ctx, deps.heartbeatMs, deps.stallMs);
+  // The instance renews all the places its streams hold together (StreamPlaces.hold).
+  deps.places.hold(place, () => stream.close('closed: this stream lost its place'));
   stream.onClose(() => void deps.places.release(place).catch(() => undefined));
   deps.followers.track({ close: () => stream.close('closed: the server is shutting down; reconnect with Last-Event-ID'), onClose: (listener) => stream.onClose(listener) });
-  stream.every(deps.places.renewEveryMs, () => {
-    void deps.places.renew(place).then(
-      (held) => held || stream.close('closed: this stream lost its place'),
-      () => undefined,
-    );
-  });
   const recheck = ctx.state.recheckCredential;
   let checking = false;
   if (recheck)

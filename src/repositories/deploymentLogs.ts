@@ -51,6 +51,9 @@ export interface LogChunkDoc {
 /** Where a chunk starts, as its `_id` says it: sorted as text, the ids of one deployment sort by seq. */
 export const chunkId = (deploymentId: string, firstSeq: number) => `${deploymentId}:${String(firstSeq).padStart(12, '0')}`;
 
+/** Chunks the first query of `after` asks for (two hold a page of 1,000 when chunks hold 1,000 lines). */
+const FIRST_CHUNKS = 2;
+
 export class DeploymentLogRepository {
   readonly collection: Collection<LogChunkDoc>;
   constructor(db: Db) {
@@ -83,21 +86,32 @@ export class DeploymentLogRepository {
   /**
    * The chunks holding seqs after `after`, in order, until they hold `lines` lines past it (at most
    * `lines` chunks: each holds one line or more).
+   *
+   * A query asks for no more chunks than it needs: FerretDB 1.24 reads every document up to a query's
+   * limit before it answers, whatever the batch size, and a chunk may hold 1 line or 1,000 (asking 1,001
+   * chunks of 1,000 lines for a page of 1,000 read 50 MB, seconds). So the first query asks for
+   * FIRST_CHUNKS; the next ones, after the last chunk read, for as many as the lines still wanted need at
+   * the size of that chunk (one more query when the chunks are alike). A poll for what was appended since
+   * the last one asks for more at first (`firstChunks`): it needs every chunk there is, each of a request.
    */
-  async after(deploymentId: string, after: number, lines: number): Promise<LogChunkDoc[]> {
-    const cursor = this.collection.find({ deployment_id: String(deploymentId), last_seq: { $gt: after } }, { sort: { last_seq: 1 }, limit: lines, batchSize: 16 });
+  async after(deploymentId: string, after: number, lines: number, firstChunks = FIRST_CHUNKS): Promise<LogChunkDoc[]> {
     const chunks: LogChunkDoc[] = [];
     let count = 0;
-    try {
-      for await (const chunk of cursor) {
+    let from = after;
+    for (let limit = Math.min(firstChunks, lines); ; ) {
+      const found = await this.collection.find({ deployment_id: String(deploymentId), last_seq: { $gt: from } }, { sort: { last_seq: 1 }, limit }).toArray();
+      for (const chunk of found) {
         chunks.push(chunk);
         count += chunk.last_seq - Math.max(after, chunk.first_seq - 1);
-        if (count >= lines) break;
+        if (count >= lines) return chunks;
       }
-    } finally {
-      await cursor.close();
+      if (found.length < limit) return chunks;
+      const last = found.at(-1)!;
+      from = last.last_seq;
+      // Chunks of the size of the last one (a writer's batches are alike), one more for a smaller one;
+      // never more chunks than lines are left.
+      limit = Math.min(lines - count, Math.ceil((lines - count) / (last.last_seq - last.first_seq + 1)) + 1);
     }
-    return chunks;
   }
 
   /** Logs of deployments created before `before` (LOG_RETENTION_DAYS), in batches. */

@@ -59,6 +59,13 @@ export const hasFinished = (deployment: Pick<DeploymentDoc, 'finished_at'>) => d
 export class DeploymentLogService extends Service<DeploymentLogServiceDeps> {
   readonly #deployments = new ProjectRecords(this.deps.deployments, 'deployment', this.deps.projects);
   readonly #appended = new Set<(deploymentId: string) => void>();
+  /**
+   * Appends of one deployment on this instance take their turn (they would only race each other for
+   * the same range), and while some are waiting the newest chunk this instance wrote is known: the next
+   * append claims right after it without reading the log again. Another instance's write since makes
+   * that claim fail (its chunk starts at the same seq), and the append reads the newest chunk as usual.
+   */
+  readonly #turns = new Map<string, { tail: Promise<void>; waiting: number; newest: Pick<LogChunkDoc, 'last_seq' | 'total_bytes' | 'cut'> | undefined }>();
 
   /** Tells `listener` of every append made on this instance (followers here need not wait for their next poll). */
   onAppended(listener: (deploymentId: string) => void): () => void {
@@ -95,15 +102,45 @@ export class DeploymentLogService extends Service<DeploymentLogServiceDeps> {
     return await this.#claimRange(project, deployment, lines, batchId ?? null, now);
   }
 
-  /**
-   * Claims the range right after the newest chunk, with the lines in it. A writer that loses the race
-   * (another chunk starts there now) reads the newest chunk again and tries after it.
-   */
+  /** Claims the range right after the newest chunk, with the lines in it, in this instance's turn for the deployment. */
   async #claimRange(project: ProjectPlace, deployment: DeploymentDoc, lines: StoredLine[], batchId: string | null, now: Date): Promise<AppendLogResult> {
+    let turn = this.#turns.get(deployment._id);
+    if (!turn) {
+      turn = { tail: Promise.resolve(), waiting: 0, newest: undefined };
+      this.#turns.set(deployment._id, turn);
+    }
+    const mine = turn;
+    mine.waiting += 1;
+    const previous = mine.tail;
+    let done!: () => void;
+    mine.tail = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await previous;
+      return await this.#claimAfterNewest(project, deployment, lines, batchId, now, mine);
+    } finally {
+      done();
+      mine.waiting -= 1;
+      if (mine.waiting === 0) this.#turns.delete(deployment._id);
+    }
+  }
+
+  /**
+   * Claims the range right after the newest chunk (the one this instance wrote last, when it knows it).
+   * A writer that loses the race (another chunk starts there now) reads the newest chunk and tries after it.
+   */
+  async #claimAfterNewest(
+    project: ProjectPlace,
+    deployment: DeploymentDoc,
+    lines: StoredLine[],
+    batchId: string | null,
+    now: Date,
+    turn: { newest: Pick<LogChunkDoc, 'last_seq' | 'total_bytes' | 'cut'> | undefined },
+  ): Promise<AppendLogResult> {
     const { maxLines, maxBytes } = this.deps.limits;
     const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line.t, 'utf8'), 0);
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-      const last = await this.deps.deploymentLogs.last(deployment._id);
+      const last = turn.newest ?? (await this.deps.deploymentLogs.last(deployment._id));
+      turn.newest = undefined;
       if (last?.cut) throw logFull(`The log reached its limit of ${maxLines} lines or ${maxBytes} bytes; it was cut and takes no more lines.`);
       const first = (last?.last_seq ?? 0) + 1;
       const totalBytes = (last?.total_bytes ?? 0) + bytes;
@@ -112,6 +149,7 @@ export class DeploymentLogService extends Service<DeploymentLogServiceDeps> {
         ? this.#chunk(project, deployment, first, lines, totalBytes, batchId, now)
         : this.#chunk(project, deployment, first, [cutLine(maxLines, maxBytes, now)], last?.total_bytes ?? 0, null, now, true);
       if (await this.deps.deploymentLogs.claim(chunk)) {
+        turn.newest = { last_seq: chunk.last_seq, total_bytes: chunk.total_bytes, cut: chunk.cut };
         for (const listener of this.#appended) listener(deployment._id);
         if (fits) return { first_seq: chunk.first_seq, last_seq: chunk.last_seq };
       }

@@ -10,6 +10,8 @@ import { Service } from './service.ts';
 const PAGE_LINES = 1000;
 /** Pages one poll reads at most (a burst beyond is read at the next poll). */
 const PAGES_PER_POLL = 20;
+/** Chunks a poll's first query asks for: one a request appended since the last poll, usually fewer. */
+const POLL_CHUNKS = 32;
 /** Polls a follower lets wait before it keeps only the newest (see Follower.receive). */
 const MAX_QUEUED_POLLS = 20;
 
@@ -190,7 +192,7 @@ class DeploymentPoller {
     if (this.#head < 0) this.#head = (await this.#deps.deploymentLogs.last(this.#id))?.last_seq ?? 0;
     const chunks: LogChunkDoc[] = [];
     for (let page = 0; page < PAGES_PER_POLL; page++) {
-      const found = await this.#deps.deploymentLogs.after(this.#id, this.#head, PAGE_LINES);
+      const found = await this.#deps.deploymentLogs.after(this.#id, this.#head, PAGE_LINES, POLL_CHUNKS);
       chunks.push(...found);
       if (found.length === 0) break;
       this.#head = found.at(-1)!.last_seq;
@@ -315,13 +317,23 @@ export interface StreamPlaceDeps extends Pick<Repositories, 'logStreamSlots'> {
   perCredential: number;
 }
 
+/** Places renewed by one command at most (an instance holding more sends several). */
+const RENEW_BATCH = 1000;
+
 /**
  * The event streams one credential holds open, across every instance (docs/product.md §10): places
  * `${credential}#0`..`#${n-1}`, each a lease claimed by a unique insert (src/db/claims.ts), so of any
- * number of streams opened at once on any instances at most n hold one. An open stream renews its place;
- * a stream whose instance died gives it back when its lease ends.
+ * number of streams opened at once on any instances at most n hold one. The instance renews every
+ * place its open streams hold together, in one command every `renewEveryMs` (not one per stream), so
+ * what holding places costs the database grows with instances, not with streams; a stream whose
+ * instance died gives its place back when its lease ends.
  */
 export class StreamPlaces extends Service<StreamPlaceDeps> {
+  /** Places held by this instance's open streams, and what to do when one turns out lost. */
+  readonly #held = new Map<StreamPlace, () => void>();
+  #timer: NodeJS.Timeout | undefined;
+  #renewing: Promise<void> | undefined;
+
   /** The place this stream now holds, or null when the credential holds all of them (429). */
   async claim(credential: string): Promise<StreamPlace | null> {
     const n = this.deps.perCredential;
@@ -335,17 +347,65 @@ export class StreamPlaces extends Service<StreamPlaceDeps> {
     return null;
   }
 
-  /** Renews the place (every renewEveryMs); false when it is no longer this stream's. */
-  async renew(place: StreamPlace): Promise<boolean> {
-    const to = new Date(this.deps.clock.now() + PLACE_TTL_MS);
-    if (!(await this.deps.logStreamSlots.renew(place.id, place.expiresAt, to))) return false;
-    place.expiresAt = to;
-    return true;
-  }
-
   readonly renewEveryMs = PLACE_TTL_MS / 3;
 
+  /**
+   * Keeps `place` renewed with the others this instance holds until `release`; `lost` is called (once)
+   * if a renewal finds it is no longer this stream's (it ended and was taken over).
+   */
+  hold(place: StreamPlace, lost: () => void): void {
+    this.#held.set(place, lost);
+    if (!this.#timer) {
+      this.#timer = setInterval(() => void this.renewHeld().catch(() => undefined), this.renewEveryMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** Places held on this instance now. */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  /** Renews every place held on this instance: one database command per RENEW_BATCH places (while none was lost). */
+  async renewHeld(): Promise<void> {
+    await this.#renewing;
+    const renewing = this.#renewAll();
+    this.#renewing = renewing;
+    try {
+      await renewing;
+    } finally {
+      if (this.#renewing === renewing) this.#renewing = undefined;
+    }
+  }
+
+  async #renewAll(): Promise<void> {
+    const places = [...this.#held.keys()];
+    for (let i = 0; i < places.length; i += RENEW_BATCH) {
+      const batch = places.slice(i, i + RENEW_BATCH);
+      const to = new Date(this.deps.clock.now() + PLACE_TTL_MS);
+      const renewed = await this.deps.logStreamSlots.renewAll(
+        batch.map((place) => ({ id: place.id, from: place.expiresAt })),
+        to,
+      );
+      for (const place of batch) {
+        if (renewed.has(place.id)) place.expiresAt = to;
+        else if (this.#held.has(place)) {
+          const lost = this.#held.get(place)!;
+          this.#held.delete(place);
+          lost();
+        }
+      }
+    }
+  }
+
+  /** Gives the place back (after a renewal in flight, so that the end it is released with is its last). */
   async release(place: StreamPlace): Promise<void> {
+    this.#held.delete(place);
+    if (this.#held.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+    await this.#renewing?.catch(() => undefined);
     await this.deps.logStreamSlots.release(place.id, place.expiresAt);
   }
 }
