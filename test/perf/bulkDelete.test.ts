@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { commandsDuring } from '../support/commands.ts';
 import { blankEnvironment } from '../../src/repositories/environments.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
 
@@ -52,19 +53,9 @@ beforeAll(async () => {
 
 /** The database commands `request` sends, in order: `find environments`, and each command's body. */
 async function commandsOf(request: () => Promise<unknown>): Promise<{ name: string; body: Record<string, unknown> }[]> {
-  const client = env.server.running.container.database.client;
-  const commands: { name: string; body: Record<string, unknown> }[] = [];
-  const seen = (event: { commandName: string; command: Record<string, unknown> }) => {
-    const target = event.command[event.commandName];
-    commands.push({ name: typeof target === 'string' ? `${event.commandName} ${target}` : event.commandName, body: event.command });
-  };
-  client.on('commandStarted', seen);
-  try {
-    await request();
-  } finally {
-    client.off('commandStarted', seen);
-  }
-  return commands;
+  const bodies: Record<string, unknown>[] = [];
+  const names = await commandsDuring(env.server.running.container.database.client, request, bodies);
+  return names.map((name, i) => ({ name, body: bodies[i]! }));
 }
 
 /** What a request reads of the deployments: each command must be a find of one document (an index seek), never a scan or a distinct. */

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { commandsDuring } from '../support/commands.ts';
 import { obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
 import { makeClient } from '../support/factories.ts';
 import { useApiServer } from '../support/fixtures.ts';
@@ -32,17 +33,9 @@ async function concurrentCommands(request: (connection: number) => Promise<void>
   await wave();
   const client = env.server.running.container.database.client;
   const phase = async () => {
-    const commands: string[] = [];
-    const seen = (event: { commandName: string; command: Record<string, unknown> }) => {
-      const target = event.command[event.commandName];
-      commands.push(typeof target === 'string' ? `${event.commandName} ${target}` : event.commandName);
-    };
-    client.on('commandStarted', seen);
-    try {
+    const commands = await commandsDuring(client, async () => {
       for (let w = 0; w < WAVES; w += 1) await wave();
-    } finally {
-      client.off('commandStarted', seen);
-    }
+    });
     return { perRequest: commands.length / (CONNECTIONS * WAVES), commands, count: (name: string) => commands.filter((c) => c === name).length };
   };
   const held = await phase();

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { commandsDuring } from '../support/commands.ts';
 import { Api } from '../support/api.ts';
 import { race } from '../support/concurrency.ts';
 import { createProject, useTwoInstances } from '../support/fixtures.ts';
@@ -83,21 +84,7 @@ class Follower {
 }
 
 /** Every command the server sends while `during` runs, as `name collection`. */
-async function commandsDuring(server: TestServer, during: (seen: string[]) => Promise<void>): Promise<string[]> {
-  const client = server.running.container.database.client;
-  const seen: string[] = [];
-  const listener = (event: { commandName: string; command: Record<string, unknown> }) => {
-    const target = event.command[event.commandName];
-    seen.push(typeof target === 'string' ? `${event.commandName} ${target}` : event.commandName);
-  };
-  client.on('commandStarted', listener);
-  try {
-    await during(seen);
-  } finally {
-    client.off('commandStarted', listener);
-  }
-  return seen;
-}
+const serverCommandsDuring = (server: TestServer, during: (seen: string[]) => Promise<unknown>) => commandsDuring(server.running.container.database.client, during);
 
 const POLLS = 8;
 /** A poll starts by reading the deployment (LogFollowers, DeploymentPoller). */
@@ -122,14 +109,14 @@ async function followersCost(n: number): Promise<{ polls: string[]; renewal: str
     expect(followers.map((f) => f.response.status)).toEqual(Array(n).fill(200));
     expect((await api.post(path, { token, body: { lines: [{ text: 'first' }] } })).status).toBe(202);
     await waitFor('every follower has the line', async () => followers.every((f) => f.lines === 1), 10_000, 10);
-    const polls = await commandsDuring(first, async (seen) => {
+    const polls = await serverCommandsDuring(first, async (seen) => {
       await waitFor(`${POLLS + 1} polls`, async () => seen.filter((c) => c === POLL_START).length > POLLS, 10_000, 5);
     });
     const starts = polls.flatMap((c, i) => (c === POLL_START ? [i] : []));
     const window = polls.slice(starts[0], starts[POLLS]);
     expect(window.filter((c) => c === POLL_START)).toHaveLength(POLLS);
     first.clock.advance(1000);
-    const renewal = await commandsDuring(first, async () => await first.services.streamPlaces.renewHeld());
+    const renewal = await serverCommandsDuring(first, async () => await first.services.streamPlaces.renewHeld());
     expect(followers.every((f) => !f.ended)).toBe(true);
     return { polls: tally(window), renewal: tally(renewal.filter((c) => c.endsWith('log_stream_slots'))) };
   } finally {
@@ -157,7 +144,7 @@ describe('following a log costs the database per instance, not per follower', ()
     const places = await slots.find({ _id: { $regex: '#' } }).toArray();
     expect(places).toHaveLength(30);
     first.clock.advance(5000);
-    const renewals = await Promise.all([first, second].map((server) => commandsDuring(server, () => server.services.streamPlaces.renewHeld())));
+    const renewals = await Promise.all([first, second].map((server) => serverCommandsDuring(server, () => server.services.streamPlaces.renewHeld())));
     for (const commands of renewals) expect(commands.filter((c) => c.endsWith('log_stream_slots'))).toEqual(['update log_stream_slots']);
     const renewed = await slots.find({ _id: { $regex: '#' } }).toArray();
     expect(renewed.map((p) => p._id).sort()).toEqual(places.map((p) => p._id).sort());
@@ -253,7 +240,7 @@ describe('appends of one deployment on one instance take turns', () => {
         async (res) => ({ status: res.status, body: (await res.json()) as { first_seq: number; last_seq: number } }),
       );
     let answers: { status: number; body: { first_seq: number; last_seq: number } }[] = [];
-    const commands = await commandsDuring(first, async () => {
+    const commands = await serverCommandsDuring(first, async () => {
       answers = await race(16, (i) => append(first, i));
     });
     expect(answers.map((a) => a.status)).toEqual(Array(16).fill(202));

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { commandsDuring } from '../support/commands.ts';
 import { obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
 import type { Api } from '../support/api.ts';
 import { makeClient } from '../support/factories.ts';
@@ -31,18 +32,9 @@ let owner: TestUser;
 async function commandsPerRequest(request: () => Promise<unknown>): Promise<{ perRequest: number; commands: string[]; derivationsPerRequest: number }> {
   await request();
   const derivedBefore = keyDerivations();
-  const commands: string[] = [];
-  const client = env.server.running.container.database.client;
-  const seen = (event: { commandName: string; command: Record<string, unknown> }) => {
-    const target = event.command[event.commandName];
-    commands.push(typeof target === 'string' ? `${event.commandName} ${target}` : event.commandName);
-  };
-  client.on('commandStarted', seen);
-  try {
+  const commands = await commandsDuring(env.server.running.container.database.client, async () => {
     for (let i = 0; i < REPEAT; i += 1) await request();
-  } finally {
-    client.off('commandStarted', seen);
-  }
+  });
   return { perRequest: commands.length / REPEAT, commands, derivationsPerRequest: (keyDerivations() - derivedBefore) / REPEAT };
 }
 
