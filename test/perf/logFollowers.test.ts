@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Follower } from '../support/eventStream.ts';
 import { commandsDuring } from '../support/commands.ts';
 import { Api } from '../support/api.ts';
 import { race } from '../support/concurrency.ts';
@@ -41,48 +42,6 @@ async function newDeployment(): Promise<string> {
   return `/v1/projects/${pid}/deployments/${res.body.id}/logs`;
 }
 
-/** A follower over real HTTP that counts the lines it was sent and notes whether the stream ended, and why. */
-class Follower {
-  lines = 0;
-  ended = false;
-  readonly comments: string[] = [];
-  readonly #abort = new AbortController();
-  response!: Response;
-
-  static async open(server: TestServer, path: string): Promise<Follower> {
-    const follower = new Follower();
-    follower.response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: follower.#abort.signal });
-    if (follower.response.ok) void follower.#read();
-    return follower;
-  }
-
-  async #read(): Promise<void> {
-    const reader = this.response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (block.includes('event: line')) this.lines += 1;
-          for (const line of block.split('\n')) if (line.startsWith(':')) this.comments.push(line.slice(1).trim());
-        }
-      }
-    } catch {
-      // aborted by the test
-    }
-    this.ended = true;
-  }
-
-  close(): void {
-    this.#abort.abort();
-  }
-}
-
 /** Every command the server sends while `during` runs, as `name collection`. */
 const serverCommandsDuring = (server: TestServer, during: (seen: string[]) => Promise<unknown>) => commandsDuring(server.running.container.database.client, during);
 
@@ -104,7 +63,7 @@ function tally(commands: string[]): string[] {
  */
 async function followersCost(n: number): Promise<{ polls: string[]; renewal: string[] }> {
   const path = await newDeployment();
-  const followers = await race(n, () => Follower.open(first, path));
+  const followers = await race(n, () => Follower.open(first, path, token));
   try {
     expect(followers.map((f) => f.response.status)).toEqual(Array(n).fill(200));
     expect((await api.post(path, { token, body: { lines: [{ text: 'first' }] } })).status).toBe(202);
@@ -138,7 +97,7 @@ describe('following a log costs the database per instance, not per follower', ()
 
   it('30 streams opened at once over two instances: one renewal each keeps all 30 places; a place taken over closes only its stream', async () => {
     const path = await newDeployment();
-    const followers = await race(30, (i) => Follower.open(i % 2 ? second : first, path));
+    const followers = await race(30, (i) => Follower.open(i % 2 ? second : first, path, token));
     expect(followers.map((f) => f.response.status)).toEqual(Array(30).fill(200));
     const slots = first.repos.logStreamSlots.collection;
     const places = await slots.find({ _id: { $regex: '#' } }).toArray();

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Follower } from '../support/eventStream.ts';
 import { Api } from '../support/api.ts';
 import { race } from '../support/concurrency.ts';
 import { createProject, expectRefused, useTwoInstances } from '../support/fixtures.ts';
@@ -68,73 +69,6 @@ async function readAll(place: Place, limit = 1000): Promise<{ seq: number; strea
 
 async function finish(place: Place) {
   expect((await api.patch(`/v1/projects/${place.pid}/deployments/${place.did}`, { token, body: { status: 'canceled' } })).status).toBe(200);
-}
-
-interface SseEvent {
-  id?: string;
-  event: string;
-  data: { seq?: number; [field: string]: unknown };
-}
-
-/** A follower over real HTTP: the events as they arrive, and whether the server ended the stream. */
-class Follower {
-  readonly events: SseEvent[] = [];
-  readonly arrivals: number[] = [];
-  ended = false;
-  readonly #abort = new AbortController();
-  response!: Response;
-
-  static async open(server: TestServer, path: string, as: string, headers: Record<string, string> = {}): Promise<Follower> {
-    const follower = new Follower();
-    follower.response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${as}`, accept: 'text/event-stream', ...headers }, signal: follower.#abort.signal });
-    if (follower.response.ok) void follower.#read();
-    return follower;
-  }
-
-  async #read(): Promise<void> {
-    const reader = this.response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event: Partial<SseEvent> = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id: ')) event.id = line.slice(4);
-            else if (line.startsWith('event: ')) event.event = line.slice(7);
-            else if (line.startsWith('data: ')) event.data = JSON.parse(line.slice(6));
-            else if (line.startsWith(':')) this.comments.push(line.slice(1).trim());
-          }
-          if (event.event) {
-            this.events.push(event as SseEvent);
-            this.arrivals.push(performance.now());
-          }
-        }
-      }
-    } catch {
-      // aborted by the test
-    }
-    this.ended = true;
-  }
-
-  readonly comments: string[] = [];
-
-  seqs(): number[] {
-    return this.events.filter((e) => e.event === 'line').map((e) => Number(e.data.seq));
-  }
-
-  async until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-    await waitFor(what, async () => check(), timeoutMs, 20);
-  }
-
-  close(): void {
-    this.#abort.abort();
-  }
 }
 
 describe('append and read', () => {
