@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commandsDuring } from '../support/commands.ts';
-import { obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
-import { makeClient } from '../support/factories.ts';
+import { tokenRequest } from '../support/oauthDriver.ts';
+import { signedInConfidential } from '../support/factories.ts';
 import { useApiServer } from '../support/fixtures.ts';
 import type { TestUser } from '../support/tokens.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
@@ -15,7 +15,6 @@ import { collectionName } from '../../src/repositories/oidc/index.ts';
  */
 const CONNECTIONS = 10;
 const WAVES = 6;
-const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
 const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepIntervalSeconds: 3600, schedulerIntervalMs: 60_000 } });
 let owner: TestUser;
@@ -46,14 +45,7 @@ async function concurrentCommands(request: (connection: number) => Promise<void>
 
 describe('database commands per request, CONNECTIONS requests at a time', () => {
   it('refresh with a confidential client: at most 1.25, the grant read once after it was held its time', async () => {
-    const { client, clientSecret } = await makeClient(env.server, {
-      account_id: owner.accountId,
-      token_endpoint_auth_method: 'client_secret_basic',
-      grant_types: ['authorization_code', 'refresh_token'],
-      first_party: true,
-    });
-    const credentials = { clientId: client._id, clientSecret: clientSecret! };
-    const first = await obtainTokens({ issuer: env.server.issuer, ...credentials, redirectUri: REDIRECT_URI, scope: 'read write', email: owner.email, password: owner.password });
+    const { credentials, tokens: first } = await signedInConfidential(env.server, owner);
     const { held, after } = await concurrentCommands(async () => {
       const tokens = await tokenRequest(env.server.issuer, credentials, { grant_type: 'refresh_token', refresh_token: first.refresh_token! });
       expect(tokens.access_token).toBeTruthy();

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commandsDuring } from '../support/commands.ts';
-import { obtainTokens, tokenRequest } from '../support/oauthDriver.ts';
+import { tokenRequest } from '../support/oauthDriver.ts';
 import type { Api } from '../support/api.ts';
-import { makeClient } from '../support/factories.ts';
+import { makeClient, signedInConfidential } from '../support/factories.ts';
 import { createProject, useApiServer } from '../support/fixtures.ts';
 import type { TestUser } from '../support/tokens.ts';
 import { sha256Hex } from '../../src/lib/hash.ts';
@@ -17,7 +17,6 @@ import { keyDerivations } from '../../src/keys/secretBox.ts';
  * does not fall inside the counting.
  */
 const REPEAT = 20;
-const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
 // Background work polls rarely here, so that what is counted is the requests' own commands.
 const env = useApiServer({ overrides: { webhookPollIntervalMs: 60_000, sweepIntervalSeconds: 3600, webhookAllowLoopback: true, schedulerIntervalMs: 60_000 } });
@@ -79,14 +78,7 @@ describe('database commands per request', () => {
   // The grant is answered from memory (for at most REVOCATION_REFRESH_SECONDS, dropped at once when it
   // changes here): the refresh token is the one read.
   it('refresh with a confidential client: at most 1.25 (the refresh token; grant, client and user from memory; the client’s tokens claimed in shares)', async () => {
-    const { client, clientSecret } = await makeClient(env.server, {
-      account_id: owner.accountId,
-      token_endpoint_auth_method: 'client_secret_basic',
-      grant_types: ['authorization_code', 'refresh_token'],
-      first_party: true,
-    });
-    const credentials = { clientId: client._id, clientSecret: clientSecret! };
-    const first = await obtainTokens({ issuer: env.server.issuer, ...credentials, redirectUri: REDIRECT_URI, scope: 'read write', email: owner.email, password: owner.password });
+    const { credentials, tokens: first } = await signedInConfidential(env.server, owner);
     expect(first.refresh_token).toBeTruthy();
     const { perRequest, commands, derivationsPerRequest } = await commandsPerRequest(async () => {
       const tokens = await tokenRequest(env.server.issuer, credentials, { grant_type: 'refresh_token', refresh_token: first.refresh_token! });
@@ -184,9 +176,7 @@ describe('what is held in memory never hides a change made on this instance', ()
 
   /** A confidential client's refresh token, refreshed once (so its grant is held in memory), and its grant's id. */
   const refreshedOnce = async () => {
-    const { client, clientSecret } = await makeClient(env.server, { account_id: owner.accountId, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token'], first_party: true });
-    const credentials = { clientId: client._id, clientSecret: clientSecret! };
-    const { refresh_token } = await obtainTokens({ issuer: env.server.issuer, ...credentials, redirectUri: REDIRECT_URI, scope: 'read', email: owner.email, password: owner.password });
+    const { credentials, tokens: { refresh_token } } = await signedInConfidential(env.server, owner, 'read');
     const refresh = () => tokenRequest(env.server.issuer, credentials, { grant_type: 'refresh_token', refresh_token: refresh_token! });
     expect((await refresh()).access_token).toBeTruthy();
     const db = env.server.running.container.database.db;

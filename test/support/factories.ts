@@ -4,7 +4,9 @@ import { systemPrincipal, type Role } from '../../src/domain/principal.ts';
 import { OperatorClientInput } from '../../src/schemas/oauthClients.ts';
 import { parseInput } from '../../src/schemas/parse.ts';
 import { OperatorCreateUserInput } from '../../src/schemas/users.ts';
+import { obtainTokens } from './oauthDriver.ts';
 import type { TestServer } from './server.ts';
+import type { TestUser } from './tokens.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
@@ -35,4 +37,20 @@ export async function makeClient(server: TestServer, overrides: Partial<z.input<
 export async function acceptInvitation(server: TestServer, created: { invitation_url: string }, password: string) {
   const token = new URL(created.invitation_url).searchParams.get('token')!;
   return await server.services.invitations.accept(token, { password, source: 'test' });
+}
+
+/**
+ * A first-party confidential client (client_secret_basic, code and refresh) of `user`'s account, and the
+ * tokens `user` got through it by signing in on the real pages: a refresh token to present.
+ */
+export async function signedInConfidential(server: TestServer, user: Pick<TestUser, 'accountId' | 'email' | 'password'>, scope = 'read write') {
+  const { client, clientSecret } = await makeClient(server, {
+    account_id: user.accountId,
+    token_endpoint_auth_method: 'client_secret_basic',
+    grant_types: ['authorization_code', 'refresh_token'],
+    first_party: true,
+  });
+  const credentials = { clientId: client._id, clientSecret: clientSecret! };
+  const tokens = await obtainTokens({ issuer: server.issuer, ...credentials, redirectUri: 'http://127.0.0.1:9/callback', scope, email: user.email, password: user.password });
+  return { client, credentials, tokens };
 }
