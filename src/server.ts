@@ -117,7 +117,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
         await schedulerStopped;
         await metricsListener?.close();
         unwatchDatabase();
-            await container.close();
+        await container.close();
         logger.info('slipway stopped');
       })();
       return closing;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, cp, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -164,13 +164,50 @@ async function applyPatches(srcDir: string, patches: FerretdbPatchSet): Promise<
   }
 }
 
+/**
+ * A loopback port free now, for a listener started a moment later. Taken below the system's ephemeral
+ * range where the system says what it is (Linux): a port the system hands out for `listen(0)` comes
+ * from the range its outgoing connections use too, so one of them (to the database, say) could take it
+ * between this check and the listen. Elsewhere, or when nothing is free there, what `listen(0)` gives.
+ */
 export async function freePort(): Promise<number> {
+  const below = ephemeralRangeStart();
+  if (below !== undefined && below > PORT_FLOOR + 1000) {
+    for (let i = 0; i < 20; i++) {
+      const port = PORT_FLOOR + randomInt(below - PORT_FLOOR);
+      if (await canListen(port)) return port;
+    }
+  }
+  return await listenOnce(0);
+}
+
+/** Ports below this are left to services a machine may run. */
+const PORT_FLOOR = 10_000;
+
+function ephemeralRangeStart(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function canListen(port: number): Promise<boolean> {
+  return await listenOnce(port).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Listens on 127.0.0.1:`port` and closes again; the port it had. */
+async function listenOnce(port: number): Promise<number> {
   return await new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
 }

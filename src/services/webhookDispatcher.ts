@@ -124,10 +124,11 @@ export class WebhookDispatcher extends Service<DispatcherDeps> {
       const order = next <= 0 ? due : [...due.slice(next), ...due.slice(0, next)];
       for (const webhookId of order) {
         if (this.#stopped || this.#inFlight.size >= MAX_IN_FLIGHT) break;
-        const places = this.#places(statuses.has(webhookId) ? statuses.get(webhookId)! : null, circuits.get(webhookId), now);
+        const status = statuses.has(webhookId) ? statuses.get(webhookId)! : null;
+        const places = this.#places(status, circuits.get(webhookId), now);
         if ((this.#slots.get(webhookId)?.size ?? 0) >= places) continue;
         try {
-          await this.#startFor(webhookId, places, now);
+          await this.#startFor(webhookId, status, places, now);
         } catch (err) {
           logger.warn({ err, webhook_id: webhookId }, 'webhook queue poll failed');
         }
@@ -147,17 +148,32 @@ export class WebhookDispatcher extends Service<DispatcherDeps> {
     return circuit.open_until > now ? 0 : 1;
   }
 
-  /** Claims free places of the endpoint and, for each, the oldest due entry whose attempt it can claim. */
-  async #startFor(webhookId: string, places: number, now: Date): Promise<void> {
+  /**
+   * Claims free places of the endpoint and, for each, the oldest due entry whose attempt it can claim.
+   * `places` comes from the poll's read of the circuit, which may be stale by the time a place is ours:
+   * an attempt records its failure (and may open the circuit) before it frees its place, so the circuit
+   * is read again once the first place is held, and the places it allows now are what count. Without
+   * that, a poll that read the circuit closed (or a pause just over) could make an attempt after the
+   * pause began, or a second probe after the first failed.
+   */
+  async #startFor(webhookId: string, status: WebhookStatus | null, places: number, now: Date): Promise<void> {
     const held = this.#slots.get(webhookId) ?? new Set<number>();
     // Read once a place is ours (an endpoint whose places other instances hold costs no read). At most
     // `places` entries are in flight anywhere, so twice that many holds enough free ones.
     let candidates: WebhookQueueEntry[] | undefined;
+    let circuitChecked = false;
     for (let slot = 0; slot < places && (candidates === undefined || candidates.length > 0); slot++) {
       if (this.#stopped || this.#inFlight.size >= MAX_IN_FLIGHT) return;
       if (held.has(slot) || !(await this.#claimSlot(webhookId, slot, now))) continue;
       let started = false;
       try {
+        if (!circuitChecked) {
+          circuitChecked = true;
+          const circuit = (await this.deps.webhookCircuits.find(webhookId)) ?? undefined;
+          if (circuit) this.#failing.add(webhookId);
+          places = Math.min(places, this.#places(status, circuit, this.deps.clock.date()));
+          if (slot >= places) return;
+        }
         candidates ??= (await this.deps.webhookQueue.dueFor(webhookId, now, 2 * places)).filter((e) => !this.#inFlight.has(e._id));
         while (!started && candidates.length > 0) {
           const claimed = await this.#claimAttempt(candidates.shift()!, now);

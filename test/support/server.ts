@@ -6,6 +6,7 @@ import { loadConfig, type Config, type ConfigSchema } from '../../src/config/ind
 import { freePort } from '../../src/db/embeddedFerretdb.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
+import { ListenError } from '../../src/startupFailure.ts';
 import { testClock, type TestClock } from './clock.ts';
 import { tempDir } from './tempDirs.ts';
 
@@ -39,6 +40,8 @@ export interface TestServerOptions {
   overrides?: Partial<z.input<typeof ConfigSchema>>;
   /** The clock (default a new testClock()); instances of one deployment share one. */
   clock?: TestClock;
+  /** How many listens failed before this one because the port was taken (startTestServer's own). */
+  listenAttempt?: number;
 }
 
 /** The real app on a real loopback port, against the run's database, in a database of its own. */
@@ -63,7 +66,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   const logger = createLogger({ level: 'info', destination: sink });
-  const running = await startServer(config, logger, { clock });
+  let running: RunningServer;
+  try {
+    running = await startServer(config, logger, { clock });
+  } catch (err) {
+    // Another process took the port between freePort() and the listen: a port of our choosing is
+    // chosen again; the port of a restart is the same port, tried again a moment later.
+    const taken = err instanceof ListenError && (err.cause as { code?: string } | undefined)?.code === 'EADDRINUSE';
+    const attempt = (options.listenAttempt ?? 0) + 1;
+    if (!taken || attempt >= 10) throw err;
+    if (options.port !== undefined) await new Promise((resolve) => setTimeout(resolve, 200));
+    return await startTestServer({ ...options, dbName, keysDir, clock, listenAttempt: attempt });
+  }
   const server: TestServer = {
     url: publicUrl,
     issuer: config.issuer,
@@ -77,7 +91,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     stop: () => running.close(),
     async restart() {
       await running.close();
-      return await startTestServer({ ...options, dbName, keysDir, port, clock });
+      return await startTestServer({ ...options, dbName, keysDir, port, clock, listenAttempt: 0 });
     },
   };
   return server;
