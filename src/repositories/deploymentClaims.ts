@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { claimOnce } from '../db/claims.ts';
+import { deleteInBatches } from '../db/deleteInBatches.ts';
 
 /**
  * What must happen once to a deployment, across instances (docs/product.md §9), each a claim
@@ -10,15 +11,32 @@ import { claimOnce } from '../db/claims.ts';
  * - `serial:${project_id}/${environment}`: the one deployment of a serial environment in `building` or
  *   `deploying` (`deployment_id`), removed by it when it leaves them; `…~${deployment_id}` is the ticket
  *   of whoever removes a slot whose holder finished without giving it back.
+ * Each names its project, and goes with it when the project is deleted (claims made before they named
+ * it stay behind: a few small records per reviewed deployment).
  */
 export interface DeploymentClaimDoc {
   _id: string;
+  account_id?: string;
+  project_id?: string;
   deployment_id: string;
   decision?: 'queued' | 'rejected' | 'canceled';
   claimed_at: Date;
 }
 
+/** The deployment a claim is about, and its project. */
+export interface ClaimedDeployment {
+  _id: string;
+  account_id: string;
+  project_id: string;
+}
+/** The project a slot is of. */
+export interface ClaimedProject {
+  _id: string;
+  account_id: string;
+}
+
 const decidedKey = (deploymentId: string) => `${deploymentId}#decided`;
+const about = (deployment: ClaimedDeployment) => ({ account_id: deployment.account_id, project_id: deployment.project_id, deployment_id: deployment._id });
 const slotKey = (projectId: string, environment: string) => `serial:${projectId}/${environment}`;
 
 export class DeploymentClaimRepository {
@@ -29,11 +47,16 @@ export class DeploymentClaimRepository {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ deployment_id: 1 }, { name: 'deployment' });
+    await this.collection.createIndex({ account_id: 1, project_id: 1 }, { name: 'project_claims' });
+  }
+
+  async deleteByProject(accountId: string, projectId: string): Promise<number> {
+    return await deleteInBatches(this.collection, { account_id: String(accountId), project_id: String(projectId) }, { fixedFields: true });
   }
 
   /** True for the one caller that decides how the deployment leaves `waiting`. */
-  async decide(deploymentId: string, decision: NonNullable<DeploymentClaimDoc['decision']>, at: Date): Promise<boolean> {
-    return await claimOnce(this.collection, { _id: decidedKey(deploymentId), deployment_id: deploymentId, decision, claimed_at: at });
+  async decide(deployment: ClaimedDeployment, decision: NonNullable<DeploymentClaimDoc['decision']>, at: Date): Promise<boolean> {
+    return await claimOnce(this.collection, { _id: decidedKey(deployment._id), ...about(deployment), decision, claimed_at: at });
   }
 
   async decision(deploymentId: string): Promise<DeploymentClaimDoc | null> {
@@ -41,14 +64,15 @@ export class DeploymentClaimRepository {
   }
 
   /** True for the one caller that found the approvals met. */
-  async approved(deploymentId: string, at: Date): Promise<boolean> {
-    return await claimOnce(this.collection, { _id: `${deploymentId}#approved`, deployment_id: deploymentId, claimed_at: at });
+  async approved(deployment: ClaimedDeployment, at: Date): Promise<boolean> {
+    return await claimOnce(this.collection, { _id: `${deployment._id}#approved`, ...about(deployment), claimed_at: at });
   }
 
   /** True when the deployment now holds the serial environment's slot (it took it, or already had it). */
-  async takeSlot(projectId: string, environment: string, deploymentId: string, at: Date): Promise<boolean> {
-    if (await claimOnce(this.collection, { _id: slotKey(projectId, environment), deployment_id: deploymentId, claimed_at: at })) return true;
-    return (await this.slotHolder(projectId, environment))?.deploymentId === deploymentId;
+  async takeSlot(project: ClaimedProject, environment: string, deploymentId: string, at: Date): Promise<boolean> {
+    const doc = { _id: slotKey(project._id, environment), account_id: project.account_id, project_id: project._id, deployment_id: deploymentId, claimed_at: at };
+    if (await claimOnce(this.collection, doc)) return true;
+    return (await this.slotHolder(project._id, environment))?.deploymentId === deploymentId;
   }
 
   /** Who holds the slot, since when. */
@@ -61,9 +85,10 @@ export class DeploymentClaimRepository {
    * Frees the slot a finished holder left behind: of the callers that found it so, the one that inserts
    * the ticket for that holder removes it (a delete filtered on the holder is not atomic on FerretDB 1.24).
    */
-  async freeStaleSlot(projectId: string, environment: string, holder: string, at: Date): Promise<void> {
-    const key = slotKey(projectId, environment);
-    if (await claimOnce(this.collection, { _id: `${key}~${holder}`, deployment_id: holder, claimed_at: at })) await this.collection.deleteOne({ _id: key, deployment_id: holder });
+  async freeStaleSlot(project: ClaimedProject, environment: string, holder: string, at: Date): Promise<void> {
+    const key = slotKey(project._id, environment);
+    const ticket = { _id: `${key}~${holder}`, account_id: project.account_id, project_id: project._id, deployment_id: holder, claimed_at: at };
+    if (await claimOnce(this.collection, ticket)) await this.collection.deleteOne({ _id: key, deployment_id: holder });
   }
 
   /** The holder gives the slot back (only its own). */

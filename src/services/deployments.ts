@@ -202,7 +202,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
   async #cancelOlder(newer: DeploymentDoc, actor: Actor): Promise<void> {
     const older = (await this.deps.deployments.inEnvironment(newer.project_id, newer.environment, ['waiting', 'queued'])).filter((d) => d._id < newer._id);
     for (const doc of older) {
-      if (doc.status === 'waiting' && !(await this.deps.deploymentClaims.decide(doc._id, 'canceled', this.deps.clock.date()))) continue;
+      if (doc.status === 'waiting' && !(await this.deps.deploymentClaims.decide(doc, 'canceled', this.deps.clock.date()))) continue;
       const now = this.deps.clock.date();
       const moved = await this.deps.deployments.transition(doc._id, doc.status, { status: 'canceled', status_message: `Superseded by ${newer._id}.`, finished_at: now, updated_at: now, due_at: null });
       if (moved) await this.#statusChanged(moved, doc.status, actor, { superseded_by: newer._id });
@@ -250,7 +250,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
         if (FINISHED_STATUSES.has(to)) set.finished_at = now;
         if (current.status === 'waiting') {
           set.due_at = null;
-          if (!(await this.deps.deploymentClaims.decide(current._id, 'canceled', now))) throw invalidTransition('The deployment has just left waiting; read it again.');
+          if (!(await this.deps.deploymentClaims.decide(current, 'canceled', now))) throw invalidTransition('The deployment has just left waiting; read it again.');
         }
       }
       const slot = moves && RUNNING_STATUSES.has(to) ? await this.#takeSlot(project, current, now) : false;
@@ -278,7 +278,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
     if (!environment?.serial) return false;
     const claims = this.deps.deploymentClaims;
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await claims.takeSlot(project._id, deployment.environment, deployment._id, now)) return true;
+      if (await claims.takeSlot(project, deployment.environment, deployment._id, now)) return true;
       const holder = await claims.slotHolder(project._id, deployment.environment);
       if (holder === null) continue;
       const held = await this.deps.deployments.findInProject(project.account_id, project._id, holder.deploymentId);
@@ -289,7 +289,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
       // any move takes (its instance died between the two writes).
       const stale = !held || !ACTIVE_STATUSES.has(held.status) || now.getTime() - holder.since.getTime() > SLOT_MOVE_GRACE_MS;
       if (!stale) break;
-      await claims.freeStaleSlot(project._id, deployment.environment, holder.deploymentId, now);
+      await claims.freeStaleSlot(project, deployment.environment, holder.deploymentId, now);
     }
     throw environmentRefusal('environment_busy', `The ${deployment.environment} environment is serial and another deployment is starting there.`);
   }
@@ -364,7 +364,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
   }
 
   async #reject(deployment: DeploymentDoc, principal: Principal, now: Date): Promise<void> {
-    if (!(await this.deps.deploymentClaims.decide(deployment._id, 'rejected', now))) return;
+    if (!(await this.deps.deploymentClaims.decide(deployment, 'rejected', now))) return;
     const set = { status: 'rejected' as const, status_message: `Rejected by ${principal.id}.`, finished_at: now, updated_at: now, due_at: null };
     const moved = await this.deps.deployments.transition(deployment._id, 'waiting', set);
     if (!moved) return;
@@ -376,7 +376,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
   async #approvalCounted(deployment: DeploymentDoc, now: Date): Promise<void> {
     const required = deployment.required_approvals ?? 0;
     if ((await this.deps.deploymentReviews.countApprovals(deployment._id)) < required) return;
-    if (!(await this.deps.deploymentClaims.approved(deployment._id, now))) return;
+    if (!(await this.deps.deploymentClaims.approved(deployment, now))) return;
     const dueAt = new Date(now.getTime() + (deployment.wait_timer_seconds ?? 0) * 1000);
     const updated = await this.deps.deployments.transition(deployment._id, 'waiting', { due_at: dueAt, updated_at: now });
     if (!updated) return;
@@ -398,7 +398,7 @@ export class DeploymentService extends ProjectRecordService<DeploymentServiceDep
 
   async #release(deployment: DeploymentDoc, now: Date): Promise<boolean> {
     const claims = this.deps.deploymentClaims;
-    if (await claims.decide(deployment._id, 'queued', now)) {
+    if (await claims.decide(deployment, 'queued', now)) {
       const moved = await this.deps.deployments.transition(deployment._id, 'waiting', { status: 'queued', due_at: null, updated_at: now });
       if (moved) await this.#statusChanged(moved, 'waiting', SCHEDULER);
       return moved !== null;

@@ -129,6 +129,7 @@ export function createServices({ repos, secretBox, changes, config, logger, metr
     await repos.configurations.deleteAllForProject(project.account_id, project._id);
     await repos.environments.deleteByProject(project.account_id, project._id);
     await repos.deploymentReviews.deleteByProject(project.account_id, project._id);
+    await repos.deploymentClaims.deleteByProject(project.account_id, project._id);
     await repos.deploymentLogs.deleteByProject(project.account_id, project._id);
     await apiKeys.revokeAllForProject(principal, project);
     await trustPolicies.deleteAllForProject(project);

@@ -301,6 +301,27 @@ describe('serial environments', () => {
   });
 });
 
+describe('deleting a project', () => {
+  it("takes its deployments' claims with it (the decision out of waiting, the approvals met, a serial slot held); another project keeps its own", async () => {
+    const claimsOf = (pid: string) => server.repos.deploymentClaims.collection.countDocuments({ project_id: pid });
+    const withClaims = async () => {
+      const pid = await project();
+      await environment(pid, { serial: true, protection: { required_approvals: 1 } });
+      const id = (await deploy(pid, {}, devToken)).body.id as string;
+      expect((await review(pid, id, 'approve', aliceToken)).status).toBe(201);
+      await queuedWithin5s(pid, id);
+      expect((await move(pid, id, 'building')).status).toBe(200);
+      // Decided (out of waiting), approved, and the serial slot.
+      expect(await claimsOf(pid)).toBe(3);
+      return pid;
+    };
+    const [doomed, kept] = [await withClaims(), await withClaims()];
+    expect((await api.delete(`/v1/projects/${doomed}`, { token })).status).toBe(204);
+    expect(await claimsOf(doomed)).toBe(0);
+    expect(await claimsOf(kept)).toBe(3);
+  });
+});
+
 describe('redeploy, promote, rollback', () => {
   it('kinds and sources; rollback takes the one that succeeded before the current one, through the rules', async () => {
     const pid = await project();
