@@ -11,6 +11,7 @@ import { createProvider } from './oauth/provider/index.ts';
 import { sweepExpired } from './repositories/index.ts';
 import { openContainer, type Container } from './container.ts';
 import { ListenError } from './startupFailure.ts';
+import { PollLoop } from './lib/pollLoop.ts';
 
 export interface RunningServer {
   url: string;
@@ -69,14 +70,17 @@ export async function startServer(config: Config, logger: Logger, options: Start
     throw (err as { code?: unknown }).code ? new ListenError('METRICS_LISTEN', config.metricsListen ?? '', err) : err;
   });
 
-  const sweep = setInterval(() => {
-    sweepExpired(database.db, repos, container.clock.date())
-      // Deployment logs past LOG_RETENTION_DAYS (docs/product.md §10), in batches.
-      .then(async (removed) => removed + (await container.services.deploymentLogs.sweep(container.clock.date())))
-      .then((removed) => removed && logger.debug({ removed }, 'expired records swept'))
-      .catch((err: unknown) => logger.warn({ err }, 'sweep failed'));
-  }, config.sweepIntervalSeconds * 1000);
-  sweep.unref();
+  // Expired records, then deployment logs past LOG_RETENTION_DAYS (docs/product.md §10), in batches; a
+  // sweep that takes longer than the interval is not overlapped by the next (it starts an interval after).
+  const sweep = new PollLoop(
+    () =>
+      sweepExpired(database.db, repos, container.clock.date())
+        .then(async (removed) => removed + (await container.services.deploymentLogs.sweep(container.clock.date())))
+        .then((removed) => removed && logger.debug({ removed }, 'expired records swept'))
+        .catch((err: unknown) => logger.warn({ err }, 'sweep failed')),
+    () => config.sweepIntervalSeconds * 1000,
+  );
+  sweep.start();
 
   // Webhook deliveries: every instance polls the queue; leases decide who makes each attempt.
   const webhooks = container.services.webhookDispatcher;
@@ -103,7 +107,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     close() {
       closing ??= (async () => {
         shuttingDown = true;
-        clearInterval(sweep);
+        const swept = sweep.stop();
         // Open event streams end now (their readers resume elsewhere with Last-Event-ID).
         container.services.logFollowers.close();
         const webhooksStopped = webhooks.stop();
@@ -115,6 +119,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
         clearTimeout(timer);
         await webhooksStopped;
         await schedulerStopped;
+        await swept;
         await metricsListener?.close();
         unwatchDatabase();
         await container.close();
