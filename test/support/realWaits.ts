@@ -26,4 +26,6 @@ export const realWaits = {
   outage: wallClock,
   /** A client's pause between retries against a real failing service: pacing, not a deadline. */
   clientBackoff: wallClock,
+  /** Another process holds the port a restarted server listens on again (an outgoing connection's, say): it is let go in real time. */
+  portTaken: wallClock,
 };

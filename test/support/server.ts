@@ -8,6 +8,7 @@ import { createLogger } from '../../src/logger.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { ListenError } from '../../src/startupFailure.ts';
 import { testClock, type TestClock } from './clock.ts';
+import { realWaits } from './realWaits.ts';
 import { tempDir } from './tempDirs.ts';
 
 export interface TestServer {
@@ -75,7 +76,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const taken = err instanceof ListenError && (err.cause as { code?: string } | undefined)?.code === 'EADDRINUSE';
     const attempt = (options.listenAttempt ?? 0) + 1;
     if (!taken || attempt >= 10) throw err;
-    if (options.port !== undefined) await new Promise((resolve) => setTimeout(resolve, 200));
+    if (options.port !== undefined) await realWaits.portTaken(200);
     return await startTestServer({ ...options, dbName, keysDir, clock, listenAttempt: attempt });
   }
   const server: TestServer = {
