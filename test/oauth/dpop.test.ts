@@ -1,9 +1,10 @@
-import { decodeJwt } from 'jose';
+import { createHash } from 'node:crypto';
+import { decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser } from '../support/factories.ts';
 import { useCallbackServer, useTestServer } from '../support/fixtures.ts';
-import { dpopCall, dpopProof, newDpopKey, type DpopKey } from '../support/dpop.ts';
+import { dpopCall, dpopProof, newDpopKey, signCompact, type DpopKey } from '../support/dpop.ts';
 import { CookieJar, driveAuthorization, obtainTokens } from '../support/oauthDriver.ts';
 import { discoverPublicClient } from '../support/oauthFlow.ts';
 import { startAnotherInstance, type TestServer } from '../support/server.ts';
@@ -103,6 +104,52 @@ describe('DPoP-bound tokens (RFC 9449) on /v1', () => {
       expect(res.status, name).toBe(401);
       await expectDpopRefusal(res, 'invalid_dpop_proof');
     }
+  });
+
+  it('verifies a proof as a JWS, strictly: a changed signature or payload, a crit header, another typ, a key of another kind than its alg, a passed exp, and claims that are no JSON object are refused', async () => {
+    const claims = () => ({ htm: 'GET', htu: projects(), jti: crypto.randomUUID(), iat: Math.floor(Date.now() / 1000), ath: createHash('sha256').update(accessToken).digest('base64url') });
+    const header = { alg: 'ES256', typ: 'dpop+jwt', jwk: key.publicJwk };
+    // The helper's own proof is accepted (and so is typ written as a media type), so each refusal below is for its one change.
+    expect((await dpopCall(a.url, '/v1/projects', accessToken, signCompact(key, header, JSON.stringify(claims())))).status).toBe(200);
+    expect((await dpopCall(a.url, '/v1/projects', accessToken, signCompact(key, { ...header, typ: 'application/dpop+jwt' }, JSON.stringify(claims())))).status).toBe(200);
+    const good = signCompact(key, header, JSON.stringify(claims()));
+    const [h, p, sig] = good.split('.') as [string, string, string];
+    const flipped = Buffer.from(sig, 'base64url');
+    flipped[10]! ^= 1;
+    const p384 = await generateKeyPair('ES384', { extractable: true });
+    const p384Jwk = await exportJWK(p384.publicKey);
+    const cases: [string, string][] = [
+      ['a signature with one bit changed', `${h}.${p}.${flipped.toString('base64url')}`],
+      ['a payload changed after signing', `${h}.${Buffer.from(JSON.stringify({ ...claims(), htm: 'GET' })).toString('base64url')}.${sig}`],
+      ['a signature with a character base64url does not have', `${h}.${p}.${sig.slice(0, -1)}+`],
+      ['a crit header', signCompact(key, { ...header, crit: ['exp'] }, JSON.stringify(claims()))],
+      ['an unencoded payload', signCompact(key, { ...header, b64: false, crit: ['b64'] }, JSON.stringify(claims()))],
+      ['typ jwt', signCompact(key, { ...header, typ: 'jwt' }, JSON.stringify(claims()))],
+      ['no typ', signCompact(key, { alg: 'ES256', jwk: key.publicJwk }, JSON.stringify(claims()))],
+      ['an exp passed', signCompact(key, header, JSON.stringify({ ...claims(), exp: Math.floor(Date.now() / 1000) - 5 }))],
+      ['claims that are an array', signCompact(key, header, JSON.stringify([claims()]))],
+      ['claims that are not JSON', signCompact(key, header, 'htm=GET')],
+      ['alg ES256 with a P-384 key', signCompact({ ...key, privateKey: p384.privateKey }, { ...header, jwk: p384Jwk }, JSON.stringify(claims()))],
+      ['alg none', `${Buffer.from(JSON.stringify({ ...header, alg: 'none' })).toString('base64url')}.${p}.`],
+    ];
+    for (const [name, proof] of cases) {
+      const res = await dpopCall(a.url, '/v1/projects', accessToken, proof);
+      expect(res.status, name).toBe(401);
+      await expectDpopRefusal(res, 'invalid_dpop_proof');
+    }
+  });
+
+  it('works with an Ed25519 key (alg Ed25519 or EdDSA) from the token endpoint to /v1', async () => {
+    const ed = await newDpopKey('Ed25519');
+    const { tokens } = await boundTokens(a, clientId, user, ed);
+    expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: ed.thumbprint });
+    const claims = () => ({ htm: 'GET', htu: projects(), jti: crypto.randomUUID(), iat: Math.floor(Date.now() / 1000), ath: createHash('sha256').update(tokens.access_token).digest('base64url') });
+    for (const alg of ['Ed25519', 'EdDSA']) {
+      const res = await dpopCall(b.url, '/v1/projects', tokens.access_token, signCompact(ed, { alg, typ: 'dpop+jwt', jwk: ed.publicJwk }, JSON.stringify(claims())));
+      expect(res.status, alg).toBe(200);
+    }
+    // The same key's proof under the wrong alg is refused.
+    await expectDpopRefusal(await dpopCall(a.url, '/v1/projects', tokens.access_token, signCompact(ed, { alg: 'ES256', typ: 'dpop+jwt', jwk: ed.publicJwk }, JSON.stringify(claims()))), 'invalid_dpop_proof');
   });
 
   it('refuses a replayed proof, on the same instance and on another one', async () => {

@@ -1,18 +1,29 @@
-import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync, KeyObject, randomUUID, sign } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 
-/** A client's DPoP key (ES256, not extractable where it signs), its public JWK and thumbprint. */
+/** A client's DPoP key (ES256 unless asked for Ed25519), its public JWK and thumbprint. */
 export interface DpopKey {
+  alg: 'ES256' | 'Ed25519';
   privateKey: CryptoKey;
   publicKey: CryptoKey;
   publicJwk: JWK;
   thumbprint: string;
 }
 
-export async function newDpopKey(): Promise<DpopKey> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+export async function newDpopKey(alg: DpopKey['alg'] = 'ES256'): Promise<DpopKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
-  return { privateKey, publicKey, publicJwk, thumbprint: await calculateJwkThumbprint(publicJwk) };
+  return { alg, privateKey, publicKey, publicJwk, thumbprint: await calculateJwkThumbprint(publicJwk) };
+}
+
+/**
+ * A compact JWS over exactly these header and payload bytes, signed with `key` by node:crypto (for
+ * proofs that jose would refuse to make: a `crit` header, a payload that is no JSON object).
+ */
+export function signCompact(key: DpopKey, header: Record<string, unknown>, payload: string): string {
+  const input = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${Buffer.from(payload).toString('base64url')}`;
+  const signature = sign(key.alg === 'ES256' ? 'sha256' : null, Buffer.from(input), { key: KeyObject.from(key.privateKey), dsaEncoding: 'ieee-p1363' });
+  return `${input}.${signature.toString('base64url')}`;
 }
 
 export interface ProofClaims {
@@ -31,7 +42,7 @@ export async function dpopProof(key: DpopKey, claims: ProofClaims): Promise<stri
   const payload: Record<string, unknown> = { htm: claims.htm, htu: claims.htu, jti: claims.jti ?? randomUUID(), iat: claims.iat ?? Math.floor(Date.now() / 1000) };
   if (claims.accessToken) payload.ath = createHash('sha256').update(claims.accessToken).digest('base64url');
   if (claims.nonce) payload.nonce = claims.nonce;
-  return await new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.publicJwk }).sign(key.privateKey);
+  return await new SignJWT(payload).setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk }).sign(key.privateKey);
 }
 
 /** GET (or another method) on /v1 with `Authorization: DPoP` and a proof. */
