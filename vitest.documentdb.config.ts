@@ -1,5 +1,4 @@
-import { configDefaults, defineConfig } from 'vitest/config';
-import base from './vitest.config.ts';
+import { suiteConfig } from './vitest.config.ts';
 
 /**
  * The server suite's second pass, on the DocumentDB engine (PostgreSQL + DocumentDB behind FerretDB 2),
@@ -43,14 +42,9 @@ export const DOCUMENTDB_EXCLUDE: Record<string, string> = {
   'test/dashboard/charts.test.ts': "the 30-day chart's drawing and its labels' size in Chromium: the markup, not storage",
 };
 
-// Not mergeConfig: it would concatenate the base's `exclude` and this one's, and `include` likewise.
-export default defineConfig({
-  ...base,
-  test: {
-    ...base.test,
-    exclude: [...configDefaults.exclude, ...Object.keys(DOCUMENTDB_EXCLUDE)],
-    // The same tests on an engine that spends more per command (PostgreSQL behind a second server):
-    // the long sequential ones (110 sign-ins after waiting for a new minute) get twice the time.
-    testTimeout: 120_000,
-  },
+export default suiteConfig({
+  exclude: Object.keys(DOCUMENTDB_EXCLUDE),
+  // The same tests on an engine that spends more per command (PostgreSQL behind a second server):
+  // the long sequential ones (110 sign-ins after waiting for a new minute) get twice the time.
+  testTimeout: 120_000,
 });
