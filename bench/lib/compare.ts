@@ -5,16 +5,20 @@ import type { Scenario, ScenarioResult } from './types.ts';
  * A scenario with a `target` is expected to keep at least that share of the baseline's requests per second.
  */
 /**
- * CPU per request, ours (server + embedded database) against the baseline's: the share of the baseline's
- * throughput ours would have if the CPUs were the only limit, which load on a shared machine moves less
- * than it moves req/s.
+ * CPU per request, ours (server + embedded database) against the baseline's (its server, plus its
+ * database when it has one: another Slipway scenario, say): the share of the baseline's throughput ours
+ * would have if the CPUs were the only limit, which load on a shared machine moves less than it moves req/s.
  */
 function cpuComparison(ours: ScenarioResult, base: ScenarioResult): string {
   if (ours.serverCpuMsPerRequest === undefined || base.serverCpuMsPerRequest === undefined) return '';
-  const total = ours.serverCpuMsPerRequest + (ours.databaseCpuMsPerRequest ?? 0);
-  const database = ours.databaseCpuMsPerRequest === undefined ? '' : ` + database ${ours.databaseCpuMsPerRequest.toFixed(2)}`;
-  const share = total > 0 ? ` = ${((base.serverCpuMsPerRequest / total) * 100).toFixed(0)}% by CPU` : '';
-  return `; CPU ms/request: server ${ours.serverCpuMsPerRequest.toFixed(2)}${database} vs ${base.serverCpuMsPerRequest.toFixed(2)}${share}`;
+  const side = (server: number, database: number | undefined) => ({
+    total: server + (database ?? 0),
+    text: database === undefined ? server.toFixed(2) : `server ${server.toFixed(2)} + database ${database.toFixed(2)}`,
+  });
+  const mine = side(ours.serverCpuMsPerRequest, ours.databaseCpuMsPerRequest);
+  const theirs = side(base.serverCpuMsPerRequest, base.databaseCpuMsPerRequest);
+  const share = mine.total > 0 ? ` = ${((theirs.total / mine.total) * 100).toFixed(0)}% by CPU` : '';
+  return `; CPU ms/request: ${mine.text} vs ${theirs.text}${share}`;
 }
 
 export function formatComparisons(scenarios: Scenario[], results: ScenarioResult[]): string[] {
