@@ -13,7 +13,8 @@
  *   BENCH_WARMUP_SECONDS  unmeasured seconds before each scenario (default 1)
  *   BENCH_ROUNDS          rounds of a token scenario with a fair peer (default 5): it, the bare provider and
  *                         the peer (oidc-provider on a plain MongoDB adapter, on an embedded FerretDB of
- *                         its own) are measured in alternating rounds; ratios per round, median, range
+ *                         its own) are measured in alternating rounds; ratios per round, median, range;
+ *                         the DPoP read and the bearer read alternate the same way
  *   BENCH_SCENARIOS       comma-separated scenario ids to run (default: all but the opt-in ones, e.g.
  *                         token-refresh-public-history; see bench/scenarios/)
  *   BENCH_REFRESH_HISTORY used refresh tokens seeded for token-refresh-public-history (default 100000)
@@ -52,7 +53,7 @@ import { serverNodeFlags, startServerProcess, type ServerProcess } from './lib/s
 import { runScaling } from './scaling.ts';
 import { runTenantIsolation } from './tenants.ts';
 import { runFollowers } from './followers.ts';
-import type { ScenarioResult } from './lib/types.ts';
+import type { Scenario, ScenarioResult } from './lib/types.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 import { benchRounds, intSetting } from './lib/settings.ts';
 import { formatRoundComparisons, runAlternating, type AlternatingRun } from './lib/rounds.ts';
@@ -176,17 +177,18 @@ async function main(): Promise<number> {
     if (tenants) results.push(...tenants.results);
     const scaling = process.env.BENCH_SCALING === '1' ? await runScaling(ctx, options) : undefined;
     if (scaling) for (const row of scaling.results.values()) results.push(...row);
-    // A scenario with a fair peer runs with its baseline and its peer in alternating rounds.
+    // A scenario with a fair peer (or marked `alternate`) runs with its baseline (and its peer) in alternating rounds.
     const alternating = new Map<string, AlternatingRun>();
     const grouped = new Set<string>();
+    const inRounds = (scenario: Scenario) => scenario.peer !== undefined || scenario.alternate === true;
+    const groupOf = (scenario: Scenario) => [scenario, ...scenarios.filter((s) => s.id === scenario.compareTo || s.id === scenario.peer?.id)];
     for (const scenario of scaling || tenants ? [] : scenarios) {
-      if (!scenario.peer) continue;
-      const group = [scenario, ...scenarios.filter((s) => s.id === scenario.compareTo || s.id === scenario.peer!.id)];
-      for (const member of group) grouped.add(member.id);
+      if (!inRounds(scenario)) continue;
+      for (const member of groupOf(scenario)) grouped.add(member.id);
     }
     for (const scenario of scaling || tenants ? [] : scenarios) {
-      if (scenario.peer) {
-        const group = [scenario, ...scenarios.filter((s) => s.id === scenario.compareTo || s.id === scenario.peer!.id)];
+      if (inRounds(scenario)) {
+        const group = groupOf(scenario);
         try {
           const run = await runAlternating(group, ctx, options, benchRounds(), progress);
           alternating.set(scenario.id, run);
@@ -242,7 +244,7 @@ async function main(): Promise<number> {
       console.log(scaling.table);
       console.log(`seeding (every dataset, insertMany of 1,000): ${[...scaling.seedSeconds].map(([n, sec]) => `to ${n.toLocaleString('en')} in ${sec.toFixed(1)} s`).join(', ')}`);
     } else if (results.length && !tenants) console.log(formatTable(results));
-    const comparisons = formatComparisons(scenarios.filter((s) => !s.peer), results);
+    const comparisons = formatComparisons(scenarios.filter((s) => !inRounds(s)), results);
     for (const scenario of scenarios) {
       const run = alternating.get(scenario.id);
       if (run) comparisons.push(...formatRoundComparisons(scenario, run));

@@ -3,7 +3,7 @@ import type { BenchContext, Scenario, ScenarioResult } from './types.ts';
 
 /**
  * A scenario with a fair peer (Scenario.peer) runs beside its baseline and its peer in alternating
- * rounds: each round measures the three one after another (in a rotated order, so none is always first
+ * rounds (one marked `alternate`, beside its baseline alone): each round measures the three one after another (in a rotated order, so none is always first
  * or last), so a machine that gets busier or quieter during the run moves all three alike. Each round
  * gives its own ratios; the report gives their median and range.
  */
@@ -83,7 +83,7 @@ export function formatRoundComparisons(scenario: Scenario, run: AlternatingRun):
   const lines: string[] = [];
   const against = [
     scenario.peer ? { id: scenario.peer.id, name: 'fair peer', target: scenario.peer.target } : undefined,
-    scenario.compareTo ? { id: scenario.compareTo, name: 'bare provider', target: scenario.target } : undefined,
+    scenario.compareTo ? { id: scenario.compareTo, name: scenario.peer ? 'bare provider' : scenario.compareTo, target: scenario.target } : undefined,
   ];
   for (const other of against) {
     const theirs = other && run.rounds.get(other.id);

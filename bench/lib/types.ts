@@ -63,6 +63,11 @@ export interface Scenario {
    * (BENCH_ROUNDS), and the report gives the ratio of each round, their median and range.
    */
   peer?: { id: string; target: number };
+  /**
+   * Runs in alternating rounds with its `compareTo` baseline (BENCH_ROUNDS), as a scenario with a peer
+   * does: a ratio per round, their median and range, against `target`.
+   */
+  alternate?: boolean;
   /** What one request carries (e.g. 10 log lines): the report gives `unit`/s = perRequest × req/s, against `target` when set. */
   throughput?: { unit: string; perRequest: number; target?: number };
   prepare(ctx: BenchContext): Promise<PreparedScenario>;

@@ -37,6 +37,9 @@ export const getProjectDpop: Scenario = {
   id: 'v1-project-get-dpop',
   title: 'GET /v1/projects/:id (DPoP-bound token, fresh proof)',
   compareTo: 'v1-project-get-jwt',
+  // The cost of sender-constrained tokens: at least 70 % of the bearer read, in alternating rounds.
+  target: 0.7,
+  alternate: true,
   async prepare(ctx) {
     const { repos, user } = ctx.seed;
     const now = new Date();
