@@ -50,11 +50,13 @@ describe('webhook signature verification (Slipway-Signature: t=…,v1=…)', () 
     const header = `t=${now},v1=${sign(secret, now, body)}`;
     expect(await verifyWebhookSignature({ payload: body, header, secret: `${secret}x` })).toBe(false);
     expect(await verifyWebhookSignature({ payload: body.replace('succeeded', 'failed'), header, secret })).toBe(false);
+    // The window is measured from the verifier's clock, given here (`now`), not from however long the file has run.
     const old = now - 301;
-    expect(await verifyWebhookSignature({ payload: body, header: `t=${old},v1=${sign(secret, old, body)}`, secret })).toBe(false);
-    expect(await verifyWebhookSignature({ payload: body, header: `t=${old},v1=${sign(secret, old, body)}`, secret, toleranceSeconds: 600 })).toBe(true);
+    expect(await verifyWebhookSignature({ payload: body, header: `t=${old},v1=${sign(secret, old, body)}`, secret, now })).toBe(false);
+    expect(await verifyWebhookSignature({ payload: body, header: `t=${old},v1=${sign(secret, old, body)}`, secret, now, toleranceSeconds: 600 })).toBe(true);
     const future = now + 301;
-    expect(await verifyWebhookSignature({ payload: body, header: `t=${future},v1=${sign(secret, future, body)}`, secret })).toBe(false);
+    expect(await verifyWebhookSignature({ payload: body, header: `t=${future},v1=${sign(secret, future, body)}`, secret, now })).toBe(false);
+    expect(await verifyWebhookSignature({ payload: body, header: `t=${future},v1=${sign(secret, future, body)}`, secret, now: future - 300 })).toBe(true);
     // The timestamp is signed: moving it invalidates the signature.
     expect(await verifyWebhookSignature({ payload: body, header: `t=${now + 1},v1=${sign(secret, now, body)}`, secret })).toBe(false);
     for (const bad of [undefined, null, '', `v1=${sign(secret, now, body)}`, `t=${now}`, `t=${now},v1=zz`, `t=abc,v1=${sign(secret, now, body)}`]) {
