@@ -3,9 +3,10 @@ import type { BenchContext, Scenario, ScenarioResult } from './types.ts';
 
 /**
  * A scenario with a fair peer (Scenario.peer) runs beside its baseline and its peer in alternating
- * rounds (one marked `alternate`, beside its baseline alone): each round measures the three one after another (in a rotated order, so none is always first
- * or last), so a machine that gets busier or quieter during the run moves all three alike. Each round
- * gives its own ratios; the report gives their median and range.
+ * rounds (one marked `alternate`, beside its baseline alone): each round measures them one after
+ * another (in a rotated order, so none is always first or last), so a machine that gets busier or
+ * quieter during the run moves them all alike. Each round gives its own ratios; the report gives their
+ * median and range.
  */
 export interface AlternatingRun {
   /** Each scenario's rounds folded into one line of the table. */

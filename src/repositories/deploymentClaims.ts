@@ -36,7 +36,9 @@ export interface ClaimedProject {
 }
 
 const decidedKey = (deploymentId: string) => `${deploymentId}#decided`;
-const about = (deployment: ClaimedDeployment) => ({ account_id: deployment.account_id, project_id: deployment.project_id, deployment_id: deployment._id });
+/** The fields that tie a claim to its project (deleteByProject) and its deployment. */
+const owner = (project: ClaimedProject, deploymentId: string) => ({ account_id: project.account_id, project_id: project._id, deployment_id: deploymentId });
+const about = (deployment: ClaimedDeployment) => owner({ _id: deployment.project_id, account_id: deployment.account_id }, deployment._id);
 const slotKey = (projectId: string, environment: string) => `serial:${projectId}/${environment}`;
 
 export class DeploymentClaimRepository {
@@ -70,8 +72,7 @@ export class DeploymentClaimRepository {
 
   /** True when the deployment now holds the serial environment's slot (it took it, or already had it). */
   async takeSlot(project: ClaimedProject, environment: string, deploymentId: string, at: Date): Promise<boolean> {
-    const doc = { _id: slotKey(project._id, environment), account_id: project.account_id, project_id: project._id, deployment_id: deploymentId, claimed_at: at };
-    if (await claimOnce(this.collection, doc)) return true;
+    if (await claimOnce(this.collection, { _id: slotKey(project._id, environment), ...owner(project, deploymentId), claimed_at: at })) return true;
     return (await this.slotHolder(project._id, environment))?.deploymentId === deploymentId;
   }
 
@@ -87,8 +88,7 @@ export class DeploymentClaimRepository {
    */
   async freeStaleSlot(project: ClaimedProject, environment: string, holder: string, at: Date): Promise<void> {
     const key = slotKey(project._id, environment);
-    const ticket = { _id: `${key}~${holder}`, account_id: project.account_id, project_id: project._id, deployment_id: holder, claimed_at: at };
-    if (await claimOnce(this.collection, ticket)) await this.collection.deleteOne({ _id: key, deployment_id: holder });
+    if (await claimOnce(this.collection, { _id: `${key}~${holder}`, ...owner(project, holder), claimed_at: at })) await this.collection.deleteOne({ _id: key, deployment_id: holder });
   }
 
   /** The holder gives the slot back (only its own). */
