@@ -1,11 +1,11 @@
 import type { Collection, Db } from 'mongodb';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { LRUCache } from 'lru-cache';
 import { claimOnce, claimWith, writeUnique } from '../../db/claims.ts';
 import { sha256Hex } from '../../lib/hash.ts';
 import type { OAuthClientRepository } from '../oauthClients.ts';
 import { CONSUMED_REFRESH_TOKENS, OIDC_CLAIMS, collectionName, refreshTokenClaimId, storedArtifact, type ClaimDoc, type StoredArtifact } from './artifacts.ts';
 import { clientMetadata } from './clients.ts';
+import { HeldArtifacts, type ReadArtifact } from './heldArtifacts.ts';
 import { openUnder, recordOf } from './sealing.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import { deleteInBatches } from '../../db/deleteInBatches.ts';
@@ -29,9 +29,9 @@ export interface AdapterHooks {
   /** What the reuse grace window is measured by (src/lib/clock.ts); default the system clock. Artifact lifetimes are oidc-provider's, in real time. */
   clock?: Clock;
   /**
-   * How long a grant read from the database may be answered from memory (the revocation bound elsewhere,
-   * REVOCATION_REFRESH_SECONDS); a grant saved or destroyed on this instance is dropped from memory at
-   * once. 0 or absent: every grant is read from the database.
+   * How long a grant or an unused refresh token read from the database may be answered from memory (the
+   * revocation bound elsewhere, REVOCATION_REFRESH_SECONDS); one saved, consumed, destroyed or revoked
+   * on this instance is dropped from memory at once. 0 or absent: each is read from the database.
    */
   grantCacheMs?: number;
   /**
@@ -47,8 +47,8 @@ export interface AdapterHooks {
   onGrantRevokedHere?: (forget: (grantId: string) => void) => void;
 }
 
-/** At most this many grants are held in memory (AdapterHooks.grantCacheMs). */
-const GRANT_CACHE_ENTRIES = 10_000;
+/** At most this many grants, and as many refresh tokens, are held in memory (AdapterHooks.grantCacheMs). */
+const HELD_ENTRIES = 10_000;
 
 /** How long a claim is kept when the model's lifetime is not given (AdapterHooks.ttlSeconds). */
 const DEFAULT_CLAIM_TTL_SECONDS = 24 * 3600;
@@ -176,20 +176,19 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     await saveArtifact(collection, successor);
   }
 
-  /** Grants read recently (AdapterHooks.grantCacheMs): the opened payload, until when it may be used, the grant's expiry. */
-  const grantCacheMs = Math.max(0, hooks.grantCacheMs ?? 0);
-  const grants = new LRUCache<string, { text: string; until: number; expiresAt: number | null }>({ max: GRANT_CACHE_ENTRIES });
   /**
-   * A grant's read from the database in flight: concurrent requests for a grant not held (or held too
-   * long) wait for the one read rather than each sending their own. Forgetting a grant drops its read
-   * too, so what that read returns is not held, and a request after the change reads again.
+   * Grants and refresh tokens read recently (AdapterHooks.grantCacheMs), held opened: a grant saved or
+   * destroyed here, a refresh token saved, consumed or destroyed here, and every refresh token of a grant
+   * revoked here are dropped at once.
    */
-  const grantReads = new Map<string, Promise<{ text: string; expiresAt: number | null } | undefined>>();
-  const forgetGrant = (_id: string) => {
-    grants.delete(_id);
-    grantReads.delete(_id);
+  const grantCacheMs = Math.max(0, hooks.grantCacheMs ?? 0);
+  const held: Partial<Record<string, HeldArtifacts>> =
+    grantCacheMs > 0 ? { Grant: new HeldArtifacts(grantCacheMs, HELD_ENTRIES), RefreshToken: new HeldArtifacts(grantCacheMs, HELD_ENTRIES) } : {};
+  const forgetGrant = (grantId: string) => {
+    held.Grant?.forget(sha256Hex(grantId));
+    held.RefreshToken?.forgetGrant(grantId);
   };
-  hooks.onGrantRevokedHere?.((grantId) => forgetGrant(sha256Hex(grantId)));
+  hooks.onGrantRevokedHere?.(forgetGrant);
   /** Refresh tokens consumed in a request and not yet claimed: claimed by the insert of their successor (rotate()). */
   const pendingClaims = new WeakMap<object, PendingClaim>();
 
@@ -213,7 +212,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       if (this.model === 'Client') throw new Error('clients are registered through Slipway, not the provider');
       const stored = storedArtifact(this.model, id, payload, expiresIn ? new Date(Date.now() + expiresIn * 1000) : null);
-      if (this.model === 'Grant') forgetGrant(stored._id);
+      held[this.model]?.forget(stored._id);
       const request = this.model === 'RefreshToken' ? hooks.currentRequest?.() : undefined;
       const used = request ? pendingClaims.get(request) : undefined;
       if (request && used) {
@@ -233,41 +232,19 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
         return client ? clientMetadata(client) : undefined;
       }
       const _id = sha256Hex(id);
-      if (this.model === 'Grant' && grantCacheMs > 0) return await this.findGrant(id, _id);
-      const doc = await this.collection.findOne({ _id });
-      // A used refresh token moved by an earlier version is looked for there only when it is not a live one.
-      if (!doc && this.model === 'RefreshToken') return load(this.model, id, await consumedRefreshTokens.findOne({ _id }));
-      return load(this.model, id, doc);
+      const store = held[this.model];
+      if (store) return await store.find(_id, clock.now(), () => this.read(id, _id));
+      return (await this.read(id, _id))?.payload;
     }
 
-    /**
-     * A grant, from memory when read in the last `grantCacheMs` (AdapterHooks.grantCacheMs): its opened
-     * payload, never handed out twice as the same object. A grant held longer is read again and held
-     * again from that read (one read however many requests want it at once).
-     */
-    private async findGrant(id: string, _id: string): Promise<AdapterPayload | undefined> {
-      const now = clock.now();
-      const held = grants.get(_id);
-      if (held && held.until > now && (held.expiresAt === null || held.expiresAt > Date.now())) return JSON.parse(held.text) as AdapterPayload;
-      let read = grantReads.get(_id);
-      if (!read) {
-        const started = (async () => {
-          const doc = await this.collection.findOne({ _id });
-          const payload = load(this.model, id, doc);
-          return payload && doc ? { text: JSON.stringify(payload), expiresAt: doc.expires_at?.getTime() ?? null } : undefined;
-        })();
-        read = started;
-        grantReads.set(_id, started);
-        // Held only if the grant was not changed or revoked here while it was read (forgetGrant drops the read).
-        const settle = (opened: { text: string; expiresAt: number | null } | undefined) => {
-          if (grantReads.get(_id) !== started) return;
-          grantReads.delete(_id);
-          if (opened) grants.set(_id, { ...opened, until: now + grantCacheMs });
-        };
-        started.then(settle, () => settle(undefined));
-      }
-      const opened = await read;
-      return opened ? (JSON.parse(opened.text) as AdapterPayload) : undefined;
+    /** The artifact stored under `_id` (presented as `id`), opened, with its expiry; nothing when it is not there, expired or does not open. */
+    private async read(id: string, _id: string): Promise<ReadArtifact> {
+      let doc = await this.collection.findOne({ _id });
+      // A used refresh token moved by an earlier version is looked for there only when it is not a live one.
+      if (!doc && this.model === 'RefreshToken') doc = await consumedRefreshTokens.findOne({ _id });
+      const payload = load(this.model, id, doc);
+      // A used refresh token is answered as it is read each time (the reuse grace window may end meanwhile).
+      return payload && doc ? { payload, expiresAt: doc.expires_at?.getTime() ?? null, hold: !doc.consumed_at } : undefined;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -280,6 +257,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
 
     async consume(id: string): Promise<void> {
       const _id = sha256Hex(id);
+      held[this.model]?.forget(_id);
       const now = clock.date();
       const request = this.model === 'RefreshToken' ? hooks.currentRequest?.() : undefined;
       if (request) {
@@ -300,7 +278,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
      * write), so of concurrent deletes exactly one counts 1. The others get AlreadyConsumed.
      */
     async destroy(id: string): Promise<void> {
-      if (this.model === 'Grant') forgetGrant(sha256Hex(id));
+      held[this.model]?.forget(sha256Hex(id));
       const { deletedCount } = await this.collection.deleteOne({ _id: sha256Hex(id) });
       if (this.model === 'Interaction' && deletedCount === 0) throw new AlreadyConsumed(this.model);
       if (this.model === 'RefreshToken') await consumedRefreshTokens.deleteOne({ _id: sha256Hex(id) });
@@ -309,7 +287,7 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      if (this.model === 'Grant') forgetGrant(sha256Hex(grantId));
+      forgetGrant(grantId);
       await deleteInBatches(this.collection, { grant_id: grantId });
       if (this.model === 'RefreshToken') await deleteInBatches(consumedRefreshTokens, { grant_id: grantId });
     }

@@ -34,13 +34,16 @@
  * (a rolling upgrade), two concurrent rotations of one token, one on each, could both succeed; a
  * token used before the upgrade is marked `consumed_at` and refused as reuse.
  *
- * Grants are answered from memory for at most `grantCacheMs` (REVOCATION_REFRESH_SECONDS, the bound a
- * revocation made on another instance already has): a grant saved, destroyed or revoked in this process
- * is dropped at once. Nothing is issued from a revoked grant on another instance meanwhile: revoking
- * deletes its refresh tokens and codes, which are always read from the database.
+ * Grants and unused refresh tokens are answered from memory for at most `grantCacheMs`
+ * (REVOCATION_REFRESH_SECONDS, the bound a revocation made on another instance already has;
+ * heldArtifacts.ts): one saved, consumed, destroyed or revoked in this process is dropped at once, and a
+ * grant revoked here drops its refresh tokens. A token held when another instance revoked its grant may be
+ * refreshed until its hold ends; the access tokens it issues meanwhile name the revoked grant, which every
+ * instance's /v1 refuses within the same bound. Codes are always read from the database. What is held
+ * never decides single use: a rotation is decided by its claim.
  *
  * The parts: sealing.ts (the sealed format), artifacts.ts (the stored documents and collection names),
- * adapter.ts (oidc-provider's `Adapter`), clients.ts (a stored client as provider metadata, with the
+ * adapter.ts (oidc-provider's `Adapter`), heldArtifacts.ts (grants and refresh tokens held in memory), clients.ts (a stored client as provider metadata, with the
  * scopes every client may ask for), grants.ts (revocation queries), maintenance.ts (indexes, the sweep,
  * the migration of records stored before ids were hashed).
  */
