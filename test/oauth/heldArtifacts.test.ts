@@ -42,8 +42,8 @@ function adapters() {
   return { Adapter, advance: (ms: number) => (now += ms), announce: (grantId: string) => announce(grantId) };
 }
 
-/** A refresh token of a grant of its own, saved through the adapter. */
-async function savedRefreshToken(Adapter: ReturnType<typeof adapters>['Adapter']) {
+/** A refresh token of a grant of its own, saved through the adapter given (by default another instance's). */
+async function savedRefreshToken(Adapter = adapters().Adapter) {
   const id = randomBytes(32).toString('base64url');
   const grantId = randomBytes(16).toString('base64url');
   await new Adapter('RefreshToken').upsert(id, { jti: id, kind: 'RefreshToken', grantId, clientId: 'cli_held', accountId: 'usr_held' }, 3600);
@@ -55,7 +55,7 @@ describe('refresh tokens held in memory by the adapter', () => {
   it('are read once, then answered from memory (each answer a fresh object) until the hold time has passed on the clock', async () => {
     const { Adapter, advance } = adapters();
     const tokens = new Adapter('RefreshToken');
-    const { id, deleteBehindItsBack } = await savedRefreshToken(Adapter);
+    const { id, deleteBehindItsBack } = await savedRefreshToken();
     const commands = await commandsDuring(client, async () => {
       const first = await tokens.find(id);
       expect(first).toMatchObject({ jti: id });
@@ -73,12 +73,23 @@ describe('refresh tokens held in memory by the adapter', () => {
 
   it('twenty concurrent finds of one token not held send one read', async () => {
     const { Adapter } = adapters();
-    const { id } = await savedRefreshToken(Adapter);
+    const { id } = await savedRefreshToken();
     const commands = await commandsDuring(client, async () => {
       const found = await Promise.all(Array.from({ length: 20 }, () => new Adapter('RefreshToken').find(id)));
       expect(found.every((payload) => payload?.jti === id)).toBe(true);
     });
     expect(commands.filter((c) => c === `find ${collectionName('RefreshToken')}`)).toHaveLength(1);
+  });
+
+  it('one saved here is held from its save: it is not read before its hold time has passed', async () => {
+    const { Adapter, advance } = adapters();
+    const tokens = new Adapter('RefreshToken');
+    const { id, deleteBehindItsBack } = await savedRefreshToken(Adapter);
+    const commands = await commandsDuring(client, async () => expect(await tokens.find(id)).toMatchObject({ jti: id, clientId: 'cli_held' }));
+    expect(commands).toEqual([]);
+    await deleteBehindItsBack();
+    advance(HOLD_MS);
+    expect(await tokens.find(id)).toBeUndefined();
   });
 
   it('are dropped at once when destroyed, consumed or saved again here', async () => {

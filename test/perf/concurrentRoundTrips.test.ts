@@ -60,7 +60,7 @@ describe('database commands per request, CONNECTIONS requests at a time', () => 
     expect(after.count('find oidc_grant'), 'grant read again once').toBe(1);
   });
 
-  it('refresh with a public client, rotated every time, one chain per connection: at most 3.25', async () => {
+  it('refresh with a public client, rotated every time, one chain per connection: at most 2.25', async () => {
     const clientId = await env.tokens.publicClient(owner.accountId, true);
     const chains: string[] = [];
     for (let i = 0; i < CONNECTIONS; i += 1) chains.push((await env.tokens.forUser(owner, 'read', { clientId, withRefresh: true })).refresh_token!);
@@ -71,11 +71,17 @@ describe('database commands per request, CONNECTIONS requests at a time', () => 
       chains[connection] = tokens.refresh_token!;
     });
     for (const [name, phase] of Object.entries({ held, after })) {
-      expect(phase.perRequest, `${name}: ${phase.commands.join(', ')}`).toBeLessThanOrEqual(3.25);
+      // Past their time, each chain's token is read once more, as are the client, the user and the grant.
+      const limit = name === 'held' ? 2.25 : 2.25 + (CONNECTIONS + 3) / (CONNECTIONS * WAVES);
+      expect(phase.perRequest, `${name}: ${phase.commands.join(', ')}`).toBeLessThanOrEqual(limit);
       expect(phase.count('insert oidc_refresh_token'), name).toBe(CONNECTIONS * WAVES);
       expect(phase.count('update oidc_refresh_token'), name).toBe(CONNECTIONS * WAVES);
     }
     expect(held.count('find oidc_grant'), 'grants from memory').toBe(0);
+    // Each token was stored by this instance in the wave before and held since; past their time, each chain's
+    // token is read once, and its successors are held again.
+    expect(held.count('find oidc_refresh_token'), 'refresh tokens from memory').toBe(0);
+    expect(after.count('find oidc_refresh_token'), 'each chain’s token read once').toBe(CONNECTIONS);
     // Each grant the chains belong to read again once after it was held its time.
     const stored = await env.server.running.container.database.db
       .collection<{ _id: string; grant_id: string }>(collectionName('RefreshToken'))

@@ -218,9 +218,11 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
       if (request && used) {
         pendingClaims.delete(request);
         await rotate(this.collection, used, stored);
-        return;
+      } else {
+        await saveArtifact(this.collection, stored);
       }
-      await saveArtifact(this.collection, stored);
+      // A new refresh token is held as stored (its next refresh, on this instance, reads nothing).
+      if (this.model === 'RefreshToken') held.RefreshToken?.remember(stored._id, payload, stored.expires_at?.getTime() ?? null, clock.now());
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {

@@ -69,6 +69,17 @@ export class HeldArtifacts {
     return text === undefined ? undefined : (JSON.parse(text) as AdapterPayload);
   }
 
+  /**
+   * Holds an artifact this process has just stored under `_id` (a new one: nothing else can have held
+   * or be reading it), as if it had been read now.
+   */
+  remember(_id: string, payload: AdapterPayload, expiresAt: number | null, now: number): void {
+    this.#reads.delete(_id);
+    const grantId = typeof payload.grantId === 'string' ? payload.grantId : null;
+    this.#held.set(_id, { text: JSON.stringify(payload), until: now + this.#holdMs, expiresAt, grantId });
+    this.#track(grantId, _id);
+  }
+
   /** Drops the artifact stored under `_id` (and its read in flight). */
   forget(_id: string): void {
     this.#held.delete(_id);
