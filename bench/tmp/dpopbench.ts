@@ -1,0 +1,15 @@
+import { createDpopVerifier } from '/work/main/src/auth/dpop.ts';
+import { newSyncDpopKey, dpopProofSync } from '/work/main/test/support/dpop.ts';
+import { calculateJwkThumbprint } from 'jose';
+const key = newSyncDpopKey();
+const jkt = await calculateJwkThumbprint(key.publicJwk);
+const at = 'x'.repeat(900);
+const verify = createDpopVerifier({ config: { publicUrl: 'http://127.0.0.1:3000', dpopNonceRequired: false } as never, nonceSecret: Buffer.alloc(32, 1), proofs: { claim: async () => true } });
+const N = 4000;
+const proofs = Array.from({ length: N + 500 }, () => dpopProofSync(key, { htm: 'GET', htu: 'http://127.0.0.1:3000/v1/projects/p1', accessToken: at }));
+const mk = (proof: string) => ({ get: (h: string) => (h === 'DPoP' ? proof : ''), method: 'GET', originalUrl: '/v1/projects/p1', set() {} }) as never;
+for (let i = 0; i < 500; i++) await verify(mk(proofs[i]!), at, jkt);
+const c0 = process.cpuUsage(); const e0 = performance.eventLoopUtilization(); const t0 = performance.now();
+for (let j = 0; j < N / 10; j++) await Promise.all(Array.from({ length: 10 }, (_, k) => verify(mk(proofs[500 + j * 10 + k]!), at, jkt)));
+const c = process.cpuUsage(c0); const e = performance.eventLoopUtilization(e0);
+console.log('cpu ms/verify', ((c.user + c.system) / 1000 / N).toFixed(3), 'main active', (e.active / N).toFixed(3), 'wall', ((performance.now() - t0) / N).toFixed(3));
