@@ -1,4 +1,4 @@
-import { MongoError, MongoNetworkError, MongoNotConnectedError, MongoServerClosedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
+import { MongoBulkWriteError, MongoError, MongoNetworkError, MongoNotConnectedError, MongoServerClosedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
 
 /**
  * Node's codes for a connection that failed or was ended under a request: a database that crashed or
@@ -43,7 +43,7 @@ const NOT_NOW_CODES = new Set([
 const DRIVER_UNAVAILABLE = [MongoNetworkError, MongoServerSelectionError, MongoTopologyClosedError, MongoNotConnectedError, MongoServerClosedError];
 
 /**
- * Whether `err` (or an error it wraps, through `cause`) says the database could not be reached or could
+ * Whether `err` (or an error it wraps, through `cause` or a bulk write's `errorResponse`) says the database could not be reached or could
  * not answer now: every such failure answers 503 with Retry-After, never 500 (src/http/errorHandler.ts,
  * the dashboard, the authorization server). A refusal the database did answer (a duplicate key, a bad
  * query) is not one.
@@ -56,9 +56,17 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (current instanceof MongoError && current.hasErrorLabel('ResetPool')) return true;
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
-    current = (current as { cause?: unknown }).cause;
+    current = (current as { cause?: unknown }).cause ?? wrappedDriverError(current);
   }
   return false;
+}
+
+/**
+ * The driver error a bulk write error carries as its `errorResponse` when the write failed before the
+ * database answered (an insertMany whose connection closed: MongoBulkWriteError around a MongoNetworkError).
+ */
+function wrappedDriverError(err: object): unknown {
+  return err instanceof MongoBulkWriteError && err.errorResponse instanceof Error ? err.errorResponse : undefined;
 }
 
 /** What a request that met an unavailable database is told, and when to retry (seconds). */

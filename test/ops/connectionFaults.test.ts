@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -43,11 +43,14 @@ describe('isDatabaseUnavailable', () => {
       new MongoServerSelectionError('Server selection timed out after 2000 ms', { type: 'Unknown', servers: new Map() } as never),
       new MongoServerError({ code: 11600, errmsg: 'interrupted at shutdown' }),
       new MongoServerError({ code: 91, errmsg: 'The server is in quiesce mode and will shut down' }),
+      // An insertMany (a claim with its successor, batched DPoP claims) whose connection closed mid-write.
+      new MongoBulkWriteError(new MongoNetworkError('connection 17 to 127.0.0.1:27017 closed') as never, {} as never),
     ];
     for (const err of unavailable) expect(isDatabaseUnavailable(err), String(err)).toBe(true);
     const answered: unknown[] = [
       new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error' }),
       new MongoServerError({ code: 2, errmsg: 'BadValue' }),
+      new MongoBulkWriteError({ message: 'E11000 duplicate key error', code: 11000, writeErrors: [] } as never, {} as never),
       new Error('something else'),
       Object.assign(new Error('no such file'), { code: 'ENOENT' }),
       undefined,
