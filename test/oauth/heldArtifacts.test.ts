@@ -7,6 +7,11 @@ import { sha256Hex } from '../../src/lib/hash.ts';
 import { createRepositories } from '../../src/repositories/index.ts';
 import { collectionName, createAdapterClass } from '../../src/repositories/oidc/index.ts';
 import { commandsDuring } from '../support/commands.ts';
+import { signedInConfidential } from '../support/factories.ts';
+import { useTwoInstances } from '../support/fixtures.ts';
+import { basicAuth } from '../support/oauthDriver.ts';
+import type { TestServer } from '../support/server.ts';
+import { Tokens } from '../support/tokens.ts';
 
 /**
  * Refresh tokens and grants held in memory by the provider's adapter (src/repositories/oidc/heldArtifacts.ts):
@@ -146,5 +151,38 @@ describe('refresh tokens held in memory by the adapter', () => {
     expect(await tokens.find(id)).toHaveProperty('consumed');
     await deleteBehindItsBack();
     expect(await tokens.find(id)).toBeUndefined();
+  });
+});
+
+describe('a refresh token held on one instance and revoked on another', () => {
+  const instances = useTwoInstances();
+
+  it('is refreshed there until its hold ends, and what that issues is refused by /v1 on every instance within the same bound', async () => {
+    const { first, second } = instances;
+    const owner = await new Tokens(first).user('owner');
+    const { credentials, tokens } = await signedInConfidential(first, owner, 'read');
+    /** A form POST to `path` under the token endpoint of `server`, as the client. */
+    const post = (server: TestServer, path: string, form: Record<string, string>) =>
+      fetch(`${server.url}/oauth/token${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(credentials.clientId, credentials.clientSecret) },
+        body: new URLSearchParams(form).toString(),
+      });
+    const refresh = (server: TestServer) => post(server, '', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! });
+    const read = (server: TestServer, accessToken: string) => fetch(`${server.url}/v1/projects`, { headers: { authorization: `Bearer ${accessToken}` } });
+
+    expect((await refresh(first)).status, 'refreshed on the first instance, which now holds the token').toBe(200);
+    expect((await post(second, '/revocation', { token: tokens.refresh_token!, token_type_hint: 'refresh_token' })).status).toBe(200);
+    expect((await refresh(second)).status, 'refused at once where it was revoked').toBe(400);
+
+    // Within the hold: the first instance still refreshes, and the access token it issues names the revoked grant.
+    const meanwhile = await refresh(first);
+    expect(meanwhile.status).toBe(200);
+    const issued = ((await meanwhile.json()) as { access_token: string }).access_token;
+    expect((await read(second, issued)).status, 'refused at once where the revocation was made').toBe(401);
+
+    first.clock.advance(first.config.revocationRefreshSeconds * 1000 + 1);
+    expect((await refresh(first)).status, 'refused once the hold has ended').toBe(400);
+    for (const server of [first, second]) expect((await read(server, issued)).status, 'refused on every instance within the bound').toBe(401);
   });
 });
