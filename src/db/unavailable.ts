@@ -43,10 +43,10 @@ const NOT_NOW_CODES = new Set([
 const DRIVER_UNAVAILABLE = [MongoNetworkError, MongoServerSelectionError, MongoTopologyClosedError, MongoNotConnectedError, MongoServerClosedError];
 
 /**
- * Whether `err` (or an error it wraps, through `cause` or a bulk write's `errorResponse`) says the database could not be reached or could
- * not answer now: every such failure answers 503 with Retry-After, never 500 (src/http/errorHandler.ts,
- * the dashboard, the authorization server). A refusal the database did answer (a duplicate key, a bad
- * query) is not one.
+ * Whether `err` (or an error it wraps, through `cause` or a bulk write's `errorResponse`) says the
+ * database could not be reached or could not answer now: every such failure answers 503 with
+ * Retry-After, never 500 (src/http/errorHandler.ts, the dashboard, the authorization server). A refusal
+ * the database did answer (a duplicate key, a bad query) is not one.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   let current: unknown = err;

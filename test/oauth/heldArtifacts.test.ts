@@ -38,7 +38,7 @@ function adapters() {
   const clock: Clock = { now: () => now, date: () => new Date(now) };
   let announce: (grantId: string) => void = () => undefined;
   const Adapter = createAdapterClass(db, createRepositories(db, { changes: createChanges() }).oauthClients, {
-    grantCacheMs: HOLD_MS,
+    holdMs: HOLD_MS,
     clock,
     onGrantRevokedHere: (forget) => {
       announce = forget;

@@ -20,8 +20,8 @@ export type ProviderStorage = Pick<Repositories, 'users' | 'oauthClients' | 'con
  * The provider's adapter (src/repositories/oidc/): a revoked grant or access token is listed where /v1
  * looks (revokedGrants), single-use claims live as long as what they claim. Grants and unused refresh
  * tokens are answered from memory for at most REVOCATION_REFRESH_SECONDS (the bound a revocation made
- * elsewhere already has; one made here drops them at once), and a refresh token rotated in a request is claimed by its successor's
- * insert (the request is what ties the two together).
+ * elsewhere already has; one made here drops them at once), and a refresh token rotated in a request is
+ * claimed by its successor's insert (the request is what ties the two together).
  */
 export function createAdapter(db: Db, repos: Pick<ProviderStorage, 'oauthClients' | 'revokedGrants'>, config: Config, logger: Logger, clock?: Clock) {
   return createAdapterClass(db, repos.oauthClients, {
@@ -35,7 +35,7 @@ export function createAdapter(db: Db, repos: Pick<ProviderStorage, 'oauthClients
     },
     ttlSeconds: { AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS, DeviceCode: DEVICE_CODE_TTL_SECONDS, RefreshToken: REFRESH_TOKEN_TTL_SECONDS },
     refreshReuseGraceSeconds: config.oauthRefreshReuseGraceSeconds,
-    grantCacheMs: config.revocationRefreshSeconds * 1000,
+    holdMs: config.revocationRefreshSeconds * 1000,
     currentRequest,
     onGrantRevokedHere: (forget) => repos.revokedGrants.onRevoked(forget),
     ...(clock ? { clock } : {}),

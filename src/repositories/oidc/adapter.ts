@@ -33,7 +33,7 @@ export interface AdapterHooks {
    * revocation bound elsewhere, REVOCATION_REFRESH_SECONDS); one saved, consumed, destroyed or revoked
    * on this instance is dropped from memory at once. 0 or absent: each is read from the database.
    */
-  grantCacheMs?: number;
+  holdMs?: number;
   /**
    * The request being handled, if any (an object that lives as long as it): a refresh token consumed in a
    * request is claimed by the insert of its successor in the same request (one ordered insert of the
@@ -47,7 +47,7 @@ export interface AdapterHooks {
   onGrantRevokedHere?: (forget: (grantId: string) => void) => void;
 }
 
-/** At most this many grants, and as many refresh tokens, are held in memory (AdapterHooks.grantCacheMs). */
+/** At most this many grants, and as many refresh tokens, are held in memory (AdapterHooks.holdMs). */
 const HELD_ENTRIES = 10_000;
 
 /** How long a claim is kept when the model's lifetime is not given (AdapterHooks.ttlSeconds). */
@@ -177,13 +177,13 @@ export function createAdapterClass(db: Db, clients: OAuthClientRepository, hooks
   }
 
   /**
-   * Grants and refresh tokens read recently (AdapterHooks.grantCacheMs), held opened: a grant saved or
+   * Grants and refresh tokens read recently (AdapterHooks.holdMs), held opened: a grant saved or
    * destroyed here, a refresh token saved, consumed or destroyed here, and every refresh token of a grant
    * revoked here are dropped at once.
    */
-  const grantCacheMs = Math.max(0, hooks.grantCacheMs ?? 0);
+  const holdMs = Math.max(0, hooks.holdMs ?? 0);
   const held: Partial<Record<string, HeldArtifacts>> =
-    grantCacheMs > 0 ? { Grant: new HeldArtifacts(grantCacheMs, HELD_ENTRIES), RefreshToken: new HeldArtifacts(grantCacheMs, HELD_ENTRIES) } : {};
+    holdMs > 0 ? { Grant: new HeldArtifacts(holdMs, HELD_ENTRIES), RefreshToken: new HeldArtifacts(holdMs, HELD_ENTRIES) } : {};
   const forgetGrant = (grantId: string) => {
     held.Grant?.forget(sha256Hex(grantId));
     held.RefreshToken?.forgetGrant(grantId);

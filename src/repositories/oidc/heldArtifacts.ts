@@ -9,9 +9,6 @@ interface Held {
   grantId: string | null;
 }
 
-/** A read's outcome: the payload as text (none: not found), and whether it may be held. */
-type Read = { text: undefined; hold: false } | ({ text: string; hold: boolean } & Omit<Held, 'text'>);
-
 /** An artifact as read from the database: its opened payload, its expiry and whether it may be held; or nothing. */
 export type ReadArtifact = { payload: AdapterPayload; expiresAt: number | null; hold: boolean } | undefined;
 
@@ -27,7 +24,7 @@ export type ReadArtifact = { payload: AdapterPayload; expiresAt: number | null; 
 export class HeldArtifacts {
   readonly #holdMs: number;
   readonly #held: LRUCache<string, Held>;
-  readonly #reads = new Map<string, Promise<Read>>();
+  readonly #reads = new Map<string, Promise<(Held & { hold: boolean }) | undefined>>();
   /** The `_id`s held (or being read) for each grant, so that a grant's revocation forgets them all. */
   readonly #byGrant = new Map<string, Set<string>>();
   /** Counts forgetGrant() calls: a read started before the latest one is not held (its grant was unknown then). */
@@ -48,25 +45,21 @@ export class HeldArtifacts {
     let reading = this.#reads.get(_id);
     if (!reading) {
       const forgottenBefore = this.#grantsForgotten;
-      const started = read().then((found): Read => {
-        if (!found) return { text: undefined, hold: false };
-        const grantId = typeof found.payload.grantId === 'string' ? found.payload.grantId : null;
-        return { text: JSON.stringify(found.payload), hold: found.hold, until: now + this.#holdMs, expiresAt: found.expiresAt, grantId };
-      });
+      const started = read().then((found) => found && { ...this.#opened(found.payload, found.expiresAt, now), hold: found.hold });
       reading = started;
       this.#reads.set(_id, started);
       // Held only if neither the artifact nor any grant was forgotten while it was read (forget() drops the read).
-      const settle = (opened: Read | undefined) => {
+      const settle = (opened: (Held & { hold: boolean }) | undefined) => {
         if (this.#reads.get(_id) !== started) return;
         this.#reads.delete(_id);
-        if (!opened?.hold || opened.text === undefined || this.#grantsForgotten !== forgottenBefore) return;
-        this.#held.set(_id, { text: opened.text, until: opened.until, expiresAt: opened.expiresAt, grantId: opened.grantId });
-        this.#track(opened.grantId, _id);
+        if (!opened?.hold || this.#grantsForgotten !== forgottenBefore) return;
+        const { hold: _hold, ...kept } = opened;
+        this.#keep(_id, kept);
       };
       started.then(settle, () => settle(undefined));
     }
-    const { text } = await reading;
-    return text === undefined ? undefined : (JSON.parse(text) as AdapterPayload);
+    const opened = await reading;
+    return opened ? (JSON.parse(opened.text) as AdapterPayload) : undefined;
   }
 
   /**
@@ -75,9 +68,7 @@ export class HeldArtifacts {
    */
   remember(_id: string, payload: AdapterPayload, expiresAt: number | null, now: number): void {
     this.#reads.delete(_id);
-    const grantId = typeof payload.grantId === 'string' ? payload.grantId : null;
-    this.#held.set(_id, { text: JSON.stringify(payload), until: now + this.#holdMs, expiresAt, grantId });
-    this.#track(grantId, _id);
+    this.#keep(_id, this.#opened(payload, expiresAt, now));
   }
 
   /** Drops the artifact stored under `_id` (and its read in flight). */
@@ -91,14 +82,21 @@ export class HeldArtifacts {
     this.#grantsForgotten++;
     const ids = this.#byGrant.get(grantId);
     if (!ids) return;
+    // Each forget() also takes the id off its grant (the cache's dispose, #untrack).
     for (const _id of [...ids]) this.forget(_id);
-    this.#byGrant.delete(grantId);
   }
 
-  #track(grantId: string | null, _id: string): void {
-    if (grantId === null) return;
-    let ids = this.#byGrant.get(grantId);
-    if (!ids) this.#byGrant.set(grantId, (ids = new Set()));
+  /** What is held of `payload` read (or stored) at `now`. */
+  #opened(payload: AdapterPayload, expiresAt: number | null, now: number): Held {
+    return { text: JSON.stringify(payload), until: now + this.#holdMs, expiresAt, grantId: typeof payload.grantId === 'string' ? payload.grantId : null };
+  }
+
+  /** Holds `held` under `_id`, listed under its grant. */
+  #keep(_id: string, held: Held): void {
+    this.#held.set(_id, held);
+    if (held.grantId === null) return;
+    let ids = this.#byGrant.get(held.grantId);
+    if (!ids) this.#byGrant.set(held.grantId, (ids = new Set()));
     ids.add(_id);
   }
 

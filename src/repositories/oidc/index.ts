@@ -34,7 +34,7 @@
  * (a rolling upgrade), two concurrent rotations of one token, one on each, could both succeed; a
  * token used before the upgrade is marked `consumed_at` and refused as reuse.
  *
- * Grants and unused refresh tokens are answered from memory for at most `grantCacheMs`
+ * Grants and unused refresh tokens are answered from memory for at most `holdMs`
  * (REVOCATION_REFRESH_SECONDS, the bound a revocation made on another instance already has;
  * heldArtifacts.ts): one saved, consumed, destroyed or revoked in this process is dropped at once, and a
  * grant revoked here drops its refresh tokens. A token held when another instance revoked its grant may be
